@@ -1,0 +1,19 @@
+//! boinc-audit: audits the scheduling policy of the BOINC client by replaying
+//! recorded traces.
+//!
+//! Pipeline:
+//!
+//! ```text
+//!  inputs ──parse──▶ Trace ──replay(policy)──▶ DivergenceReport ──report──▶ table/diff/json/csv/parquet
+//! ```
+//!
+//! Architecture Invariants:
+//! - `parse` knows nothing of `policy`, `replay` or `report`.
+//! - `policy` is pure: state in, decisions out; no I/O, no clock.
+//! - `source` and `resource` depend on nothing else in the crate.
+
+pub mod parse;
+pub mod policy;
+pub mod resource;
+pub mod source;
+pub mod trace;

@@ -1,0 +1,5 @@
+//! The `boinc-audit` command.
+
+fn main() {
+    println!("boinc-audit");
+}

@@ -1,0 +1,3 @@
+//! The pure policy engine.
+//!
+//! STUB: filled in by the policy work.
