@@ -101,7 +101,10 @@ mod tests {
         for name in ["AMD/ATI GPU", "ATI GPU", "ATI"] {
             assert_eq!(ResourceType::from_name(name), Some(ResourceType::Amd));
         }
-        assert_eq!(ResourceType::from_name("intel_gpu"), Some(ResourceType::Intel));
+        assert_eq!(
+            ResourceType::from_name("intel_gpu"),
+            Some(ResourceType::Intel)
+        );
         assert_eq!(ResourceType::from_name(""), None);
         assert_eq!(
             ResourceType::from_name("miner_asic"),
@@ -111,7 +114,13 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for rsc in [ResourceType::Cpu, ResourceType::Nvidia, ResourceType::Amd, ResourceType::Intel, ResourceType::Apple] {
+        for rsc in [
+            ResourceType::Cpu,
+            ResourceType::Nvidia,
+            ResourceType::Amd,
+            ResourceType::Intel,
+            ResourceType::Apple,
+        ] {
             assert_eq!(ResourceType::from_name(rsc.long_name()), Some(rsc.clone()));
             assert_eq!(ResourceType::from_name(rsc.type_name()), Some(rsc.clone()));
         }

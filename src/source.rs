@@ -29,7 +29,11 @@ impl Location {
 
     /// A location naming a whole file.
     pub fn file(path: Arc<str>) -> Self {
-        Location { path, line: 0, column: 0 }
+        Location {
+            path,
+            line: 0,
+            column: 0,
+        }
     }
 }
 

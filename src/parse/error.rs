@@ -41,12 +41,20 @@ impl fmt::Display for ParseError {
 impl ParseError {
     /// An error of `kind` at `location`.
     pub fn error(location: Location, kind: ParseErrorKind) -> Self {
-        ParseError { severity: Severity::Error, location, kind }
+        ParseError {
+            severity: Severity::Error,
+            location,
+            kind,
+        }
     }
 
     /// A warning of `kind` at `location`.
     pub fn warning(location: Location, kind: ParseErrorKind) -> Self {
-        ParseError { severity: Severity::Warning, location, kind }
+        ParseError {
+            severity: Severity::Warning,
+            location,
+            kind,
+        }
     }
 
     /// An error saying what was expected and quoting what was found.
@@ -136,7 +144,11 @@ pub struct Parsed<T> {
 impl<T> Parsed<T> {
     /// A value with no problems.
     pub fn ok(value: T) -> Self {
-        Parsed { value, errors: Vec::new(), warnings: Vec::new() }
+        Parsed {
+            value,
+            errors: Vec::new(),
+            warnings: Vec::new(),
+        }
     }
 
     /// Files `problem` under errors or warnings by its severity.

@@ -18,7 +18,9 @@ pub fn display_path(path: &Path) -> Arc<str> {
 fn io_error(path: &Path, err: &io::Error) -> ParseError {
     ParseError::error(
         Location::file(display_path(path)),
-        ParseErrorKind::Io { message: err.to_string().to_lowercase() },
+        ParseErrorKind::Io {
+            message: err.to_string().to_lowercase(),
+        },
     )
 }
 
@@ -48,6 +50,8 @@ pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>, ParseError> {
 pub fn read_input(path: &Path) -> Result<Vec<u8>, ParseError> {
     let mut reader = open_input(path)?;
     let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).map_err(|err| io_error(path, &err))?;
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|err| io_error(path, &err))?;
     Ok(bytes)
 }

@@ -16,5 +16,10 @@ pub struct Classified {
 
 /// Classifies one body (the text after the time and project frame).
 pub fn classify(body: &str) -> Classified {
-    Classified { tag: None, message: Message::Unrecognized { text: body.to_string() } }
+    Classified {
+        tag: None,
+        message: Message::Unrecognized {
+            text: body.to_string(),
+        },
+    }
 }
