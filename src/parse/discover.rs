@@ -256,7 +256,7 @@ mod tests {
 
     #[test]
     fn rotated_log_sorts_first() {
-        let mut paths = vec![
+        let mut paths = [
             PathBuf::from("d/stdoutdae.txt"),
             PathBuf::from("d/stdoutdae.old"),
             PathBuf::from("d/cc_config.xml"),
