@@ -14,6 +14,7 @@
 
 pub mod parse;
 pub mod policy;
+pub mod report;
 pub mod resource;
 pub mod source;
 pub mod trace;

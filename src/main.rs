@@ -1,5 +1,166 @@
-//! The `boinc-audit` command.
+//! The `boinc-audit` command: parse the command line, call the library, map
+//! the outcome to an exit code (0 agrees, 1 divergences, 2 trouble) and print
+//! `error: {:#}` on trouble. A closed output pipe exits 0.
 
-fn main() {
-    println!("boinc-audit");
+mod cli;
+
+use anyhow::{Context, Result};
+use boinc_audit::parse::{self, discover, event_log, input, DateOrder, LogOptions};
+use boinc_audit::report::parse_summary::ParseSummary;
+use boinc_audit::trace::LogEvent;
+use clap::Parser;
+use cli::{BenchCommand, BenchParseArgs, Cli, Command, DateOrderArg, ParseArgs, ParseFormat};
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Everything agreed / parsed.
+const EXIT_OK: u8 = 0;
+/// Trouble: usage, I/O or parse errors.
+const EXIT_TROUBLE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(EXIT_TROUBLE)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|cause| cause.downcast_ref::<io::Error>())
+        .any(|io_err| io_err.kind() == io::ErrorKind::BrokenPipe)
+}
+
+fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Parse(args) => run_parse(&args),
+        Command::Bench(BenchCommand::Parse(args)) => run_bench_parse(&args),
+    }
+}
+
+fn open_output(path: Option<&std::path::Path>) -> Result<Box<dyn Write>> {
+    Ok(match path {
+        Some(path) if path.as_os_str() != "-" => Box::new(BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        _ => Box::new(BufWriter::new(io::stdout().lock())),
+    })
+}
+
+fn log_options(date_order: DateOrderArg) -> LogOptions {
+    LogOptions {
+        date_order: match date_order {
+            DateOrderArg::Auto => DateOrder::Auto,
+            DateOrderArg::DayFirst => DateOrder::DayFirst,
+            DateOrderArg::MonthFirst => DateOrder::MonthFirst,
+        },
+    }
+}
+
+fn run_parse(args: &ParseArgs) -> Result<u8> {
+    let options = log_options(args.date_order);
+    let mut out = open_output(args.output.as_deref())?;
+    let mut write_error: Option<io::Error> = None;
+    let outcome = if args.format == ParseFormat::Ndjson {
+        parse::parse_paths(&args.paths, &options, &mut |event: &LogEvent| {
+            if write_error.is_none() {
+                if let Err(err) = write_event(&mut out, event) {
+                    write_error = Some(err);
+                }
+            }
+        })
+    } else {
+        parse::parse_paths(&args.paths, &options, &mut |_| {})
+    };
+    if let Some(err) = write_error {
+        return Err(err).context("cannot write events");
+    }
+    let summary = ParseSummary::new(&outcome);
+    match args.format {
+        ParseFormat::Json => summary.write_json(&mut out)?,
+        ParseFormat::Table => {
+            let problems: Vec<_> = outcome.errors.iter().chain(&outcome.warnings).collect();
+            summary.write_table(&mut out, &problems)?;
+        }
+        ParseFormat::Ndjson => {
+            // Problems go to standard error so the event stream stays clean.
+            for problem in outcome.errors.iter().chain(&outcome.warnings) {
+                eprintln!("{problem}");
+            }
+        }
+    }
+    out.flush().context("cannot write output")?;
+    Ok(if outcome.errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_TROUBLE
+    })
+}
+
+fn write_event(out: &mut dyn Write, event: &LogEvent) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, event).map_err(io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
+    let (inputs, errors) = discover::discover(&args.paths);
+    if let Some(err) = errors.first() {
+        anyhow::bail!("{err}");
+    }
+    let mut one_pass = Vec::new();
+    let mut kind = None;
+    for found in inputs.iter().filter(|found| parse::is_log_kind(found.kind)) {
+        let bytes = input::read_input(&found.path).map_err(|err| anyhow::anyhow!("{err}"))?;
+        kind.get_or_insert(found.kind);
+        one_pass.extend_from_slice(&bytes);
+        if !one_pass.ends_with(b"\n") {
+            one_pass.push(b'\n');
+        }
+    }
+    let Some(kind) = kind else {
+        anyhow::bail!("no event log found under the given paths")
+    };
+    let min_bytes = args.min_mb.saturating_mul(1_000_000) as usize;
+    let mut log = Vec::with_capacity(min_bytes + one_pass.len());
+    while log.len() < min_bytes.max(1) {
+        log.extend_from_slice(&one_pass);
+    }
+    let path: std::sync::Arc<str> = std::sync::Arc::from("<bench>");
+    let options = LogOptions::default();
+    let mut timings = Vec::new();
+    let mut n_events = 0u64;
+    let mut n_unrecognized = 0u64;
+    for _ in 0..args.runs.max(1) {
+        let mut reader = io::Cursor::new(&log[..]);
+        let (mut events, mut unrecognized) = (0u64, 0u64);
+        let start = Instant::now();
+        let parsed = event_log::read_event_log(&path, kind, &mut reader, &options, &mut |event| {
+            events += 1;
+            unrecognized += u64::from(event.is_unrecognized());
+        });
+        timings.push(start.elapsed().as_secs_f64());
+        std::hint::black_box(&parsed);
+        n_events = events;
+        n_unrecognized = unrecognized;
+    }
+    timings.sort_by(f64::total_cmp);
+    let megabytes = log.len() as f64 / 1e6;
+    let best = timings[0];
+    let median = timings[timings.len() / 2];
+    println!(
+        "parsed {megabytes:.1} MB ({n_events} events, {n_unrecognized} unrecognized) in {best:.3} s best, {median:.3} s median"
+    );
+    println!(
+        "throughput: {:.0} MB/s best, {:.0} MB/s median (one core)",
+        megabytes / best,
+        megabytes / median
+    );
+    Ok(EXIT_OK)
 }

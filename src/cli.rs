@@ -1,0 +1,93 @@
+//! Command-line interface: clap derive types and help text only.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Audit the BOINC client's scheduling policy by replaying recorded traces.
+///
+/// Exit codes: 0 = everything agrees / parsed, 1 = divergences found,
+/// 2 = trouble (usage, unreadable or unparsable input).
+#[derive(Debug, Parser)]
+#[command(name = "boinc-audit", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse inputs into one typed trace and report what was understood.
+    ///
+    /// PATH may be a BOINC data directory, an emulator scenario folder, any
+    /// folder of inputs, single files (`.gz` is read transparently) or `-` for
+    /// standard input. Inputs are recognised by content, not by file name.
+    Parse(ParseArgs),
+    /// Measure performance on real inputs.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+/// Output formats of `parse`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ParseFormat {
+    /// Per file: kind, lines, typed, unrecognized by tag; then the problems.
+    Table,
+    /// One JSON object (files, lines, typed, unrecognized, unrecognized_by_tag, errors, warnings).
+    Json,
+    /// One typed event per line, streamed.
+    Ndjson,
+}
+
+/// Day/month order of numeric dates in text copied out of the Manager.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DateOrderArg {
+    /// Decide per file (a first field above 12 means day first).
+    Auto,
+    /// DD/MM/YYYY.
+    DayFirst,
+    /// MM/DD/YYYY.
+    MonthFirst,
+}
+
+/// Arguments of `parse`.
+#[derive(Debug, clap::Args)]
+pub struct ParseArgs {
+    /// Inputs: directories, files, or `-` for standard input.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table", value_name = "FORMAT")]
+    pub format: ParseFormat,
+    /// Write the output to FILE instead of standard output (`-` = standard output).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Day/month order of numeric Manager dates such as 4/8/2022.
+    #[arg(long, value_enum, default_value = "auto", value_name = "ORDER")]
+    pub date_order: DateOrderArg,
+}
+
+/// Benchmarks.
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Parse throughput of the event-log reader on one core.
+    ///
+    /// The given logs are concatenated (repeatedly, in memory) into one log of
+    /// at least --min-mb megabytes, which is then parsed into typed events.
+    Parse(BenchParseArgs),
+}
+
+/// Arguments of `bench parse`.
+#[derive(Debug, clap::Args)]
+pub struct BenchParseArgs {
+    /// Event logs (files or directories holding them).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Minimum size of the concatenated log, in megabytes (10^6 bytes).
+    #[arg(long, default_value_t = 200, value_name = "MB")]
+    pub min_mb: u64,
+    /// How many timed runs (the best and the median are reported).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub runs: u32,
+}
