@@ -12,6 +12,7 @@
 //! - `policy` is pure: state in, decisions out; no I/O, no clock.
 //! - `source` and `resource` depend on nothing else in the crate.
 
+pub mod divergence;
 pub mod parse;
 pub mod policy;
 pub mod report;

@@ -1,0 +1,250 @@
+//! The neutral result of an audit: decision points, where the replay agrees
+//! with what was recorded, and where it diverges and why.
+//!
+//! Architecture Invariant: depends only on `source`. Every reporter consumes a
+//! [`DivergenceReport`] and nothing else; the replay produces one and knows
+//! nothing of how it is rendered.
+
+use crate::source::Location;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The kinds of decision point an audit checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    /// One work-fetch pass: the chosen project, or none.
+    WorkFetchChoice,
+    /// The work requested: req_secs and req_instances per resource.
+    WorkRequest,
+    /// The work-fetch state dump: shortfall, nidle, saturated, busy, shares, reasons, backoffs.
+    FetchState,
+    /// The round-robin simulation: projected finish times and deadline misses.
+    RrSim,
+    /// One scheduling pass: the ordered run list.
+    RunList,
+    /// Enforcement: starts, preemptions, GPU instance assignment.
+    Enforcement,
+    /// REC and scheduling priority per project.
+    Priority,
+    /// Per-(project, resource) and project-level backoffs.
+    Backoff,
+    /// A rule of the scheduler (server side) on one RPC exchange.
+    ServerRule,
+    /// A work-sequence rule.
+    SequenceRule,
+}
+
+impl DecisionKind {
+    /// The snake_case name used in JSON, CSV and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            DecisionKind::WorkFetchChoice => "work_fetch_choice",
+            DecisionKind::WorkRequest => "work_request",
+            DecisionKind::FetchState => "fetch_state",
+            DecisionKind::RrSim => "rr_sim",
+            DecisionKind::RunList => "run_list",
+            DecisionKind::Enforcement => "enforcement",
+            DecisionKind::Priority => "priority",
+            DecisionKind::Backoff => "backoff",
+            DecisionKind::ServerRule => "server_rule",
+            DecisionKind::SequenceRule => "sequence_rule",
+        }
+    }
+}
+
+impl fmt::Display for DecisionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One value where the replay and the recording disagree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Divergence {
+    /// Seconds on the trace's time base (simulated or Unix).
+    pub time: f64,
+    /// The time as the log printed it.
+    pub time_label: String,
+    /// Which kind of decision.
+    pub kind: DecisionKind,
+    /// The project concerned, if any.
+    pub project: Option<String>,
+    /// The resource concerned (long name), if any.
+    pub resource: Option<String>,
+    /// The job concerned, if any.
+    pub job: Option<String>,
+    /// The compared field (`req_secs`, `chosen_project`, `shortfall`, …).
+    pub field: String,
+    /// What the client recorded.
+    pub recorded: String,
+    /// What the replay derived.
+    pub replayed: String,
+    /// The relative tolerance numbers were compared with, if numeric.
+    pub tolerance: Option<f64>,
+    /// The rule and the numbers that led the replay to its value.
+    pub reason: String,
+    /// Where the recorded value is in the inputs.
+    pub location: Option<Location>,
+}
+
+/// One decision point: a recorded decision and its replayed counterpart.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionPoint {
+    /// Seconds on the trace's time base.
+    pub time: f64,
+    /// The time as the log printed it.
+    pub time_label: String,
+    /// Which kind of decision.
+    pub kind: DecisionKind,
+    /// The project concerned, if any.
+    pub project: Option<String>,
+    /// The resource concerned, if any.
+    pub resource: Option<String>,
+    /// The recorded decision, as one line of text.
+    pub recorded: String,
+    /// The replayed decision, as one line of text.
+    pub replayed: String,
+    /// How many divergences this point has (0 = agrees).
+    pub n_divergences: usize,
+    /// Where the recorded decision starts in the inputs.
+    pub location: Option<Location>,
+}
+
+impl DecisionPoint {
+    /// True when the replay agrees with the recording at this point.
+    pub fn agrees(&self) -> bool {
+        self.n_divergences == 0
+    }
+}
+
+/// Something the audit could not check, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unchecked {
+    /// What was not checked.
+    pub what: String,
+    /// Why not.
+    pub why: String,
+}
+
+/// Totals of one decision kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindCount {
+    /// Decision points of this kind.
+    pub total: usize,
+    /// Of which diverge.
+    pub divergent: usize,
+}
+
+/// The complete result of auditing one trace.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DivergenceReport {
+    /// The trace audited (as the user named it).
+    pub trace: String,
+    /// The policy replayed (`current`, `ltd-6.6`, `debt-6.2`).
+    pub policy: String,
+    /// Why that policy was chosen (`--policy` given, or the client version seen).
+    pub policy_reason: String,
+    /// Every decision point, in trace order.
+    pub points: Vec<DecisionPoint>,
+    /// Every divergence, in trace order.
+    pub divergences: Vec<Divergence>,
+    /// What could not be checked.
+    pub unchecked: Vec<Unchecked>,
+    /// Log lines around the first divergence (for the table reporter).
+    pub first_context: Vec<String>,
+}
+
+impl DivergenceReport {
+    /// Decision points that diverge.
+    pub fn n_divergent(&self) -> usize {
+        self.points.iter().filter(|point| !point.agrees()).count()
+    }
+
+    /// Totals by decision kind, in kind order.
+    pub fn by_kind(&self) -> BTreeMap<DecisionKind, KindCount> {
+        let mut counts: BTreeMap<DecisionKind, KindCount> = BTreeMap::new();
+        for point in &self.points {
+            let count = counts.entry(point.kind).or_default();
+            count.total += 1;
+            count.divergent += usize::from(!point.agrees());
+        }
+        counts
+    }
+
+    /// The first divergence in trace order, if any.
+    pub fn first_divergence(&self) -> Option<&Divergence> {
+        self.divergences.first()
+    }
+
+    /// Fraction of decision points that agree (1.0 when there are none).
+    pub fn agreement(&self) -> f64 {
+        if self.points.is_empty() {
+            1.0
+        } else {
+            1.0 - self.n_divergent() as f64 / self.points.len() as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(kind: DecisionKind, n_divergences: usize) -> DecisionPoint {
+        DecisionPoint {
+            time: 3600.0,
+            time_label: "01:00:00".into(),
+            kind,
+            project: None,
+            resource: None,
+            recorded: "x".into(),
+            replayed: "x".into(),
+            n_divergences,
+            location: None,
+        }
+    }
+
+    #[test]
+    fn counts_by_kind_and_agreement() {
+        let report = DivergenceReport {
+            points: vec![
+                point(DecisionKind::RunList, 0),
+                point(DecisionKind::RunList, 2),
+                point(DecisionKind::WorkFetchChoice, 0),
+                point(DecisionKind::RunList, 0),
+            ],
+            ..DivergenceReport::default()
+        };
+        let by_kind = report.by_kind();
+        assert_eq!(
+            by_kind[&DecisionKind::RunList],
+            KindCount {
+                total: 3,
+                divergent: 1
+            }
+        );
+        assert_eq!(
+            by_kind[&DecisionKind::WorkFetchChoice],
+            KindCount {
+                total: 1,
+                divergent: 0
+            }
+        );
+        assert_eq!(report.n_divergent(), 1);
+        assert!((report.agreement() - 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn kind_names_match_serde() {
+        for kind in [
+            DecisionKind::WorkFetchChoice,
+            DecisionKind::RrSim,
+            DecisionKind::ServerRule,
+        ] {
+            let json = serde_json::to_value(kind).ok();
+            assert_eq!(json.as_ref().and_then(|v| v.as_str()), Some(kind.name()));
+        }
+    }
+}
