@@ -1,0 +1,71 @@
+//! The command line: exit codes and output formats.
+
+use std::process::Command;
+
+fn boinc_audit() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_boinc-audit"))
+}
+
+#[test]
+fn parse_json_contract_on_a_good_input() {
+    let output = boinc_audit()
+        .args([
+            "parse",
+            "traces/samples/client-state-root",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("run boinc-audit");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("valid JSON");
+    for key in [
+        "files",
+        "lines",
+        "typed",
+        "unrecognized",
+        "unrecognized_by_tag",
+        "errors",
+    ] {
+        assert!(json.get(key).is_some(), "missing key {key}");
+    }
+    assert_eq!(json["errors"].as_array().map(Vec::len), Some(0));
+    assert_eq!(json["files"][0]["kind"], "client_state");
+}
+
+#[test]
+fn parse_error_exits_2_and_names_the_file() {
+    let output = boinc_audit()
+        .args(["parse", "traces/invalid/empty-file/stdoutdae.txt"])
+        .output()
+        .expect("run boinc-audit");
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("traces/invalid/empty-file/stdoutdae.txt: empty file"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn missing_input_exits_2() {
+    let output = boinc_audit()
+        .args(["parse", "no/such/file.txt"])
+        .output()
+        .expect("run boinc-audit");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn usage_error_exits_2() {
+    let output = boinc_audit()
+        .args(["parse"])
+        .output()
+        .expect("run boinc-audit");
+    assert_eq!(output.status.code(), Some(2));
+}
