@@ -166,3 +166,55 @@ mod tests {
         assert_eq!(trace.rpcs[0].project.as_deref(), Some("a.org"));
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KINDS: [FileKind; 9] = [
+        FileKind::ClientState,
+        FileKind::GlobalPrefs,
+        FileKind::CcConfig,
+        FileKind::AppConfig,
+        FileKind::SchedRequest,
+        FileKind::SchedReply,
+        FileKind::JobLog,
+        FileKind::SimHost,
+        FileKind::SimProjects,
+    ];
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let path: Arc<str> = Arc::from("x.xml");
+            for kind in KINDS {
+                let mut trace = Trace::default();
+                let _ = parse_state_file(kind, &path, &bytes, &mut trace);
+            }
+        }
+
+        #[test]
+        fn mangled_xml_never_panics(
+            cut in 0usize..600,
+            noise in proptest::collection::vec(
+                prop::sample::select(vec!["<", ">", "</", "/>", "&", ";", "&#x;", "]]>", "<![CDATA[", "\u{0}", "\u{fc}", "<!DOCTYPE a [<!ENTITY b \"c\">]>"]),
+                0..8,
+            ),
+        ) {
+            let base = "<client_state>\n<project><master_url>u</master_url><rsc_backoff_time><name>CPU</name>\
+                <value>1</value></rsc_backoff_time></project>\n<result><name>r</name></result>\n\
+                <active_task_set><active_task><result_name>r</result_name></active_task></active_task_set>\n\
+                </client_state>\n";
+            let cut = cut.min(base.len());
+            let mut text = base[..cut].to_string();
+            for piece in &noise {
+                text.push_str(piece);
+            }
+            text.push_str(&base[cut..]);
+            let path: Arc<str> = Arc::from("x.xml");
+            let mut trace = Trace::default();
+            let _ = parse_state_file(FileKind::ClientState, &path, text.as_bytes(), &mut trace);
+        }
+    }
+}

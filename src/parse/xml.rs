@@ -17,9 +17,11 @@
 //!   kept as written.
 //! - Text that is not UTF-8 is read as Latin-1 (what old clients wrote on
 //!   such hosts), with one warning per element.
-//! - Malformed markup: a mismatched end tag closes the element it names (one
-//!   error), a stray end tag is ignored (one error); any other syntax error
-//!   ends the tree there (one error). An end of file inside open elements is
+//! - Malformed markup: an end tag that names an outer open element closes
+//!   it and everything inside (one error); an end tag that names no open
+//!   element is taken as a misspelled end tag of the innermost one and closes
+//!   it (one error). Elements closed this way keep their content. Any other
+//!   syntax error ends the tree there (one error). An end of file inside open elements is
 //!   a `Truncated` error naming the innermost open element, and the values of
 //!   elements left open are not used.
 //! - Byte offsets are converted to line:col (via [`LineIndex`]) only when an
@@ -142,12 +144,17 @@ impl<'a> XmlDoc<'a> {
         );
     }
 
-    /// Ends reading: `value` with the problems found.
+    /// Ends reading: `value` with the problems found, each list in file
+    /// order (markup problems are found before value problems).
     pub fn into_parsed<T>(self, value: T) -> Parsed<T> {
+        let mut errors = self.problems.errors;
+        let mut warnings = self.problems.warnings;
+        errors.sort_by_key(|error| (error.location.line, error.location.column));
+        warnings.sort_by_key(|warning| (warning.location.line, warning.location.column));
         Parsed {
             value,
-            errors: self.problems.errors,
-            warnings: self.problems.warnings,
+            errors,
+            warnings,
         }
     }
 
@@ -593,15 +600,19 @@ impl TreeBuilder {
     }
 
     fn close(&mut self, doc: &mut XmlDoc<'_>, name: &str, offset: usize) {
-        let Some(depth) = self.stack.iter().rposition(|open| open.name == name) else {
-            let expected = match self.stack.last() {
-                Some(open) => format!("</{}>", open.name),
-                None => "no end tag outside the root element".to_string(),
-            };
-            doc.expected(offset, expected, &format!("</{name}>"));
-            return;
+        let matching = self.stack.iter().rposition(|open| open.name == name);
+        let depth = match (matching, self.stack.len()) {
+            (_, 0) => {
+                let expected = "no end tag outside the root element";
+                doc.expected(offset, expected, &format!("</{name}>"));
+                return;
+            }
+            (Some(depth), _) => depth,
+            // An end tag that matches no open element is most likely a
+            // misspelled end tag of the innermost one: it closes that.
+            (None, n_open) => n_open - 1,
         };
-        if depth + 1 < self.stack.len() {
+        if depth + 1 < self.stack.len() || matching.is_none() {
             let innermost = &self.stack[self.stack.len() - 1];
             let (line, column) = {
                 let location = doc.location(innermost.offset);
@@ -614,7 +625,9 @@ impl TreeBuilder {
             doc.expected(offset, expected, &format!("</{name}>"));
         }
         while self.stack.len() > depth + 1 {
-            if let Some(unclosed) = self.stack.pop() {
+            if let Some(mut unclosed) = self.stack.pop() {
+                // Its content was read up to an end tag: keep it.
+                unclosed.complete = true;
                 self.attach(doc, unclosed);
             }
         }
@@ -782,6 +795,19 @@ mod tests {
         let root = root.unwrap_or_default();
         assert_eq!(root.children.len(), 2);
         assert!(root.complete);
+    }
+
+    #[test]
+    fn misspelled_end_tag_closes_the_innermost_element() {
+        let (root, problems) = parse("<a><b>2</bb><c/></a>");
+        assert_eq!(
+            problems,
+            vec!["t.xml:1:8: expected </b> (closing <b> opened at 1:4), found \"</bb>\""]
+        );
+        let root = root.unwrap_or_default();
+        assert_eq!(root.children.len(), 2);
+        assert!(root.children[0].complete);
+        assert_eq!(root.children[0].text, "2");
     }
 
     #[test]
