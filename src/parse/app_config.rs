@@ -8,15 +8,13 @@
 //! are counted, not reported.
 
 use crate::parse::error::Parsed;
-use crate::parse::xml::{fields, XmlDoc};
+use crate::parse::xml::{fields, parse_whole, XmlDoc};
 use crate::trace::state::{AppConfig, AppConfigApp, AppConfigVersion, GpuVersions};
 use std::sync::Arc;
 
 /// Parses a whole app_config.xml.
 pub fn parse_app_config(path: &Arc<str>, bytes: &[u8]) -> Parsed<AppConfig> {
-    let mut doc = XmlDoc::new(path, bytes);
-    let value = read_app_config_doc(&mut doc).unwrap_or_default();
-    doc.into_parsed(value)
+    parse_whole(path, bytes, read_app_config_doc)
 }
 
 /// The `<dir>` of a path `…/projects/<dir>/<file>`.

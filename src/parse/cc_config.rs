@@ -8,10 +8,9 @@
 //! "unknown"; options with structure that are not modelled (`proxy_info`,
 //! `alt_platform`, …) are counted as unknown.
 
-use crate::parse::client_state::read_coproc;
+use crate::parse::client_state::{old_rsc_name, read_coproc};
 use crate::parse::error::Parsed;
 use crate::parse::xml::{fields, Element, XmlDoc};
-use crate::resource::ResourceType;
 use crate::trace::state::{CcConfig, CcOptions, ExcludeGpu, IgnoredDevice, LogFlagsFile};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -105,13 +104,8 @@ fn read_options(doc: &mut XmlDoc<'_>, options: &mut CcOptions, element: &Element
             }
             "ignore_nvidia_dev" | "ignore_cuda_dev" | "ignore_ati_dev" | "ignore_intel_dev"
             | "ignore_apple_dev" => {
-                let rsc = match name {
-                    "ignore_nvidia_dev" | "ignore_cuda_dev" => ResourceType::Nvidia,
-                    "ignore_ati_dev" => ResourceType::Amd,
-                    "ignore_intel_dev" => ResourceType::Intel,
-                    _ => ResourceType::Apple,
-                };
-                if let Some(device_num) = doc.read::<i64>(child) {
+                let rsc = old_rsc_name(&name["ignore_".len()..name.len() - "_dev".len()]);
+                if let (Some(rsc), Some(device_num)) = (rsc, doc.read::<i64>(child)) {
                     options
                         .ignored_devices
                         .push(IgnoredDevice { rsc, device_num });
@@ -138,6 +132,7 @@ fn read_options(doc: &mut XmlDoc<'_>, options: &mut CcOptions, element: &Element
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resource::ResourceType;
 
     #[test]
     fn options_flags_and_exclusions() {

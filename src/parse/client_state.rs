@@ -25,7 +25,7 @@
 //! properties, `<net_stats>`, file transfer details) are skipped silently.
 
 use crate::parse::error::Parsed;
-use crate::parse::xml::{fields, Element, XmlDoc};
+use crate::parse::xml::{fields, parse_whole, Element, XmlDoc};
 use crate::resource::ResourceType;
 use crate::trace::state::{
     ActiveTask, App, AppVersion, Availability, ClientState, Coproc, CoprocUsage, FileInfo,
@@ -55,9 +55,7 @@ const SKIPPED_TOP: &[&str] = &[
 
 /// Parses a whole client_state.xml.
 pub fn parse_client_state(path: &Arc<str>, bytes: &[u8]) -> Parsed<ClientState> {
-    let mut doc = XmlDoc::new(path, bytes);
-    let value = read_client_state_doc(&mut doc).unwrap_or_default();
-    doc.into_parsed(value)
+    parse_whole(path, bytes, read_client_state_doc)
 }
 
 /// Reads the document of `doc` as a client_state.xml (problems stay in `doc`).
@@ -510,41 +508,33 @@ pub(crate) fn read_project(doc: &mut XmlDoc<'_>, element: &Element) -> Project {
 /// `no_{cpu,cuda,ati,intel_gpu}_{apps,ams,pref}`. True if `child` was one.
 fn read_old_resource_field(doc: &mut XmlDoc<'_>, project: &mut Project, child: &Element) -> bool {
     let name = child.name.as_str();
-    let old_rsc = |prefix: &str| match prefix {
-        "cpu" => Some(ResourceType::Cpu),
-        "cuda" | "nvidia" => Some(ResourceType::Nvidia),
-        "ati" | "amd" => Some(ResourceType::Amd),
-        "intel_gpu" => Some(ResourceType::Intel),
-        "apple_gpu" => Some(ResourceType::Apple),
-        _ => None,
-    };
     if let Some(prefix) = name.strip_suffix("_backoff_time") {
-        if let Some(rsc) = old_rsc(prefix) {
+        if let Some(rsc) = old_rsc_name(prefix) {
             backoff_mut(&mut project.rsc_backoffs, rsc).backoff_time = doc.read(child);
             return true;
         }
     }
     if let Some(prefix) = name.strip_suffix("_backoff_interval") {
-        if let Some(rsc) = old_rsc(prefix) {
+        if let Some(rsc) = old_rsc_name(prefix) {
             backoff_mut(&mut project.rsc_backoffs, rsc).backoff_interval = doc.read(child);
             return true;
         }
     }
     if let Some(prefix) = name.strip_suffix("_short_term_debt") {
-        if let Some(rsc) = old_rsc(prefix) {
+        if let Some(rsc) = old_rsc_name(prefix) {
             debt_mut(&mut project.debts, rsc).short_term_debt = doc.read(child);
             return true;
         }
     }
     if let Some(prefix) = name.strip_suffix("_debt") {
-        if let Some(rsc) = old_rsc(prefix) {
+        if let Some(rsc) = old_rsc_name(prefix) {
             debt_mut(&mut project.debts, rsc).long_term_debt = doc.read(child);
             return true;
         }
     }
     if let Some(rest) = name.strip_prefix("no_") {
         for (suffix, which) in [("_apps", 0), ("_ams", 1), ("_pref", 2)] {
-            if let Some(rsc) = rest.strip_suffix(suffix).and_then(old_rsc) {
+            if let Some(rsc) = rest.strip_suffix(suffix).and_then(old_rsc_name) {
                 if doc.flag(child) {
                     let list = match which {
                         0 => &mut project.no_rsc_apps,
@@ -560,7 +550,22 @@ fn read_old_resource_field(doc: &mut XmlDoc<'_>, project: &mut Project, child: &
     false
 }
 
-fn push_unique(list: &mut Vec<ResourceType>, rsc: ResourceType) {
+/// The resource named by the lower-case part of an old element name
+/// (`cpu`, `cuda`, `ati`, `intel_gpu`, `apple_gpu`, as in `no_cuda_apps`,
+/// `ati_backoff_time`, `ignore_ati_dev`, `no_intel_gpu`).
+pub(crate) fn old_rsc_name(part: &str) -> Option<ResourceType> {
+    match part {
+        "cpu" => Some(ResourceType::Cpu),
+        "cuda" | "nvidia" => Some(ResourceType::Nvidia),
+        "ati" | "amd" => Some(ResourceType::Amd),
+        "intel_gpu" | "intel" => Some(ResourceType::Intel),
+        "apple_gpu" | "apple" => Some(ResourceType::Apple),
+        _ => None,
+    }
+}
+
+/// Appends `rsc` unless `list` has it.
+pub(crate) fn push_unique(list: &mut Vec<ResourceType>, rsc: ResourceType) {
     if !list.contains(&rsc) {
         list.push(rsc);
     }

@@ -7,22 +7,18 @@
 
 use crate::parse::client_state::{read_host_info, read_project};
 use crate::parse::error::Parsed;
-use crate::parse::xml::XmlDoc;
+use crate::parse::xml::{parse_whole, XmlDoc};
 use crate::trace::state::{SimHost, SimProjects};
 use std::sync::Arc;
 
 /// Parses a whole sim_host.xml.
 pub fn parse_sim_host(path: &Arc<str>, bytes: &[u8]) -> Parsed<SimHost> {
-    let mut doc = XmlDoc::new(path, bytes);
-    let value = read_sim_host_doc(&mut doc).unwrap_or_default();
-    doc.into_parsed(value)
+    parse_whole(path, bytes, read_sim_host_doc)
 }
 
 /// Parses a whole sim_projects.xml.
 pub fn parse_sim_projects(path: &Arc<str>, bytes: &[u8]) -> Parsed<SimProjects> {
-    let mut doc = XmlDoc::new(path, bytes);
-    let value = read_sim_projects_doc(&mut doc).unwrap_or_default();
-    doc.into_parsed(value)
+    parse_whole(path, bytes, read_sim_projects_doc)
 }
 
 /// Reads the document of `doc` as a sim_host.xml (problems stay in `doc`).

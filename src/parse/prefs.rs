@@ -11,15 +11,13 @@
 //! the override file itself. Unknown elements are counted, not reported.
 
 use crate::parse::error::Parsed;
-use crate::parse::xml::{fields, Element, XmlDoc};
+use crate::parse::xml::{fields, parse_whole, Element, XmlDoc};
 use crate::trace::state::{DayPrefs, GlobalPrefs, PrefsValues, PrefsVenue};
 use std::sync::Arc;
 
 /// Parses a whole preferences file; `is_override` comes from `path`.
 pub fn parse_global_prefs(path: &Arc<str>, bytes: &[u8]) -> Parsed<GlobalPrefs> {
-    let mut doc = XmlDoc::new(path, bytes);
-    let value = read_global_prefs_doc(&mut doc).unwrap_or_default();
-    doc.into_parsed(value)
+    parse_whole(path, bytes, read_global_prefs_doc)
 }
 
 /// True when `path` names a global_prefs_override.xml.

@@ -11,12 +11,12 @@
 //! top-level elements are counted, not reported (the client ignores them).
 
 use crate::parse::client_state::{
-    client_version, read_app, read_app_version, read_coprocs, read_host_info, read_result,
-    read_time_stats, read_workunit,
+    client_version, old_rsc_name, push_unique, read_app, read_app_version, read_coprocs,
+    read_host_info, read_result, read_time_stats, read_workunit,
 };
 use crate::parse::error::Parsed;
 use crate::parse::prefs::read_global_prefs;
-use crate::parse::xml::{fields, Element, XmlDoc};
+use crate::parse::xml::{fields, parse_whole, Element, XmlDoc};
 use crate::resource::ResourceType;
 use crate::trace::rpc::{
     InProgressResult, OtherResult, ProjectPrefs, RpcFile, SchedReply, SchedRequest, ServerMessage,
@@ -79,9 +79,7 @@ const SKIPPED_REPLY: &[&str] = &[
 
 /// Parses a whole scheduler request or reply (by its root element).
 pub fn parse_sched_rpc(path: &Arc<str>, bytes: &[u8]) -> Parsed<RpcFile> {
-    let mut doc = XmlDoc::new(path, bytes);
-    let value = read_sched_rpc_doc(&mut doc);
-    doc.into_parsed(value)
+    parse_whole(path, bytes, |doc| Some(read_sched_rpc_doc(doc)))
 }
 
 /// The escaped master URL in a file name `sched_request_<X>.xml` /
@@ -285,12 +283,11 @@ fn read_reply(doc: &mut XmlDoc<'_>, root: &Element) -> SchedReply {
                 }
             }
             "no_cpu_apps" | "no_cuda_apps" | "no_ati_apps" => {
-                if doc.flag(child) {
-                    let rsc = match name {
-                        "no_cpu_apps" => ResourceType::Cpu,
-                        "no_cuda_apps" => ResourceType::Nvidia,
-                        _ => ResourceType::Amd,
-                    };
+                let rsc = name
+                    .strip_prefix("no_")
+                    .and_then(|rest| rest.strip_suffix("_apps"))
+                    .and_then(old_rsc_name);
+                if let (Some(rsc), true) = (rsc, doc.flag(child)) {
                     push_unique(&mut reply.no_rsc_apps, rsc);
                 }
             }
@@ -340,14 +337,8 @@ fn read_project_prefs(doc: &mut XmlDoc<'_>, element: &Element) -> ProjectPrefs {
             }
             "no_rsc" => doc.read::<ResourceType>(child),
             "no_cpu" | "no_cuda" | "no_ati" | "no_intel_gpu" | "no_apple_gpu" => {
-                let rsc = match child.name.as_str() {
-                    "no_cpu" => ResourceType::Cpu,
-                    "no_cuda" => ResourceType::Nvidia,
-                    "no_ati" => ResourceType::Amd,
-                    "no_intel_gpu" => ResourceType::Intel,
-                    _ => ResourceType::Apple,
-                };
-                doc.flag(child).then_some(rsc)
+                let rsc = old_rsc_name(&child.name["no_".len()..]);
+                rsc.filter(|_| doc.flag(child))
             }
             // Project-specific preferences are free-form.
             _ => None,
@@ -357,12 +348,6 @@ fn read_project_prefs(doc: &mut XmlDoc<'_>, element: &Element) -> ProjectPrefs {
         }
     }
     prefs
-}
-
-fn push_unique(list: &mut Vec<ResourceType>, rsc: ResourceType) {
-    if !list.contains(&rsc) {
-        list.push(rsc);
-    }
 }
 
 #[cfg(test)]

@@ -470,6 +470,18 @@ impl<'a> XmlDoc<'a> {
     }
 }
 
+/// Parses a whole document at `path` with `read`; a document it cannot use
+/// gives `T::default()` and the problems.
+pub fn parse_whole<T: Default>(
+    path: &Arc<str>,
+    bytes: &[u8],
+    read: impl FnOnce(&mut XmlDoc<'_>) -> Option<T>,
+) -> Parsed<T> {
+    let mut doc = XmlDoc::new(path, bytes);
+    let value = read(&mut doc).unwrap_or_default();
+    doc.into_parsed(value)
+}
+
 /// A value type an element's text can be read as.
 pub trait XmlValue: Sized {
     /// Reads the value of `element`, recording an error in `doc` when it does
@@ -477,20 +489,18 @@ pub trait XmlValue: Sized {
     fn read(doc: &mut XmlDoc<'_>, element: &Element) -> Option<Self>;
 }
 
+/// Records "expected `what` in <element>, found "text"" at the element.
+fn value_error<T>(doc: &mut XmlDoc<'_>, element: &Element, what: &str) -> Option<T> {
+    let expected = format!("{what} in <{}>", element.name);
+    doc.expected(element.offset, expected, element.text.trim());
+    None
+}
+
 impl XmlValue for f64 {
     fn read(doc: &mut XmlDoc<'_>, element: &Element) -> Option<Self> {
         let text = element.text.trim();
-        match text.parse::<f64>() {
-            Ok(value) => Some(value),
-            Err(_) => {
-                doc.expected(
-                    element.offset,
-                    format!("a number in <{}>", element.name),
-                    text,
-                );
-                None
-            }
-        }
+        let value = text.parse::<f64>().ok();
+        value.or_else(|| value_error(doc, element, "a number"))
     }
 }
 
@@ -502,14 +512,7 @@ impl XmlValue for i64 {
         }
         match text.parse::<f64>() {
             Ok(value) if value.fract() == 0.0 && value.abs() < 9.0e15 => Some(value as i64),
-            _ => {
-                doc.expected(
-                    element.offset,
-                    format!("an integer in <{}>", element.name),
-                    text,
-                );
-                None
-            }
+            _ => value_error(doc, element, "an integer"),
         }
     }
 }
@@ -525,14 +528,11 @@ impl XmlValue for bool {
         }
         match text.parse::<f64>() {
             Ok(value) => Some(value != 0.0),
-            Err(_) => {
-                doc.expected(
-                    element.offset,
-                    format!("a flag (<{0}/>, 0 or 1) in <{0}>", element.name),
-                    text,
-                );
-                None
-            }
+            Err(_) => value_error(
+                doc,
+                element,
+                &format!("a flag (<{}/>, 0 or 1)", element.name),
+            ),
         }
     }
 }
