@@ -11,12 +11,20 @@
 //! for logs larger than RAM); [`load_trace`] collects everything into a
 //! [`Trace`].
 
+pub mod app_config;
+pub mod cc_config;
+pub mod client_state;
 pub mod discover;
+pub mod emulator_inputs;
 pub mod error;
 pub mod event_log;
 pub mod input;
+pub mod job_log;
 pub mod log_messages;
+pub mod prefs;
+pub mod sched_rpc;
 pub mod state_files;
+pub mod xml;
 
 pub use error::{ParseError, ParseErrorKind, Parsed, Severity};
 pub use event_log::{DateOrder, LogOptions};

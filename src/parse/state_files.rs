@@ -1,9 +1,28 @@
 //! The XML and small text inputs that describe the host: dispatches each to
 //! its parser and files the result into the trace.
 //!
-//! STUB: filled in by the XML work. The signature is the contract.
+//! Architecture Invariant: parse knows nothing of policy, replay or report.
+//!
+//! Where things go: client_state.xml → `state.client_states` (every copy);
+//! preferences → `state.global_prefs` or `state.global_prefs_override` (by
+//! file name, see [`crate::parse::prefs`]); cc_config.xml → `state.cc_config`,
+//! a bare `<log_flags>` file → `state.log_flags`; app_config.xml →
+//! `state.app_configs`; job logs → `state.job_logs`; sim_host.xml /
+//! sim_projects.xml → `state.sim_host` / `state.sim_projects`; scheduler
+//! requests and replies → `trace.rpcs`. Every file also gets a
+//! [`FileNote`](crate::trace::state::FileNote) in `state.files`.
+//!
+//! A second file of a kind that exists once per data directory (prefs,
+//! cc_config, sim files) is ignored with a warning naming the first.
+//! A file whose content is unusable (no root element, wrong root) adds
+//! nothing but its errors.
 
-use crate::parse::error::Parsed;
+use crate::parse::cc_config::{read_cc_config_doc, CcConfigFile};
+use crate::parse::error::{ParseError, ParseErrorKind, Parsed};
+use crate::parse::xml::XmlDoc;
+use crate::parse::{app_config, client_state, emulator_inputs, job_log, prefs, sched_rpc};
+use crate::source::Location;
+use crate::trace::state::FileNote;
 use crate::trace::{FileKind, Trace};
 use std::sync::Arc;
 
@@ -16,6 +35,186 @@ pub fn parse_state_file(
     bytes: &[u8],
     trace: &mut Trace,
 ) -> Parsed<()> {
-    let _ = (kind, path, bytes, trace);
-    Parsed::ok(())
+    if kind == FileKind::JobLog {
+        let parsed = job_log::parse_job_log(path, bytes);
+        trace.state.files.push(FileNote {
+            path: path.to_string(),
+            kind,
+            unknown_elements: 0,
+            unknown_names: Vec::new(),
+        });
+        trace.state.job_logs.push(parsed.value);
+        return Parsed {
+            value: (),
+            errors: parsed.errors,
+            warnings: parsed.warnings,
+        };
+    }
+    let mut doc = XmlDoc::new(path, bytes);
+    let mut duplicate_of: Option<String> = None;
+    let state = &mut trace.state;
+    match kind {
+        FileKind::ClientState => {
+            if let Some(value) = client_state::read_client_state_doc(&mut doc) {
+                state.client_states.push(value);
+            }
+        }
+        FileKind::GlobalPrefs => {
+            if let Some(value) = prefs::read_global_prefs_doc(&mut doc) {
+                let slot = if value.is_override {
+                    &mut state.global_prefs_override
+                } else {
+                    &mut state.global_prefs
+                };
+                match slot {
+                    Some(first) => duplicate_of = Some(first.path.clone()),
+                    None => *slot = Some(value),
+                }
+            }
+        }
+        FileKind::CcConfig => match read_cc_config_doc(&mut doc) {
+            Some(CcConfigFile::CcConfig(value)) => match &state.cc_config {
+                Some(first) => duplicate_of = Some(first.path.clone()),
+                None => state.cc_config = Some(*value),
+            },
+            Some(CcConfigFile::LogFlags(value)) => match &state.log_flags {
+                Some(first) => duplicate_of = Some(first.path.clone()),
+                None => state.log_flags = Some(value),
+            },
+            None => {}
+        },
+        FileKind::AppConfig => {
+            if let Some(value) = app_config::read_app_config_doc(&mut doc) {
+                state.app_configs.push(value);
+            }
+        }
+        FileKind::SchedRequest | FileKind::SchedReply => {
+            trace.rpcs.push(sched_rpc::read_sched_rpc_doc(&mut doc));
+        }
+        FileKind::SimHost => {
+            if let Some(value) = emulator_inputs::read_sim_host_doc(&mut doc) {
+                match &state.sim_host {
+                    Some(first) => duplicate_of = Some(first.path.clone()),
+                    None => state.sim_host = Some(value),
+                }
+            }
+        }
+        FileKind::SimProjects => {
+            if let Some(value) = emulator_inputs::read_sim_projects_doc(&mut doc) {
+                match &state.sim_projects {
+                    Some(first) => duplicate_of = Some(first.path.clone()),
+                    None => state.sim_projects = Some(value),
+                }
+            }
+        }
+        // Logs are read by the event-log reader; other files are not inputs.
+        _ => return Parsed::ok(()),
+    }
+    trace.state.files.push(doc.file_note(kind));
+    let mut parsed = doc.into_parsed(());
+    if let Some(first) = duplicate_of {
+        parsed.push(ParseError::warning(
+            Location::file(path.clone()),
+            ParseErrorKind::Invalid {
+                message: format!(
+                    "a file of this kind was already read from {first}; this one is ignored"
+                ),
+            },
+        ));
+    }
+    parsed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_go_to_their_places() {
+        let mut trace = Trace::default();
+        let path: Arc<str> = Arc::from("d/global_prefs_override.xml");
+        let parsed = parse_state_file(
+            FileKind::GlobalPrefs,
+            &path,
+            b"<global_preferences><max_ncpus_pct>50</max_ncpus_pct></global_preferences>",
+            &mut trace,
+        );
+        assert!(parsed.errors.is_empty());
+        assert!(trace.state.global_prefs.is_none());
+        let prefs = trace
+            .state
+            .global_prefs_override
+            .clone()
+            .unwrap_or_default();
+        assert_eq!(prefs.values.max_ncpus_pct, Some(50.0));
+        let again = parse_state_file(
+            FileKind::GlobalPrefs,
+            &path,
+            b"<global_preferences/>",
+            &mut trace,
+        );
+        assert_eq!(again.warnings.len(), 1);
+        assert_eq!(trace.state.files.len(), 2);
+
+        let parsed = parse_state_file(
+            FileKind::SchedReply,
+            &Arc::from("sched_reply_a.org.xml"),
+            b"<scheduler_reply><request_delay>60</request_delay></scheduler_reply>",
+            &mut trace,
+        );
+        assert!(parsed.errors.is_empty());
+        assert_eq!(trace.rpcs[0].project.as_deref(), Some("a.org"));
+    }
+}
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KINDS: [FileKind; 9] = [
+        FileKind::ClientState,
+        FileKind::GlobalPrefs,
+        FileKind::CcConfig,
+        FileKind::AppConfig,
+        FileKind::SchedRequest,
+        FileKind::SchedReply,
+        FileKind::JobLog,
+        FileKind::SimHost,
+        FileKind::SimProjects,
+    ];
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let path: Arc<str> = Arc::from("x.xml");
+            for kind in KINDS {
+                let mut trace = Trace::default();
+                let _ = parse_state_file(kind, &path, &bytes, &mut trace);
+            }
+        }
+
+        #[test]
+        fn mangled_xml_never_panics(
+            cut in 0usize..600,
+            noise in proptest::collection::vec(
+                prop::sample::select(vec!["<", ">", "</", "/>", "&", ";", "&#x;", "]]>", "<![CDATA[", "\u{0}", "\u{fc}", "<!DOCTYPE a [<!ENTITY b \"c\">]>"]),
+                0..8,
+            ),
+        ) {
+            let base = "<client_state>\n<project><master_url>u</master_url><rsc_backoff_time><name>CPU</name>\
+                <value>1</value></rsc_backoff_time></project>\n<result><name>r</name></result>\n\
+                <active_task_set><active_task><result_name>r</result_name></active_task></active_task_set>\n\
+                </client_state>\n";
+            let cut = cut.min(base.len());
+            let mut text = base[..cut].to_string();
+            for piece in &noise {
+                text.push_str(piece);
+            }
+            text.push_str(&base[cut..]);
+            let path: Arc<str> = Arc::from("x.xml");
+            let mut trace = Trace::default();
+            let _ = parse_state_file(FileKind::ClientState, &path, text.as_bytes(), &mut trace);
+        }
+    }
 }

@@ -1,9 +1,215 @@
-//! Scheduler RPC transcripts: sched_request_*.xml and sched_reply_*.xml.
+//! Scheduler RPC transcripts: sched_request_*.xml and sched_reply_*.xml
+//! (formats-xml.md §2–§3).
 //!
-//! STUB: filled in by the XML work.
+//! Architecture Invariant: plain data; pairing requests with replies into
+//! exchanges is left to later stages. Each file keeps what pairing needs:
+//! its path and file name, the project (escaped master URL from the file
+//! name; `master_url` of a reply), and the client's clock (`time_stats.now`)
+//! and RPC sequence number of a request.
+//!
+//! The account key (`<authenticator>`) is never stored: only whether the
+//! request carried one.
 
+use crate::resource::ResourceType;
+use crate::trace::state::{App, AppVersion, GlobalPrefs, HostInfo, Job, TimeStats, Workunit};
+use crate::trace::ClientVersion;
 use serde::{Deserialize, Serialize};
 
 /// One scheduler request or reply file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RpcFile {}
+pub struct RpcFile {
+    /// The path as shown in messages.
+    pub path: String,
+    /// The file name (last path component).
+    pub file_name: String,
+    /// The escaped master URL from a file name `sched_request_<X>.xml` or
+    /// `sched_reply_<X>.xml`.
+    pub project: Option<String>,
+    /// The request, when the file is one.
+    pub request: Option<SchedRequest>,
+    /// The reply, when the file is one.
+    pub reply: Option<SchedReply>,
+}
+
+/// The work requested for one resource.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkRequest {
+    /// The resource.
+    pub rsc: ResourceType,
+    /// `cpu_req_secs` / `req_secs` (before 6.6: `work_req_seconds` for the CPU).
+    pub req_secs: Option<f64>,
+    /// `cpu_req_instances` / `req_instances`.
+    pub req_instances: Option<f64>,
+    /// `estimated_delay` (top level for the CPU, inside the coproc element otherwise).
+    pub estimated_delay: Option<f64>,
+}
+
+/// `<scheduler_request>`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SchedRequest {
+    /// The request carried an `<authenticator>` (its value is not kept).
+    pub has_authenticator: bool,
+    /// Host id at the project.
+    pub hostid: Option<i64>,
+    /// RPC sequence number.
+    pub rpc_seqno: Option<i64>,
+    /// `core_client_major_version` / `minor` / `release`.
+    pub core_client_version: Option<ClientVersion>,
+    /// `<platform_name>`.
+    pub platform_name: Option<String>,
+    /// `<alt_platform><name>` entries.
+    pub alt_platforms: Vec<String>,
+    /// This project's share of the total resource share.
+    pub resource_share_fraction: Option<f64>,
+    /// Share of the runnable projects' total.
+    pub rrs_fraction: Option<f64>,
+    /// Share of the potentially runnable projects' total.
+    pub prrs_fraction: Option<f64>,
+    /// Duration correction factor.
+    pub duration_correction_factor: Option<f64>,
+    /// `<work_req_seconds>`: total seconds requested.
+    pub work_req_seconds: Option<f64>,
+    /// `<cpu_req_secs>` (6.6+).
+    pub cpu_req_secs: Option<f64>,
+    /// `<cpu_req_instances>` (6.6+).
+    pub cpu_req_instances: Option<f64>,
+    /// `<estimated_delay>`: CPU busy time before new CPU work could start.
+    pub estimated_delay: Option<f64>,
+    /// The per-resource requests, CPU first then each coprocessor in file
+    /// order, derived from the elements above and the `<coprocs>` entries.
+    pub work_requests: Vec<WorkRequest>,
+    /// `<working_global_preferences>`: the effective preferences.
+    pub working_global_preferences: Option<GlobalPrefs>,
+    /// `<global_preferences>` (≤6.x).
+    pub global_preferences: Option<GlobalPrefs>,
+    /// `<time_stats>` (to-server form with `now`).
+    pub time_stats: Option<TimeStats>,
+    /// `<host_info>` (the coprocessors are in `coprocs`).
+    pub host_info: Option<HostInfo>,
+    /// `<coprocs>` with the per-type request fields.
+    pub coprocs: Vec<crate::trace::state::Coproc>,
+    /// `<result>`s being reported (to-server form).
+    pub reported_results: Vec<Job>,
+    /// `<other_results>`: tasks held and not being reported.
+    pub other_results: Vec<OtherResult>,
+    /// `<in_progress_results>`.
+    pub in_progress_results: Vec<InProgressResult>,
+    /// `<app_versions>`: their order is the index used by `other_results`.
+    pub app_versions: Vec<AppVersion>,
+    /// `<client_brand>`.
+    pub client_brand: Option<String>,
+}
+
+/// One `<other_result>`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OtherResult {
+    /// Task name.
+    pub name: Option<String>,
+    /// Index into the request's `app_versions`.
+    pub app_version: Option<i64>,
+    /// Plan class.
+    pub plan_class: Option<String>,
+}
+
+/// One `<ip_result>`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct InProgressResult {
+    /// Task name.
+    pub name: Option<String>,
+    /// Deadline.
+    pub report_deadline: Option<f64>,
+    /// 7.0+: estimated time remaining.
+    pub time_remaining: Option<f64>,
+    /// ≤6.x: estimated CPU time remaining.
+    pub cpu_time_remaining: Option<f64>,
+    /// CPUs used.
+    pub avg_ncpus: Option<f64>,
+    /// NVIDIA GPUs used.
+    pub ncudas: Option<f64>,
+    /// AMD GPUs used.
+    pub natis: Option<f64>,
+    /// Intel GPUs used.
+    pub nintel_gpus: Option<f64>,
+}
+
+/// One `<message priority="…">` of a reply.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerMessage {
+    /// The `priority` attribute (`low`, `high`, `notice`).
+    pub priority: Option<String>,
+    /// The text, trimmed.
+    pub text: String,
+}
+
+/// `<project_preferences>`, reduced to what scheduling uses.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProjectPrefs {
+    /// `<resource_share>`.
+    pub resource_share: Option<f64>,
+    /// Resources excluded by `no_cpu`, `no_cuda`, `no_ati`, `no_intel_gpu`
+    /// (true) or `<no_rsc>TYPE</no_rsc>`.
+    pub no_rsc: Vec<ResourceType>,
+}
+
+/// `<scheduler_reply>`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SchedReply {
+    /// `<scheduler_version>`.
+    pub scheduler_version: Option<i64>,
+    /// `<master_url>`.
+    pub master_url: Option<String>,
+    /// `<project_name>`.
+    pub project_name: Option<String>,
+    /// `<request_delay>`: no RPC before now + this many seconds.
+    pub request_delay: Option<f64>,
+    /// `<next_rpc_delay>`: contact again after this many seconds.
+    pub next_rpc_delay: Option<f64>,
+    /// `<message>`s in file order.
+    pub messages: Vec<ServerMessage>,
+    /// `<dont_use_dcf/>`.
+    pub dont_use_dcf: bool,
+    /// `<ended>`.
+    pub ended: bool,
+    /// `<project_is_down/>`.
+    pub project_is_down: bool,
+    /// `<send_full_workload/>`.
+    pub send_full_workload: bool,
+    /// `<message_ack/>`.
+    pub message_ack: bool,
+    /// `<non_cpu_intensive>`.
+    pub non_cpu_intensive: bool,
+    /// `<strict_memory_bound>`.
+    pub strict_memory_bound: bool,
+    /// `<send_time_stats_log>`.
+    pub send_time_stats_log: Option<i64>,
+    /// `<send_job_log>`.
+    pub send_job_log: Option<i64>,
+    /// `<hostid>`.
+    pub hostid: Option<i64>,
+    /// `<userid>`.
+    pub userid: Option<i64>,
+    /// `<host_venue>`.
+    pub host_venue: Option<String>,
+    /// `<no_rsc_apps>` and the old `no_cpu_apps`, `no_cuda_apps`, `no_ati_apps`.
+    pub no_rsc_apps: Vec<ResourceType>,
+    /// `<global_preferences>`.
+    pub global_preferences: Option<GlobalPrefs>,
+    /// `<project_preferences>`.
+    pub project_preferences: Option<ProjectPrefs>,
+    /// `<app>`s sent.
+    pub apps: Vec<App>,
+    /// `<app_version>`s sent.
+    pub app_versions: Vec<AppVersion>,
+    /// `<workunit>`s sent.
+    pub workunits: Vec<Workunit>,
+    /// `<result>`s sent: the new tasks ("got N new tasks").
+    pub results: Vec<Job>,
+    /// `<result_ack>` names.
+    pub result_acks: Vec<String>,
+    /// `<result_abort>` names.
+    pub result_aborts: Vec<String>,
+    /// `<result_abort_if_not_started>` names.
+    pub result_aborts_if_not_started: Vec<String>,
+    /// Number of `<file_info>` elements.
+    pub n_file_infos: u32,
+}
