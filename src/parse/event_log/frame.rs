@@ -410,6 +410,118 @@ pub fn boinccmd_line<'a>(line: &'a str, dates: &mut DateCache) -> PResult<'a, Fr
     ))
 }
 
+/// Which fast-path stamp matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FastStamp {
+    /// `DD-Mon-YYYY HH:MM:SS` (stdoutdae.txt, the 6.10 emulator).
+    DayMonthYear,
+    /// The emulator's simulated time.
+    Emulator,
+}
+
+/// The frame of the two stamps that make up nearly every line
+/// (`DD-Mon-YYYY HH:MM:SS [P] body`, emulator `[N day(s) ]HH:MM:SS [P] body`),
+/// read byte by byte without nom. `None` whenever anything is unusual (other
+/// layouts, impossible values, odd brackets): the nom productions then decide,
+/// and report errors. Must agree with [`stdoutdae_line`] and [`emulator_line`]
+/// on every line it accepts.
+pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp, Frame<'a>)> {
+    let bytes = line.as_bytes();
+    let digit = |idx: usize| -> Option<u32> {
+        let byte = *bytes.get(idx)?;
+        byte.is_ascii_digit().then(|| u32::from(byte - b'0'))
+    };
+    let two = |idx: usize| Some(digit(idx)? * 10 + digit(idx + 1)?);
+    let clock_at = |idx: usize| -> Option<(u32, u32, u32)> {
+        if bytes.get(idx + 2) != Some(&b':') || bytes.get(idx + 5) != Some(&b':') {
+            return None;
+        }
+        Some((two(idx)?, two(idx + 3)?, two(idx + 6)?))
+    };
+    let (stamp, time, after) = if bytes.get(2) == Some(&b'-') {
+        if bytes.get(6) != Some(&b'-') || bytes.get(11) != Some(&b' ') {
+            return None;
+        }
+        let (hour, minute, second) = clock_at(12)?;
+        let month = match bytes.get(3..6)? {
+            [upper, lower1, lower2]
+                if upper.is_ascii_uppercase()
+                    && lower1.is_ascii_lowercase()
+                    && lower2.is_ascii_lowercase() =>
+            {
+                month_number(&line[3..6])
+            }
+            _ => return None,
+        };
+        let raw = RawStamp {
+            year: (two(7)? * 100 + two(9)?) as i32,
+            month,
+            day: two(0)?,
+            hour,
+            minute,
+            second,
+        };
+        let datetime = dates.datetime(&raw)?;
+        (FastStamp::DayMonthYear, EventTime::Local(datetime), 20)
+    } else {
+        let digits = bytes
+            .iter()
+            .take_while(|byte| byte.is_ascii_digit())
+            .count();
+        let (days, clock_start) = if digits == 2 && bytes.get(2) == Some(&b':') {
+            (0u64, 0)
+        } else if digits > 0 && digits < 10 && bytes.get(digits..digits + 4)? == b" day" {
+            let skip = if bytes.get(digits + 4) == Some(&b's') {
+                5
+            } else {
+                4
+            };
+            if bytes.get(digits + skip) != Some(&b' ') {
+                return None;
+            }
+            (line[..digits].parse().ok()?, digits + skip + 1)
+        } else {
+            return None;
+        };
+        let (hour, minute, second) = clock_at(clock_start)?;
+        if minute >= 60 || second >= 60 || hour > 24 || (hour == 24 && minute + second > 0) {
+            return None;
+        }
+        let secs = days * 86_400 + u64::from(hour * 3600 + minute * 60 + second);
+        (
+            FastStamp::Emulator,
+            EventTime::Simulated(secs),
+            clock_start + 8,
+        )
+    };
+    let rest = line.get(after..)?;
+    let (project, body) = match rest.as_bytes() {
+        [] => (None, rest),
+        [b' ', b'[', ..] => {
+            let inner = &rest[2..];
+            let mut from = 0;
+            loop {
+                let close = from + memchr::memchr(b']', &inner.as_bytes()[from..])?;
+                match inner.as_bytes().get(close + 1) {
+                    None => break (project_name(&inner[..close]), ""),
+                    Some(b' ') => break (project_name(&inner[..close]), &inner[close + 2..]),
+                    Some(_) => from = close + 1,
+                }
+            }
+        }
+        [b' ', ..] => (None, &rest[1..]),
+        _ => return None,
+    };
+    Some((
+        stamp,
+        Frame {
+            time,
+            project,
+            body,
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -556,6 +668,48 @@ mod tests {
         assert_eq!((frame.project, frame.body), (None, ""));
         let err = failure(stdoutdae_line("05-Mar-2013 10:00:01x", &mut dates));
         assert_eq!(err, ("x".to_string(), "a space after the time"));
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_grammar() {
+        let lines = [
+            "14-Apr-2021 20:57:36 [World Community Grid] Reporting 1 completed tasks",
+            "14-Apr-2021 20:57:36 [---] [work_fetch] share 1.000  ",
+            "14-Apr-2021 20:57:36 Initialization completed",
+            "14-Apr-2021 20:57:36 [---]",
+            "14-Apr-2021 20:57:36",
+            "14-Apr-2021 20:57:36 [a]b] c",
+            "14-Apr-2021 20:57:36 [x] [y] z",
+            "31-Feb-2020 10:00:00 [---] x",
+            "14-Foo-2021 10:00:00 [---] x",
+            "14-Apr-2021 20:57:36x",
+            "14-Apr-2021 20:57:36 [unclosed",
+            "00:00:00 [---] log flags: file_xfer",
+            "24:00:00 [P1] [prio] x",
+            "24:00:01 [P1] [prio] x",
+            "1 day 00:04:00 [P1] x",
+            "12 days 23:59:59 [---] x",
+            "1 dayz 00:04:00 [P1] x",
+            "25:61:00 [---] x",
+            "2007-02-06 19:23:42 [---] x",
+            "plain continuation",
+            "",
+        ];
+        for line in lines {
+            let mut dates = DateCache::default();
+            let Some((stamp, fast)) = fast_frame(line, &mut dates) else {
+                continue;
+            };
+            let slow = match stamp {
+                FastStamp::DayMonthYear => stdoutdae_line(line, &mut dates),
+                FastStamp::Emulator => emulator_line(line),
+            };
+            assert_eq!(slow.map(|(_, frame)| frame), Ok(fast), "{line}");
+        }
+        let mut dates = DateCache::default();
+        assert!(fast_frame("31-Feb-2020 10:00:00 [---] x", &mut dates).is_none());
+        assert!(fast_frame("14-Apr-2021 20:57:36 [unclosed", &mut dates).is_none());
+        assert!(fast_frame("1 day 00:04:00 [P1] x", &mut dates).is_some());
     }
 
     #[test]

@@ -169,6 +169,13 @@ impl TextLayouts {
     /// line's first), `Ok(None)` when none does, `Err` when one matched in
     /// shape but not in value.
     fn frame<'a>(&mut self, line: &'a str) -> Result<Option<(Layout, Frame<'a>)>, FrameError<'a>> {
+        if let Some((stamp, frame)) = frame::fast_frame(line, &mut self.dates) {
+            self.last = match stamp {
+                frame::FastStamp::DayMonthYear => Layout::Stdoutdae,
+                frame::FastStamp::Emulator => Layout::Emulator,
+            };
+            return Ok(Some((self.last, frame)));
+        }
         let first = self.last;
         for layout in std::iter::once(first).chain(LAYOUTS.into_iter().filter(|l| *l != first)) {
             match self.try_layout(layout, line) {
