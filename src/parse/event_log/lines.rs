@@ -26,6 +26,9 @@ pub struct LineReader<'r> {
     reader: &'r mut dyn BufRead,
     buf: Vec<u8>,
     limit: usize,
+    /// Bytes of the reader's buffer lent out as the previous line, consumed at
+    /// the next call (a line that lies whole in the buffer is not copied).
+    lent: usize,
 }
 
 impl<'r> LineReader<'r> {
@@ -35,12 +38,29 @@ impl<'r> LineReader<'r> {
             reader,
             buf: Vec::with_capacity(4096),
             limit,
+            lent: 0,
         }
     }
 
     /// The next line, or `None` at the end of the input. A last line without
     /// a trailing newline is returned like any other.
     pub fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
+        self.reader.consume(std::mem::take(&mut self.lent));
+        // Fast path: the whole line is already buffered; lend it without copying.
+        let whole = match self.reader.fill_buf() {
+            Ok(available) => memchr::memchr(b'\n', available).filter(|&pos| {
+                pos <= self.limit || (pos == self.limit + 1 && available[pos - 1] == b'\r')
+            }),
+            Err(_) => None,
+        };
+        if let Some(pos) = whole {
+            self.lent = pos + 1;
+            let line = &self.reader.fill_buf()?[..pos];
+            return Ok(Some(RawLine {
+                bytes: line.strip_suffix(b"\r").unwrap_or(line),
+                cut_from: None,
+            }));
+        }
         self.buf.clear();
         let mut total = 0usize;
         let mut saw_any = false;
@@ -162,6 +182,32 @@ mod tests {
                 (b"ccc".to_vec(), None),
             ]
         );
+    }
+
+    #[test]
+    fn lines_spanning_reader_buffers() {
+        let text = b"first line\r\nsecond, longer line\nx\r\n\nlast";
+        let mut buffered = io::BufReader::with_capacity(3, io::Cursor::new(text.to_vec()));
+        let mut reader = LineReader::new(&mut buffered, 12);
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            out.push((
+                String::from_utf8_lossy(line.bytes).into_owned(),
+                line.cut_from,
+            ));
+        }
+        let expected = [
+            ("first line", None),
+            ("second, long", Some(19)),
+            ("x", None),
+            ("", None),
+            ("last", None),
+        ];
+        let expected: Vec<(String, Option<usize>)> = expected
+            .iter()
+            .map(|(text, cut)| (text.to_string(), *cut))
+            .collect();
+        assert_eq!(out, expected);
     }
 
     #[test]
