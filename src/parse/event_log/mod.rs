@@ -618,6 +618,74 @@ mod tests {
         assert_eq!(summary.meta.time_base, TimeBase::Simulated);
     }
 
+    /// Pieces of real frames, glued at random into near-misses.
+    fn fragments() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let pieces = proptest::sample::select(vec![
+            "14-Apr-2021 ",
+            "31-Feb-2020 ",
+            "2007-02-06 ",
+            "20:57:36",
+            "25:61:00",
+            " [",
+            "]",
+            "] ",
+            "---",
+            "P1",
+            " | ",
+            "\t",
+            "1 day ",
+            "2 days ",
+            "24:00:00",
+            "12: ",
+            " (low) ",
+            "PM",
+            " AM",
+            "4/18/2022 ",
+            "Fri 24 Apr 2015 ",
+            "Apr 14 20:57:36 host boinc[1]: ",
+            "> ",
+            "é",
+            "\r",
+            "<msg>",
+            "</msg>",
+            "<body>",
+            "&nbsp;",
+            "&",
+            "<![CDATA[",
+            "\n",
+            " ",
+            "x",
+        ]);
+        proptest::collection::vec(pieces, 0..16).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let _ = detect_log_kind(&bytes);
+            for kind in [FileKind::EventLog, FileKind::ManagerCopy, FileKind::GuiRpcMessages] {
+                let _ = read(kind, &bytes);
+            }
+        }
+
+        #[test]
+        fn near_miss_lines_never_panic(text in fragments()) {
+            let _ = detect_log_kind(text.as_bytes());
+            let _ = read(FileKind::GuiRpcMessages, text.as_bytes());
+            for kind in [
+                FileKind::EventLog,
+                FileKind::EmulatorLog,
+                FileKind::BoinccmdMessages,
+                FileKind::ManagerCopy,
+            ] {
+                // At most one event per line, whatever the line holds.
+                let (events, _, summary) = read(kind, text.as_bytes());
+                proptest::prop_assert!(events.len() as u64 <= summary.lines);
+            }
+        }
+    }
+
     #[test]
     fn version_and_offset_text() {
         assert_eq!(
