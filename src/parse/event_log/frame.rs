@@ -117,6 +117,21 @@ pub struct RawStamp {
     pub second: u32,
 }
 
+impl RawStamp {
+    /// A stamp from (year, month, day) and (hour, minute, second).
+    pub fn from_parts(date: (i32, u32, u32), clock: (u32, u32, u32)) -> Self {
+        let ((year, month, day), (hour, minute, second)) = (date, clock);
+        RawStamp {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+        }
+    }
+}
+
 /// Builds date-times from [`RawStamp`]s, remembering the last date so that the
 /// thousands of lines of one day cost no calendar arithmetic.
 #[derive(Clone, Debug, Default)]
@@ -190,49 +205,47 @@ pub fn month_number(name: &str) -> u32 {
         .map_or(0, |idx| idx as u32 + 1)
 }
 
-/// `DD-Mon-YYYY HH:MM:SS`, the stamp of stdoutdae.txt from 5.10.23 on, of
-/// boinccmd and of the 6.10 emulator (shape only).
-pub fn dmy_stamp(input: &str) -> PResult<'_, RawStamp> {
+/// A date production followed by ` HH:MM:SS` (shape only).
+fn date_then_clock<'a>(
+    date: impl Fn(&'a str) -> PResult<'a, (i32, u32, u32)>,
+) -> impl Fn(&'a str) -> PResult<'a, RawStamp> {
+    move |input| {
+        let (input, date) = date(input)?;
+        let (input, _) = char(' ')(input)?;
+        let (input, clock) = clock(input)?;
+        Ok((input, RawStamp::from_parts(date, clock)))
+    }
+}
+
+/// `DD-Mon-YYYY` as (year, month, day).
+fn dmy_date(input: &str) -> PResult<'_, (i32, u32, u32)> {
     let (input, day) = digits(2)(input)?;
     let (input, _) = char('-')(input)?;
     let (input, month) = month_abbr(input)?;
     let (input, _) = char('-')(input)?;
     let (input, year) = digits(4)(input)?;
-    let (input, _) = char(' ')(input)?;
-    let (input, (hour, minute, second)) = clock(input)?;
-    Ok((
-        input,
-        RawStamp {
-            year: year as i32,
-            month,
-            day,
-            hour,
-            minute,
-            second,
-        },
-    ))
+    Ok((input, (year as i32, month, day)))
 }
 
-/// `YYYY-MM-DD HH:MM:SS`, the stamp of stdoutdae.txt up to 5.10.22 (shape only).
-pub fn iso_stamp(input: &str) -> PResult<'_, RawStamp> {
+/// `YYYY-MM-DD` as (year, month, day).
+fn iso_date(input: &str) -> PResult<'_, (i32, u32, u32)> {
     let (input, year) = digits(4)(input)?;
     let (input, _) = char('-')(input)?;
     let (input, month) = digits(2)(input)?;
     let (input, _) = char('-')(input)?;
     let (input, day) = digits(2)(input)?;
-    let (input, _) = char(' ')(input)?;
-    let (input, (hour, minute, second)) = clock(input)?;
-    Ok((
-        input,
-        RawStamp {
-            year: year as i32,
-            month,
-            day,
-            hour,
-            minute,
-            second,
-        },
-    ))
+    Ok((input, (year as i32, month, day)))
+}
+
+/// `DD-Mon-YYYY HH:MM:SS`, the stamp of stdoutdae.txt from 5.10.23 on, of
+/// boinccmd and of the 6.10 emulator (shape only).
+pub fn dmy_stamp(input: &str) -> PResult<'_, RawStamp> {
+    date_then_clock(dmy_date)(input)
+}
+
+/// `YYYY-MM-DD HH:MM:SS`, the stamp of stdoutdae.txt up to 5.10.22 (shape only).
+pub fn iso_stamp(input: &str) -> PResult<'_, RawStamp> {
+    date_then_clock(iso_date)(input)
 }
 
 /// A stdoutdae time stamp in either date style, validated: a matched shape
@@ -311,33 +324,31 @@ pub fn after_stamp(input: &str) -> PResult<'_, (Option<&str>, &str)> {
     Ok(("", (project, body)))
 }
 
-/// A stdoutdae.txt / console line: `DD-Mon-YYYY HH:MM:SS [PROJECT] BODY` or
-/// `YYYY-MM-DD HH:MM:SS [PROJECT] BODY`.
-pub fn stdoutdae_line<'a>(line: &'a str, dates: &mut DateCache) -> PResult<'a, Frame<'a>> {
-    let (rest, datetime) = timestamp(line, dates)?;
+/// The frame of a line whose time is `time` and whose text after the stamp
+/// is `rest`.
+fn frame_after(time: EventTime, rest: &str) -> PResult<'_, Frame<'_>> {
     let (rest, (project, body)) = after_stamp(rest)?;
     Ok((
         rest,
         Frame {
-            time: EventTime::Local(datetime),
+            time,
             project,
             body,
         },
     ))
 }
 
+/// A stdoutdae.txt / console line: `DD-Mon-YYYY HH:MM:SS [PROJECT] BODY` or
+/// `YYYY-MM-DD HH:MM:SS [PROJECT] BODY`.
+pub fn stdoutdae_line<'a>(line: &'a str, dates: &mut DateCache) -> PResult<'a, Frame<'a>> {
+    let (rest, datetime) = timestamp(line, dates)?;
+    frame_after(EventTime::Local(datetime), rest)
+}
+
 /// An emulator log.txt line: `TIME [PROJECT] BODY` with simulated time.
 pub fn emulator_line(line: &str) -> PResult<'_, Frame<'_>> {
     let (rest, secs) = emulator_time(line)?;
-    let (rest, (project, body)) = after_stamp(rest)?;
-    Ok((
-        rest,
-        Frame {
-            time: EventTime::Simulated(secs),
-            project,
-            body,
-        },
-    ))
+    frame_after(EventTime::Simulated(secs), rest)
 }
 
 /// The prefix journald and syslog add: `Apr 14 20:57:36 HOST IDENT[PID]: `
@@ -399,15 +410,7 @@ pub fn boinccmd_line<'a>(line: &'a str, dates: &mut DateCache) -> PResult<'a, Fr
         tag(" ("),
         terminated(take_till1(|c: char| c == ')'), char(')')),
     )(rest)?;
-    let (rest, (project, body)) = after_stamp(rest)?;
-    Ok((
-        rest,
-        Frame {
-            time: EventTime::Local(datetime),
-            project,
-            body,
-        },
-    ))
+    frame_after(EventTime::Local(datetime), rest)
 }
 
 /// Which fast-path stamp matched.
@@ -453,14 +456,8 @@ pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp
             }
             _ => return None,
         };
-        let raw = RawStamp {
-            year: (two(7)? * 100 + two(9)?) as i32,
-            month,
-            day: two(0)?,
-            hour,
-            minute,
-            second,
-        };
+        let year = (two(7)? * 100 + two(9)?) as i32;
+        let raw = RawStamp::from_parts((year, month, two(0)?), (hour, minute, second));
         let datetime = dates.datetime(&raw)?;
         (FastStamp::DayMonthYear, EventTime::Local(datetime), 20)
     } else {
@@ -522,17 +519,35 @@ pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp
     ))
 }
 
+/// A local time for tests, from its six fields.
+#[cfg(test)]
+pub(crate) fn local(y: i32, mo: u32, d: u32, h: u32, mi: u32, s: u32) -> EventTime {
+    EventTime::Local(
+        NaiveDate::from_ymd_opt(y, mo, d)
+            .and_then(|date| date.and_hms_opt(h, mi, s))
+            .expect("valid test date"),
+    )
+}
+
+/// Asserts that a frame production matched with these parts.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_frame(
+    result: PResult<'_, Frame<'_>>,
+    time: EventTime,
+    project: Option<&str>,
+    body: &str,
+) {
+    let (_, frame) = result.expect("the line should frame");
+    assert_eq!(
+        (frame.time, frame.project, frame.body),
+        (time, project, body)
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn local(y: i32, mo: u32, d: u32, h: u32, mi: u32, s: u32) -> EventTime {
-        EventTime::Local(
-            NaiveDate::from_ymd_opt(y, mo, d)
-                .and_then(|date| date.and_hms_opt(h, mi, s))
-                .expect("valid test date"),
-        )
-    }
 
     fn failure(result: PResult<'_, impl std::fmt::Debug>) -> (String, &'static str) {
         match result {
@@ -640,32 +655,36 @@ mod tests {
     #[test]
     fn stdoutdae_frames() {
         let mut dates = DateCache::default();
-        let (_, frame) = stdoutdae_line(
-            "16-Nov-2010 13:10:20 [---] [error] Deleting file arecibo_181.png while in use",
-            &mut dates,
-        )
-        .unwrap();
-        assert_eq!(frame.time, local(2010, 11, 16, 13, 10, 20));
-        assert_eq!(frame.project, None);
-        assert_eq!(
-            frame.body,
-            "[error] Deleting file arecibo_181.png while in use"
+        assert_frame(
+            stdoutdae_line(
+                "16-Nov-2010 13:10:20 [---] [error] Deleting file arecibo_181.png while in use",
+                &mut dates,
+            ),
+            local(2010, 11, 16, 13, 10, 20),
+            None,
+            "[error] Deleting file arecibo_181.png while in use",
         );
-        let (_, frame) = stdoutdae_line(
-            "05-Mar-2013 10:00:00 [World Community Grid] [work_fetch] share 1.000  ",
-            &mut dates,
-        )
-        .unwrap();
-        assert_eq!(frame.project, Some("World Community Grid"));
-        assert_eq!(frame.body, "[work_fetch] share 1.000  ");
-        let (_, frame) =
-            stdoutdae_line("05-Mar-2013 10:00:01 Initialization completed", &mut dates).unwrap();
-        assert_eq!(
-            (frame.project, frame.body),
-            (None, "Initialization completed")
+        assert_frame(
+            stdoutdae_line(
+                "05-Mar-2013 10:00:00 [World Community Grid] [work_fetch] share 1.000  ",
+                &mut dates,
+            ),
+            local(2013, 3, 5, 10, 0, 0),
+            Some("World Community Grid"),
+            "[work_fetch] share 1.000  ",
         );
-        let (_, frame) = stdoutdae_line("05-Mar-2013 10:00:01 [---]", &mut dates).unwrap();
-        assert_eq!((frame.project, frame.body), (None, ""));
+        assert_frame(
+            stdoutdae_line("05-Mar-2013 10:00:01 Initialization completed", &mut dates),
+            local(2013, 3, 5, 10, 0, 1),
+            None,
+            "Initialization completed",
+        );
+        assert_frame(
+            stdoutdae_line("05-Mar-2013 10:00:01 [---]", &mut dates),
+            local(2013, 3, 5, 10, 0, 1),
+            None,
+            "",
+        );
         let err = failure(stdoutdae_line("05-Mar-2013 10:00:01x", &mut dates));
         assert_eq!(err, ("x".to_string(), "a space after the time"));
     }
@@ -714,11 +733,12 @@ mod tests {
 
     #[test]
     fn emulator_frames() {
-        let (_, frame) =
-            emulator_line("1 day 00:04:00 [P1] [prio] recent est credit: 2.22G").unwrap();
-        assert_eq!(frame.time, EventTime::Simulated(86_640));
-        assert_eq!(frame.project, Some("P1"));
-        assert_eq!(frame.body, "[prio] recent est credit: 2.22G");
+        assert_frame(
+            emulator_line("1 day 00:04:00 [P1] [prio] recent est credit: 2.22G"),
+            EventTime::Simulated(86_640),
+            Some("P1"),
+            "[prio] recent est credit: 2.22G",
+        );
     }
 
     #[test]
@@ -726,39 +746,45 @@ mod tests {
         let mut dates = DateCache::default();
         let line = "Apr 14 20:57:36 yorktown.both.org boinc[1389]: 14-Apr-2021 20:57:36 \
                     [World Community Grid] Reporting 1 completed tasks";
-        let (_, frame) = journald_line(line, &mut dates).unwrap();
-        assert_eq!(frame.time, local(2021, 4, 14, 20, 57, 36));
-        assert_eq!(frame.project, Some("World Community Grid"));
-        assert_eq!(frame.body, "Reporting 1 completed tasks");
+        assert_frame(
+            journald_line(line, &mut dates),
+            local(2021, 4, 14, 20, 57, 36),
+            Some("World Community Grid"),
+            "Reporting 1 completed tasks",
+        );
         let (rest, ()) = journald_prefix("2021-04-14T20:57:36+0200 host boinc[7]: hello").unwrap();
         assert_eq!(rest, "hello");
         let (rest, ()) = journald_prefix("Apr  4 01:02:03 h boinc: x").unwrap();
         assert_eq!(rest, "x");
-        let (_, frame) =
-            journald_line("Apr 14 20:57:30 h systemd[1]: Started BOINC.", &mut dates).unwrap();
-        assert_eq!(
-            (frame.time, frame.body),
-            (EventTime::None, "Started BOINC.")
+        assert_frame(
+            journald_line("Apr 14 20:57:30 h systemd[1]: Started BOINC.", &mut dates),
+            EventTime::None,
+            None,
+            "Started BOINC.",
         );
     }
 
     #[test]
     fn boinccmd_frames() {
         let mut dates = DateCache::default();
-        let (_, frame) = boinccmd_line(
-            "123: 17-Apr-2019 09:43:33 (low) [Einstein@Home] Requesting new tasks for CPU",
-            &mut dates,
-        )
-        .unwrap();
-        assert_eq!(frame.time, local(2019, 4, 17, 9, 43, 33));
-        assert_eq!(frame.project, Some("Einstein@Home"));
-        assert_eq!(frame.body, "Requesting new tasks for CPU");
-        let (_, frame) = boinccmd_line(
-            "7: 17-Apr-2019 09:43:33 (internal error) [] [error] x",
-            &mut dates,
-        )
-        .unwrap();
-        assert_eq!((frame.project, frame.body), (None, "[error] x"));
+        assert_frame(
+            boinccmd_line(
+                "123: 17-Apr-2019 09:43:33 (low) [Einstein@Home] Requesting new tasks for CPU",
+                &mut dates,
+            ),
+            local(2019, 4, 17, 9, 43, 33),
+            Some("Einstein@Home"),
+            "Requesting new tasks for CPU",
+        );
+        assert_frame(
+            boinccmd_line(
+                "7: 17-Apr-2019 09:43:33 (internal error) [] [error] x",
+                &mut dates,
+            ),
+            local(2019, 4, 17, 9, 43, 33),
+            None,
+            "[error] x",
+        );
         let err = failure(boinccmd_line(
             "1: 30-Feb-2019 09:43:33 (low) [] x",
             &mut dates,

@@ -255,14 +255,10 @@ pub fn resolve(parts: &StampParts, order: DateOrder) -> Option<RawStamp> {
         Some(false) => hour % 12,
         Some(true) => hour % 12 + 12,
     };
-    Some(RawStamp {
-        year,
-        month,
-        day,
-        hour,
-        minute,
-        second,
-    })
+    Some(RawStamp::from_parts(
+        (year, month, day),
+        (hour, minute, second),
+    ))
 }
 
 /// Day/month order state of one file.
@@ -360,12 +356,12 @@ pub fn strip_quote(line: &str) -> &str {
 /// field and (project, body).
 fn split_fields(line: &str) -> Option<(&str, (&str, &str))> {
     if let Some((time, rest)) = line.split_once(" | ") {
-        let fields = match rest.split_once(" | ") {
-            Some(fields) => fields,
-            None => match rest.strip_suffix(" |") {
-                Some(project) => (project, ""),
-                None if rest.starts_with("| ") => ("", &rest[2..]),
-                None => return None,
+        // `TIME | | BODY`: an empty project whose two blanks were collapsed.
+        let fields = match rest.strip_prefix("| ") {
+            Some(body) => ("", body),
+            None => match rest.split_once(" | ") {
+                Some(fields) => fields,
+                None => (rest.strip_suffix(" |")?, ""),
             },
         };
         return Some((time, fields));
@@ -401,16 +397,8 @@ pub fn manager_line<'a>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::frame::{assert_frame, local};
     use super::*;
-    use chrono::NaiveDate;
-
-    fn local(y: i32, mo: u32, d: u32, h: u32, mi: u32, s: u32) -> EventTime {
-        EventTime::Local(
-            NaiveDate::from_ymd_opt(y, mo, d)
-                .and_then(|date| date.and_hms_opt(h, mi, s))
-                .expect("valid test date"),
-        )
-    }
 
     fn time_of(stamp: &str, order: DateOrder) -> Option<EventTime> {
         let (_, parts) = manager_stamp(stamp).ok()?;
@@ -420,47 +408,38 @@ mod tests {
 
     #[test]
     fn locale_stamps() {
-        let auto = DateOrder::Auto;
-        assert_eq!(
-            time_of("Fri 24 Apr 2015 10:11:09 PM EDT", auto),
-            Some(local(2015, 4, 24, 22, 11, 9))
-        );
-        assert_eq!(
-            time_of("Mon 17 Feb 2014 04:07:24 PM CET", auto),
-            Some(local(2014, 2, 17, 16, 7, 24))
-        );
-        assert_eq!(
-            time_of("2024/12/20 12:40:47", auto),
-            Some(local(2024, 12, 20, 12, 40, 47))
-        );
-        assert_eq!(
-            time_of("17/04/2019 09:43:32", DateOrder::DayFirst),
-            Some(local(2019, 4, 17, 9, 43, 32))
-        );
-        assert_eq!(
-            time_of("4/18/2022 12:50:30 PM", DateOrder::MonthFirst),
-            Some(local(2022, 4, 18, 12, 50, 30))
-        );
-        assert_eq!(
-            time_of("8/23/2015 3:48:10 AM", DateOrder::MonthFirst),
-            Some(local(2015, 8, 23, 3, 48, 10))
-        );
-        assert_eq!(
-            time_of("12/1/2015 12:05:00 AM", DateOrder::MonthFirst),
-            Some(local(2015, 12, 1, 0, 5, 0))
-        );
-        assert_eq!(
-            time_of("Fri Apr 24 22:11:09 2015", auto),
-            Some(local(2015, 4, 24, 22, 11, 9))
-        );
-        assert_eq!(
-            time_of("24.04.2015 22:11:09", auto),
-            Some(local(2015, 4, 24, 22, 11, 9))
-        );
-        assert_eq!(
-            time_of("4/18/2022 13:50:30 PM", DateOrder::MonthFirst),
-            None
-        );
+        use DateOrder::{Auto, DayFirst, MonthFirst};
+        let cases = [
+            (
+                "Fri 24 Apr 2015 10:11:09 PM EDT",
+                Auto,
+                (2015, 4, 24, 22, 11, 9),
+            ),
+            (
+                "Mon 17 Feb 2014 04:07:24 PM CET",
+                Auto,
+                (2014, 2, 17, 16, 7, 24),
+            ),
+            ("2024/12/20 12:40:47", Auto, (2024, 12, 20, 12, 40, 47)),
+            ("17/04/2019 09:43:32", DayFirst, (2019, 4, 17, 9, 43, 32)),
+            (
+                "4/18/2022 12:50:30 PM",
+                MonthFirst,
+                (2022, 4, 18, 12, 50, 30),
+            ),
+            ("8/23/2015 3:48:10 AM", MonthFirst, (2015, 8, 23, 3, 48, 10)),
+            ("12/1/2015 12:05:00 AM", MonthFirst, (2015, 12, 1, 0, 5, 0)),
+            ("Fri Apr 24 22:11:09 2015", Auto, (2015, 4, 24, 22, 11, 9)),
+            ("24.04.2015 22:11:09", Auto, (2015, 4, 24, 22, 11, 9)),
+        ];
+        for (stamp, order, (y, mo, d, h, mi, s)) in cases {
+            assert_eq!(
+                time_of(stamp, order),
+                Some(local(y, mo, d, h, mi, s)),
+                "{stamp}"
+            );
+        }
+        assert_eq!(time_of("4/18/2022 13:50:30 PM", MonthFirst), None);
         assert!(manager_stamp("Starting BOINC").is_err());
         assert!(manager_stamp("12:40:47").is_err());
     }
@@ -469,33 +448,40 @@ mod tests {
     fn fields_and_empty_project() {
         let mut order = ManagerDates::new(DateOrder::Auto);
         let mut dates = DateCache::default();
-        let (_, frame) = manager_line(
-            "2024/12/20 12:40:47 |  | [work_fetch] target work buffer: 8640.00 + 43200.00 sec",
-            &mut order,
-            &mut dates,
-        )
-        .unwrap();
-        assert_eq!(frame.time, local(2024, 12, 20, 12, 40, 47));
-        assert_eq!(frame.project, None);
-        assert_eq!(
-            frame.body,
-            "[work_fetch] target work buffer: 8640.00 + 43200.00 sec"
-        );
-        let (_, frame) = manager_line(
-            "> 2024/12/20 12:40:47 | 3drender | can't fetch NVIDIA GPU: no applications",
-            &mut order,
-            &mut dates,
-        )
-        .unwrap();
-        assert_eq!(frame.project, Some("3drender"));
-        let (_, frame) = manager_line(
-            "17/04/2019 09:43:32\tSETI@home\tRequesting new tasks for CPU",
-            &mut order,
-            &mut dates,
-        )
-        .unwrap();
-        assert_eq!(frame.project, Some("SETI@home"));
-        assert_eq!(frame.time, local(2019, 4, 17, 9, 43, 32));
+        let cases = [
+            (
+                "2024/12/20 12:40:47 |  | [work_fetch] target work buffer: 8640.00 + 43200.00 sec",
+                local(2024, 12, 20, 12, 40, 47),
+                None,
+                "[work_fetch] target work buffer: 8640.00 + 43200.00 sec",
+            ),
+            (
+                "> 2024/12/20 12:40:47 | 3drender | can't fetch NVIDIA GPU: no applications",
+                local(2024, 12, 20, 12, 40, 47),
+                Some("3drender"),
+                "can't fetch NVIDIA GPU: no applications",
+            ),
+            (
+                "17/04/2019 09:43:32\tSETI@home\tRequesting new tasks for CPU",
+                local(2019, 4, 17, 9, 43, 32),
+                Some("SETI@home"),
+                "Requesting new tasks for CPU",
+            ),
+            (
+                "17/04/2019 09:43:33 | | a | b",
+                local(2019, 4, 17, 9, 43, 33),
+                None,
+                "a | b",
+            ),
+        ];
+        for (line, time, project, body) in cases {
+            assert_frame(
+                manager_line(line, &mut order, &mut dates),
+                time,
+                project,
+                body,
+            );
+        }
         assert!(manager_line("just | some | text", &mut order, &mut dates).is_err());
     }
 
