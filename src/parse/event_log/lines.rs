@@ -2,8 +2,9 @@
 //! `\r`, cuts lines longer than a limit without ever buffering more than the
 //! limit, and decodes each line as UTF-8 (lossily when it must).
 //!
-//! Architecture Invariant: this module knows nothing of log layouts; it hands
-//! out text lines and the problems found in their bytes.
+//! Architecture Invariant: parse knows nothing of policy, replay or report;
+//! this module knows nothing of log layouts either: it hands out lines and
+//! the problems found in their bytes.
 
 use std::borrow::Cow;
 use std::io::{self, BufRead};
