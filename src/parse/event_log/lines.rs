@@ -227,6 +227,25 @@ mod tests {
     }
 
     #[test]
+    fn memory_stays_bounded_on_a_huge_line() {
+        use std::io::Read;
+        let huge = 64 * 1024 * 1024;
+        let input = io::repeat(b'x')
+            .take(huge as u64)
+            .chain(io::Cursor::new(b"\r\nnext\n".to_vec()));
+        let mut buffered = io::BufReader::with_capacity(64 * 1024, input);
+        let mut reader = LineReader::new(&mut buffered, MAX_LINE_BYTES);
+        let line = reader.next_line().unwrap().unwrap();
+        assert_eq!(
+            (line.bytes.len(), line.cut_from),
+            (MAX_LINE_BYTES, Some(huge))
+        );
+        assert!(reader.buf.capacity() <= 2 * MAX_LINE_BYTES + 64 * 1024);
+        let line = reader.next_line().unwrap().unwrap();
+        assert_eq!(line.bytes, b"next");
+    }
+
+    #[test]
     fn cut_backs_off_to_char_boundary() {
         // "aé" = 61 C3 A9; a limit of 2 would split the é.
         let lines = read_all("aéb\n".as_bytes(), 2);
