@@ -32,6 +32,7 @@ pub use event_log::{DateOrder, LogOptions};
 use crate::trace::{FileKind, LogEvent, Trace, TraceMeta};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -150,11 +151,18 @@ fn parse_log_file(
             }
         }
     };
+    // Standard input could not be peeked during discovery: decide its
+    // rendering now from what the reader has buffered.
+    if input.path.as_os_str() == "-" {
+        if let Some(kind) = reader.fill_buf().ok().and_then(event_log::detect_log_kind) {
+            summary.kind = kind;
+        }
+    }
     let (mut typed, mut unrecognized) = (0u64, 0u64);
     let mut by_tag: BTreeMap<String, u64> = BTreeMap::new();
     let parsed = event_log::read_event_log(
         &input.display,
-        input.kind,
+        summary.kind,
         &mut reader,
         options,
         &mut |event| {

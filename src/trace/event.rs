@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 /// One message of the client's event log, in any of its renderings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogEvent {
-    /// Where the line starts (file and 1-based line; column 1).
+    /// Where the message starts: file, 1-based line, column 1 for text logs
+    /// (the column of `<msg>` in a GUI RPC reply).
     pub location: Location,
     /// The time printed on the line.
     pub time: EventTime,

@@ -42,11 +42,11 @@ pub enum FileKind {
     CcConfig,
     /// app_config.xml.
     AppConfig,
-    /// sched_request_<project>.xml.
+    /// `sched_request_<project>.xml`.
     SchedRequest,
-    /// sched_reply_<project>.xml.
+    /// `sched_reply_<project>.xml`.
     SchedReply,
-    /// job_log_<project>.txt.
+    /// `job_log_<project>.txt`.
     JobLog,
     /// The 6.10 emulator's sim_host.xml.
     SimHost,

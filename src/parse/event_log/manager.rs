@@ -1,0 +1,509 @@
+//! Text copied out of the BOINC Manager (spec/formats-log.md §1.5):
+//! `TIME | PROJECT | BODY` (6.12 on) and `TIME<TAB>PROJECT<TAB>BODY` (6.x),
+//! where TIME is the user's locale rendering of the date.
+//!
+//! Architecture Invariant: parse knows nothing of policy, replay or report.
+//!
+//! The date parser is token based, so it reads the locale forms seen in the
+//! wild without being told which one: `Fri 24 Apr 2015 10:11:09 PM EDT`,
+//! `Fri Apr 24 22:11:09 2015`, `2024/12/20 12:40:47`, `17/04/2019 09:43:32`,
+//! `4/18/2022 12:50:30 PM`, `24.04.2015 22:11:09`. Weekday names and zone
+//! abbreviations are skipped (the zone is not applied: times stay local).
+//!
+//! Day/month order of numeric dates (`4/8/2022`), with [`DateOrder::Auto`]:
+//! 1. before reading, the head of the file (what the reader has buffered, up
+//!    to 256 KiB) is scanned: the first date whose first field is above 12
+//!    makes the file day-first, one whose second field is above 12 makes it
+//!    month-first;
+//! 2. if the head does not decide, each line uses the default: month-first for
+//!    12-hour (AM/PM) times, day-first for 24-hour times;
+//! 3. if a later line can only be read the other way, the file switches order
+//!    from there on, with a warning (earlier ambiguous dates may be wrong).
+//!
+//! An explicit [`DateOrder::DayFirst`] / [`DateOrder::MonthFirst`] is never
+//! second-guessed: a date impossible in that order is an error.
+//! Year-first dates (`2024/12/20`) are always year/month/day.
+
+use super::frame::{month_number, validated, DateCache, Frame, PResult, RawStamp};
+use super::DateOrder;
+use crate::trace::EventTime;
+use nom::branch::alt;
+use nom::bytes::complete::{tag_no_case, take_while1, take_while_m_n};
+use nom::character::complete::{char, one_of};
+use nom::combinator::{opt, recognize};
+use nom::error::context;
+use nom::sequence::tuple;
+
+/// A numeric date `A/B/C` (also `-` or `.` separated), before its order is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumericDate {
+    /// First field.
+    pub first: u32,
+    /// Digits in the first field (4 = year first).
+    pub first_len: usize,
+    /// Second field.
+    pub second: u32,
+    /// Third field.
+    pub third: u32,
+    /// Digits in the third field (2 = two-digit year).
+    pub third_len: usize,
+}
+
+/// The pieces of a locale time stamp, as found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StampParts {
+    /// A numeric date, if the stamp has one.
+    pub numeric: Option<NumericDate>,
+    /// A bare day number (with a month name).
+    pub day: Option<u32>,
+    /// A month name's number.
+    pub month: Option<u32>,
+    /// A bare four-digit year.
+    pub year: Option<i32>,
+    /// `H:MM:SS`.
+    pub clock: Option<(u32, u32, u32)>,
+    /// `Some(true)` for PM, `Some(false)` for AM, `None` for a 24-hour clock.
+    pub pm: Option<bool>,
+}
+
+/// One token of a locale stamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Token {
+    Clock(u32, u32, u32),
+    Numeric(NumericDate),
+    Number(u32, usize),
+    Meridiem(bool),
+    Month(u32),
+    Other,
+}
+
+fn number(input: &str) -> PResult<'_, (u32, usize)> {
+    let (rest, text) = take_while_m_n(1, 4, |c: char| c.is_ascii_digit())(input)?;
+    let value = text
+        .bytes()
+        .fold(0u32, |acc, byte| acc * 10 + u32::from(byte - b'0'));
+    Ok((rest, (value, text.len())))
+}
+
+/// `H:MM:SS` or `HH:MM:SS`.
+fn clock_token(input: &str) -> PResult<'_, Token> {
+    let (input, hour) = take_while_m_n(1, 2, |c: char| c.is_ascii_digit())(input)?;
+    let (input, _) = char(':')(input)?;
+    // `MM:SS` has the shape of a clock's first two fields.
+    let (rest, (minute, second)) = nom::sequence::separated_pair(
+        take_while_m_n(2, 2, |c: char| c.is_ascii_digit()),
+        char(':'),
+        take_while_m_n(2, 2, |c: char| c.is_ascii_digit()),
+    )(input)?;
+    let value = |text: &str| text.parse::<u32>().unwrap_or(0);
+    Ok((
+        rest,
+        Token::Clock(value(hour), value(minute), value(second)),
+    ))
+}
+
+/// `A/B/C`, `A-B-C`, `A.B.C` (optionally ending in `.`).
+fn numeric_date(input: &str) -> PResult<'_, Token> {
+    let (input, (first, first_len)) = number(input)?;
+    let (input, separator) = one_of("/-.")(input)?;
+    let (input, (second, _)) = number(input)?;
+    let (input, _) = char(separator)(input)?;
+    let (input, (third, third_len)) = number(input)?;
+    let (input, _) = opt(char('.'))(input)?;
+    Ok((
+        input,
+        Token::Numeric(NumericDate {
+            first,
+            first_len,
+            second,
+            third,
+            third_len,
+        }),
+    ))
+}
+
+fn meridiem(input: &str) -> PResult<'_, Token> {
+    let (rest, text) = alt((
+        tag_no_case("a.m."),
+        tag_no_case("p.m."),
+        tag_no_case("am"),
+        tag_no_case("pm"),
+    ))(input)?;
+    if rest.starts_with(|c: char| c.is_alphanumeric()) {
+        return Err(nom::Err::Error(super::frame::FrameError {
+            at: input,
+            len: 0,
+            expected: None,
+        }));
+    }
+    Ok((rest, Token::Meridiem(text.starts_with(['p', 'P']))))
+}
+
+/// A word: a month name (English, abbreviated or full) or something skipped
+/// (weekday, zone abbreviation).
+fn word(input: &str) -> PResult<'_, Token> {
+    let (rest, text) = recognize(tuple((
+        take_while1(|c: char| c.is_alphabetic()),
+        opt(one_of(".,")),
+    )))(input)?;
+    let name = text.trim_end_matches(['.', ',']);
+    let month = match name.get(..3) {
+        Some(abbr) if name.is_ascii() => month_number(abbr),
+        _ => 0,
+    };
+    let is_month = month > 0 && {
+        const FULL: [&str; 12] = [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ];
+        FULL[month as usize - 1].starts_with(&name.to_ascii_lowercase())
+    };
+    Ok((
+        rest,
+        if is_month {
+            Token::Month(month)
+        } else {
+            Token::Other
+        },
+    ))
+}
+
+fn stamp_token(input: &str) -> PResult<'_, Token> {
+    alt((
+        clock_token,
+        numeric_date,
+        |input| {
+            let (rest, (value, len)) = number(input)?;
+            let (rest, _) = opt(one_of(".,"))(rest)?;
+            Ok((rest, Token::Number(value, len)))
+        },
+        meridiem,
+        word,
+    ))(input)
+}
+
+/// A locale time stamp: tokens separated by blanks (or `, `); needs a date
+/// and a clock, and must use the whole field. Shape only.
+pub fn manager_stamp(input: &str) -> PResult<'_, StampParts> {
+    let mut parts = StampParts::default();
+    let mut rest = input.trim_start();
+    while !rest.is_empty() {
+        let (after, token) = context("a date and time", stamp_token)(rest)?;
+        if !(after.is_empty() || after.starts_with(' ')) {
+            return Err(nom::Err::Error(super::frame::FrameError::new(
+                after,
+                0,
+                "a date and time",
+            )));
+        }
+        match token {
+            Token::Clock(h, m, s) => parts.clock = Some((h, m, s)),
+            Token::Numeric(date) => parts.numeric = Some(date),
+            Token::Number(value, 4) => parts.year = Some(value as i32),
+            Token::Number(value, _) => parts.day = Some(value),
+            Token::Meridiem(pm) => parts.pm = Some(pm),
+            Token::Month(month) => parts.month = Some(month),
+            Token::Other => {}
+        }
+        rest = after.trim_start();
+    }
+    let has_date = parts.numeric.is_some()
+        || (parts.day.is_some() && parts.month.is_some() && parts.year.is_some());
+    if parts.clock.is_none() || !has_date {
+        return Err(nom::Err::Error(super::frame::FrameError::new(
+            input,
+            0,
+            "a date and time",
+        )));
+    }
+    Ok(("", parts))
+}
+
+/// The date fields of `parts` in `order` (`DayFirst` or `MonthFirst`; `Auto`
+/// reads as day-first), with a 12-hour clock turned to 24 hours. `None` when
+/// a field is missing or a 12-hour clock is out of range.
+pub fn resolve(parts: &StampParts, order: DateOrder) -> Option<RawStamp> {
+    let (year, month, day) = match parts.numeric {
+        Some(date) if date.first_len == 4 => (date.first as i32, date.second, date.third),
+        Some(date) => {
+            let year = if date.third_len == 2 {
+                2000 + date.third as i32
+            } else {
+                date.third as i32
+            };
+            match order {
+                DateOrder::MonthFirst => (year, date.first, date.second),
+                DateOrder::DayFirst | DateOrder::Auto => (year, date.second, date.first),
+            }
+        }
+        None => (parts.year?, parts.month?, parts.day?),
+    };
+    let (hour, minute, second) = parts.clock?;
+    let hour = match parts.pm {
+        None => hour,
+        Some(_) if hour == 0 || hour > 12 => return None,
+        Some(false) => hour % 12,
+        Some(true) => hour % 12 + 12,
+    };
+    Some(RawStamp::from_parts(
+        (year, month, day),
+        (hour, minute, second),
+    ))
+}
+
+/// Day/month order state of one file.
+#[derive(Clone, Debug, Default)]
+pub struct ManagerDates {
+    /// The order in force; `Auto` until the file decides it.
+    order: DateOrder,
+    /// True when the order came from the user (never switched).
+    fixed: bool,
+    /// Set when a line made the file switch order; taken by the reader to warn.
+    switched: Option<DateOrder>,
+}
+
+impl ManagerDates {
+    /// State for `order` as the user gave it.
+    pub fn new(order: DateOrder) -> Self {
+        ManagerDates {
+            order,
+            fixed: order != DateOrder::Auto,
+            switched: None,
+        }
+    }
+
+    /// Learns the order from the first decisive date in `head` (rule 1 of the
+    /// module docs). Does nothing when the user fixed the order.
+    pub fn learn_from_head(&mut self, head: &str) {
+        if self.fixed || self.order != DateOrder::Auto {
+            return;
+        }
+        for line in head.lines() {
+            let Some((time_text, _)) = split_fields(strip_quote(line)) else {
+                continue;
+            };
+            if let Ok((_, parts)) = manager_stamp(time_text) {
+                if let Some(order) = parts.numeric.and_then(decisive_order) {
+                    self.order = order;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The switch a line caused, once (for a warning).
+    pub fn take_switch(&mut self) -> Option<DateOrder> {
+        self.switched.take()
+    }
+
+    fn order_for(&mut self, parts: &StampParts) -> DateOrder {
+        let current = match self.order {
+            DateOrder::Auto if parts.pm.is_some() => DateOrder::MonthFirst,
+            DateOrder::Auto => DateOrder::DayFirst,
+            order => order,
+        };
+        if self.fixed {
+            return current;
+        }
+        match parts.numeric.and_then(decisive_order) {
+            Some(order) if order != current => {
+                self.switched = Some(order);
+                self.order = order;
+                order
+            }
+            Some(order) => {
+                self.order = order;
+                order
+            }
+            None => current,
+        }
+    }
+}
+
+/// The order a numeric date proves, if any.
+fn decisive_order(date: NumericDate) -> Option<DateOrder> {
+    if date.first_len == 4 {
+        None
+    } else if date.first > 12 && date.second <= 12 {
+        Some(DateOrder::DayFirst)
+    } else if date.second > 12 && date.first <= 12 {
+        Some(DateOrder::MonthFirst)
+    } else {
+        None
+    }
+}
+
+/// Removes forum/e-mail quote prefixes (`> `, `>> `).
+pub fn strip_quote(line: &str) -> &str {
+    let mut line = line;
+    while let Some(rest) = line.strip_prefix('>') {
+        line = rest.strip_prefix(' ').unwrap_or(rest);
+    }
+    line
+}
+
+/// Splits `TIME | PROJECT | BODY` or `TIME<TAB>PROJECT<TAB>BODY` into the time
+/// field and (project, body).
+fn split_fields(line: &str) -> Option<(&str, (&str, &str))> {
+    if let Some((time, rest)) = line.split_once(" | ") {
+        // `TIME | | BODY`: an empty project whose two blanks were collapsed.
+        let fields = match rest.strip_prefix("| ") {
+            Some(body) => ("", body),
+            None => match rest.split_once(" | ") {
+                Some(fields) => fields,
+                None => (rest.strip_suffix(" |")?, ""),
+            },
+        };
+        return Some((time, fields));
+    }
+    let (time, rest) = line.split_once('\t')?;
+    Some((time, rest.split_once('\t').unwrap_or((rest, ""))))
+}
+
+/// A Manager copy line, `TIME | PROJECT | BODY` or the tab-separated 6.x form
+/// (quote prefixes tolerated). An empty project column means no project.
+pub fn manager_line<'a>(
+    line: &'a str,
+    order: &mut ManagerDates,
+    dates: &mut DateCache,
+) -> PResult<'a, Frame<'a>> {
+    let no_match = || nom::Err::Error(super::frame::FrameError::new(line, 0, "a date and time"));
+    let quoted = strip_quote(line);
+    let (time_text, (project, body)) = split_fields(quoted).ok_or_else(no_match)?;
+    let time_text = time_text.trim();
+    let (_, parts) = manager_stamp(time_text)?;
+    let order = order.order_for(&parts);
+    let datetime = resolve(&parts, order).and_then(|raw| dates.datetime(&raw));
+    let (_, datetime) = validated(time_text, "", datetime)?;
+    Ok((
+        "",
+        Frame {
+            time: EventTime::Local(datetime),
+            project: super::frame::project_name(project.trim()),
+            body,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::frame::{assert_frame, local};
+    use super::*;
+
+    fn time_of(stamp: &str, order: DateOrder) -> Option<EventTime> {
+        let (_, parts) = manager_stamp(stamp).ok()?;
+        let raw = resolve(&parts, order)?;
+        DateCache::default().datetime(&raw).map(EventTime::Local)
+    }
+
+    #[test]
+    fn locale_stamps() {
+        use DateOrder::{Auto, DayFirst, MonthFirst};
+        let cases = [
+            (
+                "Fri 24 Apr 2015 10:11:09 PM EDT",
+                Auto,
+                (2015, 4, 24, 22, 11, 9),
+            ),
+            (
+                "Mon 17 Feb 2014 04:07:24 PM CET",
+                Auto,
+                (2014, 2, 17, 16, 7, 24),
+            ),
+            ("2024/12/20 12:40:47", Auto, (2024, 12, 20, 12, 40, 47)),
+            ("17/04/2019 09:43:32", DayFirst, (2019, 4, 17, 9, 43, 32)),
+            (
+                "4/18/2022 12:50:30 PM",
+                MonthFirst,
+                (2022, 4, 18, 12, 50, 30),
+            ),
+            ("8/23/2015 3:48:10 AM", MonthFirst, (2015, 8, 23, 3, 48, 10)),
+            ("12/1/2015 12:05:00 AM", MonthFirst, (2015, 12, 1, 0, 5, 0)),
+            ("Fri Apr 24 22:11:09 2015", Auto, (2015, 4, 24, 22, 11, 9)),
+            ("24.04.2015 22:11:09", Auto, (2015, 4, 24, 22, 11, 9)),
+        ];
+        for (stamp, order, (y, mo, d, h, mi, s)) in cases {
+            assert_eq!(
+                time_of(stamp, order),
+                Some(local(y, mo, d, h, mi, s)),
+                "{stamp}"
+            );
+        }
+        assert_eq!(time_of("4/18/2022 13:50:30 PM", MonthFirst), None);
+        assert!(manager_stamp("Starting BOINC").is_err());
+        assert!(manager_stamp("12:40:47").is_err());
+    }
+
+    #[test]
+    fn fields_and_empty_project() {
+        let mut order = ManagerDates::new(DateOrder::Auto);
+        let mut dates = DateCache::default();
+        let cases = [
+            (
+                "2024/12/20 12:40:47 |  | [work_fetch] target work buffer: 8640.00 + 43200.00 sec",
+                local(2024, 12, 20, 12, 40, 47),
+                None,
+                "[work_fetch] target work buffer: 8640.00 + 43200.00 sec",
+            ),
+            (
+                "> 2024/12/20 12:40:47 | 3drender | can't fetch NVIDIA GPU: no applications",
+                local(2024, 12, 20, 12, 40, 47),
+                Some("3drender"),
+                "can't fetch NVIDIA GPU: no applications",
+            ),
+            (
+                "17/04/2019 09:43:32\tSETI@home\tRequesting new tasks for CPU",
+                local(2019, 4, 17, 9, 43, 32),
+                Some("SETI@home"),
+                "Requesting new tasks for CPU",
+            ),
+            (
+                "17/04/2019 09:43:33 | | a | b",
+                local(2019, 4, 17, 9, 43, 33),
+                None,
+                "a | b",
+            ),
+        ];
+        for (line, time, project, body) in cases {
+            assert_frame(
+                manager_line(line, &mut order, &mut dates),
+                time,
+                project,
+                body,
+            );
+        }
+        assert!(manager_line("just | some | text", &mut order, &mut dates).is_err());
+    }
+
+    #[test]
+    fn auto_order_learns_and_switches() {
+        let mut order = ManagerDates::new(DateOrder::Auto);
+        order.learn_from_head("4/5/2022 1:00:00 PM | | a\n20/07/2020 14:15:10 | | b\n");
+        assert_eq!(order.order, DateOrder::DayFirst);
+
+        let mut order = ManagerDates::new(DateOrder::Auto);
+        let mut dates = DateCache::default();
+        let (_, frame) =
+            manager_line("4/5/2022 1:00:00 PM |  | a", &mut order, &mut dates).unwrap();
+        assert_eq!(frame.time, local(2022, 4, 5, 13, 0, 0));
+        let (_, frame) =
+            manager_line("20/07/2020 1:00:00 PM |  | a", &mut order, &mut dates).unwrap();
+        assert_eq!(frame.time, local(2020, 7, 20, 13, 0, 0));
+        assert_eq!(order.take_switch(), Some(DateOrder::DayFirst));
+        assert_eq!(order.take_switch(), None);
+
+        let mut fixed = ManagerDates::new(DateOrder::MonthFirst);
+        let result = manager_line("20/07/2020 14:15:10 |  | a", &mut fixed, &mut dates);
+        assert!(matches!(result, Err(nom::Err::Failure(_))));
+    }
+}
