@@ -157,7 +157,17 @@ pub fn detect_kind(head: &[u8]) -> FileKind {
     if looks_like_job_log(head) {
         return FileKind::JobLog;
     }
+    if has_reply_after_preamble(head) {
+        return FileKind::SchedReply;
+    }
     FileKind::Other
+}
+
+/// A scheduler reply saved with whatever the server printed before it (an
+/// HTTP header, PHP warnings): the client skips to `<scheduler_reply>`, and so
+/// does its parser.
+fn has_reply_after_preamble(head: &[u8]) -> bool {
+    memchr::memmem::find(head, b"<scheduler_reply>").is_some()
 }
 
 /// The kind named by the first element of an XML document, skipping a BOM,
@@ -241,6 +251,12 @@ mod tests {
             FileKind::AppConfig
         );
         assert_eq!(detect_kind(b"<unknown_root>"), FileKind::Other);
+        assert_eq!(
+            detect_kind(
+                b"Content-type: text/xml\n\n<scheduler_reply>\n<request_delay>60</request_delay>"
+            ),
+            FileKind::SchedReply
+        );
     }
 
     #[test]

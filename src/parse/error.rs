@@ -109,7 +109,7 @@ pub enum ParseErrorKind {
         message: String,
     },
     /// Bytes that are not UTF-8 were replaced by U+FFFD.
-    #[error("invalid UTF-8 replaced ({count} byte sequences)")]
+    #[error("invalid UTF-8 replaced ({count} byte {})", if *count == 1 { "sequence" } else { "sequences" })]
     InvalidUtf8 {
         /// How many invalid sequences on this line.
         count: usize,

@@ -106,6 +106,16 @@ pub fn parse_paths(
         outcome.warnings.extend(parsed.warnings);
         outcome.files.push(summary);
     }
+    if outcome.trace.meta.client_version.is_none() {
+        // No `Starting BOINC client version` line: the state file still says
+        // which client wrote it.
+        outcome.trace.meta.client_version = outcome
+            .trace
+            .state
+            .client_states
+            .iter()
+            .find_map(|state| state.core_client_version);
+    }
     outcome
 }
 
