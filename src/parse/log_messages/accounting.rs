@@ -243,6 +243,23 @@ mod tests {
     }
 
     #[test]
+    fn dcf_lines_under_old_tags() {
+        assert_eq!(
+            msg("[wfd] DCF: 1.000000->0.900000, raw_ratio 0.800000, adj_ratio 0.900000"),
+            Message::DcfUpdate {
+                old: 1.0,
+                new: 0.9,
+                raw_ratio: 0.8,
+                adj_ratio: 0.9
+            }
+        );
+        assert_eq!(
+            msg("[csd] scaling all duration correction factors by 2.000000"),
+            Message::DcfScaling { factor: 2.0 }
+        );
+    }
+
+    #[test]
     fn dcf_lines() {
         assert_eq!(
             msg("[dcf] DCF: 1.000000->1.000000, raw_ratio 1.000000, adj_ratio 1.000000"),

@@ -2,7 +2,8 @@
 //! `[cpu_sched]`, `[css]` and `[coproc]` (spec §3.5–§3.8, §4).
 
 use super::lex::{
-    first_word, float, full, int32, job_resources, name_rest, name_until, rsc_name, uint, Res,
+    first_word, float, full, int32, job_resources, name_rest, name_until, rsc_name, uint,
+    value_then_rsc, Res,
 };
 use super::rr_sim::{project_misses, projected_miss};
 use crate::trace::message::{
@@ -58,14 +59,8 @@ pub(super) fn debug(rest: &str) -> Option<Message> {
             })
         }
         "reserving" => {
-            let (usage, rsc) = full(
-                tuple((float, preceded(tag(" of coproc "), nom::combinator::rest))),
-                tail,
-            )?;
-            Some(Message::ReservingCoproc {
-                usage,
-                rsc: rsc_name(rsc)?,
-            })
+            let (usage, rsc) = value_then_rsc(float, " of coproc ", tail)?;
+            Some(Message::ReservingCoproc { usage, rsc })
         }
         "waiting" => Some(Message::WaitingForSharedMem {
             job: tail.strip_prefix("for shared mem: ")?.into(),
@@ -131,6 +126,7 @@ pub(super) fn debug(rest: &str) -> Option<Message> {
         "can't" => too_big(tail.strip_prefix("run ")?, ": WS too big "),
         "Result" => projected_miss(tail),
         "Project" => project_misses(tail),
+        "DCF:" | "scaling" => super::accounting::tagged(rest),
         _ => match word.strip_suffix(':') {
             Some(index) => job_list_entry(full(uint, index)?, tail),
             None => sched_state(rest),

@@ -160,6 +160,17 @@ pub(super) fn rsc_name(text: &str) -> Option<ResourceType> {
     ResourceType::from_name(text)
 }
 
+/// `<value><sep><resource>`, the whole input: a value, a fixed text, then a
+/// resource name up to the end.
+pub(super) fn value_then_rsc<'a, O>(
+    value: impl FnMut(&'a str) -> Res<'a, O>,
+    sep: &'static str,
+    text: &'a str,
+) -> Option<(O, ResourceType)> {
+    let (name, parsed) = terminated(value, tag(sep))(text).ok()?;
+    Some((parsed, rsc_name(name)?))
+}
+
 /// A resource name ending where `delim` starts (`delim` not consumed).
 pub(super) fn rsc_until<'a>(delim: &'static str) -> impl FnMut(&'a str) -> Res<'a, ResourceType> {
     map_opt(take_until(delim), ResourceType::from_name)

@@ -2,7 +2,8 @@
 //! and `[rrsim_detail]` (rrsim_detail), all eras (spec §3.4, §4).
 
 use super::lex::{
-    first_word, float, full, gflops_pair, int, job_resources, name_until, rsc_name, uint, Res,
+    first_word, float, full, gflops_pair, int, job_resources, name_until, rsc_name, uint,
+    value_then_rsc, Res,
 };
 use crate::trace::message::{Message, SimReason};
 use compact_str::CompactString;
@@ -149,14 +150,8 @@ pub(super) fn project_misses(tail: &str) -> Option<Message> {
     let rest = tail
         .strip_prefix("has ")?
         .strip_suffix(" deadline misses")?;
-    let (count, name) = full(
-        tuple((uint, preceded(tag(" projected "), nom::combinator::rest))),
-        rest,
-    )?;
-    Some(Message::ProjectDeadlineMisses {
-        count,
-        rsc: rsc_name(name)?,
-    })
+    let (count, rsc) = value_then_rsc(uint, " projected ", rest)?;
+    Some(Message::ProjectDeadlineMisses { count, rsc })
 }
 
 fn rsc_instances(input: &str) -> Res<'_, Message> {

@@ -82,6 +82,8 @@ pub(super) fn tagged(rest: &str) -> Option<Message> {
             ),
             tail,
         ),
+        // 5.10–6.4 printed the DCF lines under [wfd] / [csd].
+        "DCF:" | "scaling" => super::accounting::tagged(rest),
         _ => ltd_resource_line(rest),
     }
 }
@@ -343,11 +345,8 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
             rsc: rsc_name(tail.strip_prefix("fetch ")?)?,
         }),
         "can't" => {
-            let (rsc, reason) = tail.strip_prefix("fetch ")?.split_once(": ")?;
-            Some(Message::CantFetch {
-                rsc: rsc_name(rsc)?,
-                reason: ResourceReason::from_text(reason),
-            })
+            let (rsc, reason) = cant_fetch(tail)?;
+            Some(Message::CantFetch { rsc, reason })
         }
         "checking" => Some(Message::Checking {
             rsc: rsc_name(tail)?,
@@ -382,6 +381,12 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
         ),
         _ => None,
     }
+}
+
+/// `fetch %s: %s` after `can't `: a resource and its reason.
+fn cant_fetch(tail: &str) -> Option<(ResourceType, ResourceReason)> {
+    let (rsc, reason) = tail.strip_prefix("fetch ")?.split_once(": ")?;
+    Some((rsc_name(rsc)?, ResourceReason::from_text(reason)))
 }
 
 /// `chosen: %s %s: %.2f inst, %.2f sec` (6.10).
@@ -422,11 +427,8 @@ fn piggyback(tail: &str) -> Option<Message> {
             rsc: rsc_name(rest)?,
         }),
         "can't" => {
-            let (rsc, reason) = rest.strip_prefix("fetch ")?.split_once(": ")?;
-            Some(Message::PiggybackCantFetch {
-                rsc: rsc_name(rsc)?,
-                reason: ResourceReason::from_text(reason),
-            })
+            let (rsc, reason) = cant_fetch(rest)?;
+            Some(Message::PiggybackCantFetch { rsc, reason })
         }
         "don't" => Some(Message::PiggybackDontNeed {
             rsc: rsc_name(rest.strip_prefix("need ")?)?,
