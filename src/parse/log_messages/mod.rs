@@ -186,6 +186,48 @@ mod tests {
     }
 
     #[test]
+    fn messages_survive_serde() {
+        for body in [
+            "[work_fetch] share 0.000 project is backed off  (resource backoff: 33257.53, inc 38400.00)",
+            "[work_fetch] REC 0.000 prio -0.262 can't request work: \"no new tasks\" requested via Manager",
+            "[work_fetch] request: CPU (12382.46 sec, 0.00 inst) NVIDIA GPU (0.00 sec, 0.00 inst)",
+            "[rr_sim] 6900.00: A_0 finishes (0.20 CPU + 1.00 NVIDIA GPU) (276000.00G/40.00G)",
+            "[cpu_sched_debug] add to run list: A_0 (NVIDIA GPU, FIFO) (prio -0.500000)",
+            "[cpu_sched_debug] scheduling Slow_0 (CPU job, debt order)",
+            "[wfd] CPU: fetch share 0.50 LTD 0.00 backoff dt 0.00 int 0.00 (no new tasks)",
+            "set_request_excluded() 1 2 3",
+            "Starting BOINC client version 8.2.1 for x86_64-pc-linux-gnu (DEBUG)",
+            "can't fetch miner_asic: some future reason",
+            "[sched_op] Reason: project down",
+            "[task] task_state=EXECUTING for X_1 from start",
+            "log flags: file_xfer, sched_ops, task",
+        ] {
+            let message = classify(body).message;
+            assert_ne!(message.kind(), "unrecognized", "{body}");
+            let json = serde_json::to_string(&message).unwrap_or_default();
+            let back: Option<Message> = serde_json::from_str(&json).ok();
+            assert_eq!(back.as_ref(), Some(&message), "{json}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn classify_never_panics(
+            prefix in proptest::sample::select(vec![
+                "", "[work_fetch] ", "[wfd] ", "[rr_sim] ", "[rr_sim] 1.00: ", "[cpu_sched_debug] ",
+                "[cpu_sched_debug] 3: ", "[cpu_sched] ", "[css] running ", "[coproc] ", "[coproc] Assigning ",
+                "[prio] ", "[debt] ", "[std_debug] ", "[sched_op] ", "[task] ", "piggyback: ", "chosen: ",
+                "-  ", "   ", "RPC ", "Starting ", "Task ", "[error] ", "Message from server: ",
+            ]),
+            rest in "\\PC{0,80}",
+        ) {
+            let body = format!("{prefix}{rest}");
+            let classified = classify(&body);
+            let _ = classified.message.kind();
+        }
+    }
+
+    #[test]
     fn hostile_input_never_panics() {
         let long = "[rr_sim] ".to_string() + &"é%".repeat(5000);
         for body in [

@@ -40,6 +40,41 @@ pub(super) fn tagged(text: &str) -> Option<Message> {
             })
         }
         "Process" => process_exited(tail.strip_prefix("for ")?),
+        "exit" => {
+            let (code, text) = tail.strip_prefix("code ")?.split_once(" (0x")?;
+            let (_, text) = text.split_once("): ")?;
+            Some(Message::TaskExitCode {
+                code: full(int, code)?,
+                text: text.into(),
+            })
+        }
+        "process" => {
+            if let Some(status) = tail.strip_prefix("exited with status ") {
+                return Some(Message::TaskExitStatus {
+                    status: full(int, status)?,
+                });
+            }
+            let signal = tail.strip_prefix("got signal ")?;
+            Some(Message::TaskGotSignal {
+                signal: full(int, signal)?,
+            })
+        }
+        "ACTIVE_TASK::start():" => {
+            let pid = tail.strip_prefix("forked process: pid ")?;
+            Some(Message::ForkedProcess {
+                pid: full(int, pid)?,
+            })
+        }
+        "task" => {
+            let group = tail.strip_prefix("is running in processor group ")?;
+            Some(Message::ProcessorGroup {
+                group: full(int, group)?,
+            })
+        }
+        "requesting" => Some(Message::RequestingTasksTo {
+            action: tail.strip_prefix("tasks to ")?.into(),
+        }),
+        "all" => (tail == "tasks exited").then_some(Message::AllTasksExited),
         "abort" | "quit" => Some(Message::RequestTimedOut {
             abort: word == "abort",
             job: tail
@@ -228,6 +263,43 @@ mod tests {
                 abort: false,
                 job: "X_1".into()
             }
+        );
+    }
+
+    #[test]
+    fn task_debug_process_lines() {
+        assert_eq!(
+            msg("[task] exit code 1 (0x1): Incorrect function."),
+            Message::TaskExitCode {
+                code: 1,
+                text: "Incorrect function.".into()
+            }
+        );
+        assert_eq!(
+            msg("[task] process exited with status 0"),
+            Message::TaskExitStatus { status: 0 }
+        );
+        assert_eq!(
+            msg("[task] process got signal 9"),
+            Message::TaskGotSignal { signal: 9 }
+        );
+        assert_eq!(
+            msg("[task_debug] ACTIVE_TASK::start(): forked process: pid 4242"),
+            Message::ForkedProcess { pid: 4242 }
+        );
+        assert_eq!(
+            msg("[task_debug] task is running in processor group 1"),
+            Message::ProcessorGroup { group: 1 }
+        );
+        assert_eq!(
+            msg("[task_debug] requesting tasks to quit"),
+            Message::RequestingTasksTo {
+                action: "quit".into()
+            }
+        );
+        assert_eq!(
+            msg("[task_debug] all tasks exited"),
+            Message::AllTasksExited
         );
     }
 

@@ -1352,6 +1352,40 @@ messages! {
         /// Task state.
         task_state: Option<i32>,
     },
+    /// `[task] exit code %d (0x%x): %s` (6.12..master, Windows).
+    TaskExitCode = "task_exit_code" {
+        /// The exit code.
+        code: i64,
+        /// The system's text for it.
+        text: CompactString,
+    },
+    /// `[task] process exited with status %d` (6.12..master, Unix).
+    TaskExitStatus = "task_exit_status" {
+        /// The wait status.
+        status: i64,
+    },
+    /// `[task] process got signal %d` (6.12..master, Unix).
+    TaskGotSignal = "task_got_signal" {
+        /// The signal number.
+        signal: i64,
+    },
+    /// `[task_debug] ACTIVE_TASK::start(): forked process: pid %d` (8.0..master; 6.12–7.24 `[task]`).
+    ForkedProcess = "forked_process" {
+        /// The process id.
+        pid: i64,
+    },
+    /// `[task_debug] task is running in processor group %d` (Windows 64-bit).
+    ProcessorGroup = "processor_group" {
+        /// The processor group.
+        group: i64,
+    },
+    /// `[task_debug] requesting tasks to %s` (`%s` = the action, e.g. `quit`).
+    RequestingTasksTo = "requesting_tasks_to" {
+        /// The action requested.
+        action: CompactString,
+    },
+    /// `[task_debug] all tasks exited`.
+    AllTasksExited = "all_tasks_exited",
     /// `[task] abort request timed out, killing task %s` / `quit request timed out, ...` (7.0..master).
     RequestTimedOut = "request_timed_out" {
         /// Abort (true) or quit (false) request.
