@@ -135,21 +135,25 @@ fn rec(tail: &str) -> Option<Message> {
     })
 }
 
+/// `%.2f nidle %.2f saturated %.2f busy %.2f` after `shortfall ` (all eras).
+fn shortfall_numbers(input: &str) -> Res<'_, (f64, f64, f64, f64)> {
+    tuple((
+        float,
+        preceded(tag(" nidle "), float),
+        preceded(tag(" saturated "), float),
+        preceded(tag(" busy "), float),
+    ))(input)
+}
+
 fn shortfall(input: &str) -> Res<'_, Message> {
-    map(
-        tuple((
-            float,
-            preceded(tag(" nidle "), float),
-            preceded(tag(" saturated "), float),
-            preceded(tag(" busy "), float),
-        )),
-        |(shortfall, nidle, saturated, busy)| Message::WorkFetchShortfall {
+    map(shortfall_numbers, |(shortfall, nidle, saturated, busy)| {
+        Message::WorkFetchShortfall {
             shortfall,
             nidle,
             saturated,
             busy,
-        },
-    )(input)
+        }
+    })(input)
 }
 
 /// `share %.3f %s %s` (7.4..master): reason may be empty; backoff after one or two blanks.
@@ -277,14 +281,11 @@ fn ltd_resource_line(rest: &str) -> Option<Message> {
         "shortfall" => full(
             map(
                 tuple((
-                    float,
-                    preceded(tag(" nidle "), float),
-                    preceded(tag(" saturated "), float),
-                    preceded(tag(" busy "), float),
+                    shortfall_numbers,
                     preceded(tag(" RS fetchable "), float),
                     preceded(tag(" runnable "), float),
                 )),
-                |(shortfall, nidle, saturated, busy, rs_fetchable, runnable)| {
+                |((shortfall, nidle, saturated, busy), rs_fetchable, runnable)| {
                     Message::LtdResourceState {
                         rsc: rsc.clone(),
                         shortfall,
