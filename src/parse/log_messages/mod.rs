@@ -1,0 +1,259 @@
+//! Classifies an event-log body (the text after the time and `[project]`
+//! frame) against the message catalog of spec/formats-log.md §3, §4 and §7,
+//! producing a typed [`Message`].
+//!
+//! Architecture Invariant: parse knows nothing of policy, replay or report.
+//! This module owns only text recognition; the meaning of each message is
+//! documented on [`Message`].
+//!
+//! How a body is read (§2.2):
+//! 1. Blanks are trimmed at both ends (7.x keeps trailing blanks, 8.0+ strips
+//!    them; 6.10–7.20 preference lines start with three blanks, which select
+//!    the preference productions).
+//! 2. A leading `[error] ` is removed and reported in
+//!    [`Classified::internal_error`]; a leading `Message from server: ` gives
+//!    [`Message::ServerMessage`] and [`Classified::from_server`].
+//! 3. A body opening with `[word]` (or `[word]:`, as in 6.10's
+//!    `[wfd]: work fetch start`) is dispatched on the word, then on the next
+//!    word, with `match`; untagged bodies are dispatched on their first word.
+//!    Each leaf is a nom production that must consume the whole rest.
+//!
+//! Speed: no regex, no allocation except the names kept in the message
+//! (inline [`CompactString`]s for short names) and the text of
+//! `Unrecognized`; numbers go through the fast path of `lex::float`.
+//! Never panics: all slicing is at ASCII delimiters found in the text.
+
+mod accounting;
+mod cpu_sched;
+mod lex;
+mod rr_sim;
+mod sched_op;
+mod task;
+mod untagged;
+mod work_fetch;
+
+use crate::trace::message::Message;
+use compact_str::CompactString;
+
+/// A body split into its opening tag and its typed message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Classified {
+    /// The bracketed word opening the body, without brackets (`work_fetch`,
+    /// `rr_sim`, `css`, `wfd`, …); `None` for untagged bodies. Set even when
+    /// the message is `Unrecognized`, so unrecognized lines can be counted by
+    /// tag. The `[error] ` prefix is not a tag (see `internal_error`).
+    pub tag: Option<CompactString>,
+    /// The typed message (or `Unrecognized`).
+    pub message: Message,
+    /// The body started with `[error] ` (priority 3, `MSG_INTERNAL_ERROR`):
+    /// stdoutdae.txt of 5.x/6.x, and every GUI/RPC rendering (§1.6).
+    pub internal_error: bool,
+    /// The body started with `Message from server: ` (≤6.10 every rendering;
+    /// 6.12+ notices in GUI/RPC renderings); the message is then
+    /// [`Message::ServerMessage`].
+    pub from_server: bool,
+}
+
+/// Splits `[tag] rest` (or `[tag]: rest`); `None` unless the body opens with a
+/// bracketed word of ASCII letters, digits, `_` or `-`.
+fn split_tag(text: &str) -> Option<(&str, &str)> {
+    let inner = text.strip_prefix('[')?;
+    let close = inner.find(']')?;
+    let tag = &inner[..close];
+    let is_word = !tag.is_empty()
+        && tag
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if !is_word {
+        return None;
+    }
+    let after = &inner[close + 1..];
+    let rest = after
+        .strip_prefix(": ")
+        .or_else(|| after.strip_prefix(' '))
+        .unwrap_or(after);
+    Some((tag, rest))
+}
+
+/// Classifies one body (the text after the time and project frame).
+pub fn classify(body: &str) -> Classified {
+    let indented = body.starts_with("   ");
+    let mut text = body.trim();
+    let internal_error = match text.strip_prefix("[error] ") {
+        Some(rest) => {
+            text = rest.trim_start();
+            true
+        }
+        None => false,
+    };
+    if let Some(server_text) = text.strip_prefix("Message from server: ") {
+        return Classified {
+            tag: None,
+            message: Message::ServerMessage {
+                text: server_text.to_string(),
+            },
+            internal_error,
+            from_server: true,
+        };
+    }
+    let (tag, message) = match split_tag(text) {
+        Some((tag, rest)) => (Some(CompactString::from(tag)), tagged(tag, rest)),
+        None => (None, untagged::classify(text, indented)),
+    };
+    Classified {
+        tag,
+        message: message.unwrap_or_else(|| Message::Unrecognized {
+            text: body.to_string(),
+        }),
+        internal_error,
+        from_server: false,
+    }
+}
+
+/// Dispatches a tagged body on its tag (spec §6.2: tags are not flag names).
+fn tagged(tag: &str, rest: &str) -> Option<Message> {
+    match tag {
+        "work_fetch" | "wfd" | "work_fetch_debug" => work_fetch::tagged(rest),
+        "rr_sim" | "rr_sim_detail" | "rrsim_detail" => rr_sim::tagged(rest),
+        "cpu_sched_debug" | "csd" => cpu_sched::debug(rest),
+        "cpu_sched" => cpu_sched::cpu_sched(rest),
+        "css" => cpu_sched::css(rest),
+        "coproc" | "coproc_debug" => cpu_sched::coproc(rest),
+        "sched_op" | "sched_op_debug" => sched_op::tagged(rest),
+        "prio" | "priority" | "debt" | "debt_debug" | "std_debug" | "std" | "dcf" => {
+            accounting::tagged(rest)
+        }
+        "task" | "task_debug" => task::tagged(rest),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resource::ResourceType;
+
+    #[test]
+    fn tag_is_kept_for_unrecognized_bodies() {
+        let classified = classify("[work_fetch] something new in 9.0");
+        assert_eq!(classified.tag.as_deref(), Some("work_fetch"));
+        assert_eq!(
+            classified.message,
+            Message::Unrecognized {
+                text: "[work_fetch] something new in 9.0".into()
+            }
+        );
+        assert_eq!(classify("no tag here at all").tag, None);
+    }
+
+    #[test]
+    fn colon_after_tag_and_trailing_blanks() {
+        let classified = classify("[wfd]: work fetch start");
+        assert_eq!(classified.tag.as_deref(), Some("wfd"));
+        assert_eq!(classified.message, Message::WorkFetchStart);
+        assert_eq!(
+            classify("[work_fetch] share 1.000  ").message,
+            Message::WorkFetchShare {
+                share: 1.0,
+                reason: None,
+                backoff: None
+            }
+        );
+    }
+
+    #[test]
+    fn error_and_server_prefixes() {
+        let classified = classify("[error] [coproc] Assigning NVIDIA instance 0 to A_0");
+        assert!(classified.internal_error);
+        assert_eq!(classified.tag.as_deref(), Some("coproc"));
+        assert_eq!(
+            classified.message,
+            Message::CoprocAssign {
+                rsc: ResourceType::Nvidia,
+                pending: false,
+                instance: 0,
+                job: "A_0".into()
+            }
+        );
+        let server = classify("Message from server: Project has no tasks available");
+        assert!(server.from_server);
+        assert_eq!(
+            server.message,
+            Message::ServerMessage {
+                text: "Project has no tasks available".into()
+            }
+        );
+    }
+
+    #[test]
+    fn messages_survive_serde() {
+        for body in [
+            "[work_fetch] share 0.000 project is backed off  (resource backoff: 33257.53, inc 38400.00)",
+            "[work_fetch] REC 0.000 prio -0.262 can't request work: \"no new tasks\" requested via Manager",
+            "[work_fetch] request: CPU (12382.46 sec, 0.00 inst) NVIDIA GPU (0.00 sec, 0.00 inst)",
+            "[rr_sim] 6900.00: A_0 finishes (0.20 CPU + 1.00 NVIDIA GPU) (276000.00G/40.00G)",
+            "[cpu_sched_debug] add to run list: A_0 (NVIDIA GPU, FIFO) (prio -0.500000)",
+            "[cpu_sched_debug] scheduling Slow_0 (CPU job, debt order)",
+            "[wfd] CPU: fetch share 0.50 LTD 0.00 backoff dt 0.00 int 0.00 (no new tasks)",
+            "set_request_excluded() 1 2 3",
+            "Starting BOINC client version 8.2.1 for x86_64-pc-linux-gnu (DEBUG)",
+            "can't fetch miner_asic: some future reason",
+            "[sched_op] Reason: project down",
+            "[task] task_state=EXECUTING for X_1 from start",
+            "log flags: file_xfer, sched_ops, task",
+        ] {
+            let message = classify(body).message;
+            assert_ne!(message.kind(), "unrecognized", "{body}");
+            let json = serde_json::to_string(&message).unwrap_or_default();
+            let back: Option<Message> = serde_json::from_str(&json).ok();
+            assert_eq!(back.as_ref(), Some(&message), "{json}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn classify_never_panics(
+            prefix in proptest::sample::select(vec![
+                "", "[work_fetch] ", "[wfd] ", "[rr_sim] ", "[rr_sim] 1.00: ", "[cpu_sched_debug] ",
+                "[cpu_sched_debug] 3: ", "[cpu_sched] ", "[css] running ", "[coproc] ", "[coproc] Assigning ",
+                "[prio] ", "[debt] ", "[std_debug] ", "[sched_op] ", "[task] ", "piggyback: ", "chosen: ",
+                "-  ", "   ", "RPC ", "Starting ", "Task ", "[error] ", "Message from server: ",
+            ]),
+            rest in "\\PC{0,80}",
+        ) {
+            let body = format!("{prefix}{rest}");
+            let classified = classify(&body);
+            let _ = classified.message.kind();
+        }
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        let long = "[rr_sim] ".to_string() + &"é%".repeat(5000);
+        for body in [
+            "",
+            " ",
+            "[",
+            "]",
+            "[]",
+            "[ ]",
+            "[work_fetch]",
+            "[wfd]:",
+            "[é] x",
+            "%s %d %%",
+            "[rr_sim] 1.5:",
+            "[rr_sim] 1.5: x finishes (",
+            "[coproc] Assigning",
+            "[cpu_sched_debug] 3:",
+            "-",
+            "\u{0}\u{ffff}",
+            "[work_fetch] share 0.000 (resource backoff: 1",
+            "chosen: idle",
+            "[task] task_state=",
+            &long,
+        ] {
+            let classified = classify(body);
+            let _ = classified.message.kind();
+        }
+    }
+}

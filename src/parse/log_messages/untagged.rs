@@ -1,0 +1,599 @@
+//! Untagged bodies: dispatch on the first word to the work-fetch, RPC and task
+//! families, plus the start-up/metadata lines of spec §3.14, the preference
+//! block, and the emulator's own lines (§7.2, §7.3).
+
+use super::lex::{first_word, float, full, int32, name_until, request_list, rsc_name, uint, Res};
+use super::{sched_op, task, work_fetch};
+use crate::trace::message::Message;
+use crate::trace::ClientVersion;
+use compact_str::CompactString;
+use nom::bytes::complete::tag;
+use nom::combinator::{map, opt};
+use nom::sequence::{preceded, terminated, tuple};
+
+/// Classifies an untagged body (already trimmed); `indented` says the raw body
+/// began with three blanks (a 6.10–7.20 preference line).
+pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
+    if let Some(message) = fixed(text) {
+        return Some(message);
+    }
+    if indented {
+        return Some(preference(text));
+    }
+    let (word, tail) = first_word(text);
+    let family = match word {
+        "can"
+        | "can't"
+        | "checking"
+        | "skip:"
+        | "choose_project():"
+        | "chosen:"
+        | "piggyback:"
+        | "set_request_excluded()"
+        | "rsc" => work_fetch::untagged(word, tail),
+        "Sending" | "Reporting" | "Requesting" | "Not" | "Scheduler" | "Master" | "Project"
+        | "sched" => sched_op::untagged(word, tail),
+        "Computation" | "Starting" | "Restarting" | "Resuming" | "Suspending" | "Task" | "task"
+        | "Aborting" => task::untagged(word, tail),
+        _ => None,
+    };
+    if family.is_some() {
+        return family;
+    }
+    match word {
+        "Starting" => client_start(tail),
+        "-" => Some(preference(tail.trim_start())),
+        "Local" => local_time(tail),
+        "log" => log_flags(tail.strip_prefix("flags: ")?),
+        "URL" => full(project_url, tail),
+        "Computing" | "General" => prefs_source(tail.strip_prefix("prefs: ")?),
+        "Host" | "Computer" => Some(Message::HostLocation {
+            venue: tail.strip_prefix("location: ")?.into(),
+        }),
+        "Coprocessor" => coproc_specified(tail.strip_prefix("specified in cc_config.xml")?),
+        "Found" => Some(Message::FoundFile { file: tail.into() }),
+        "Max" => full(
+            map(terminated(uint, tag(" concurrent jobs")), |max| {
+                Message::ProjectMaxConcurrent { max }
+            }),
+            tail,
+        ),
+        "Number" => full(
+            map(
+                tuple((
+                    preceded(tag("of usable CPUs has changed from "), uint),
+                    preceded(tag(" to "), terminated(uint, tag("."))),
+                )),
+                |(from, to)| Message::UsableCpusChanged { from, to },
+            ),
+            tail,
+        ),
+        "Got" => full(
+            map(terminated(uint, tag(" tasks")), |count| {
+                Message::EmuGotTasks { count }
+            }),
+            tail,
+        ),
+        "RPC:" => Some(Message::EmuRpcRequest {
+            resources: request_list(tail.strip_prefix("[work_fetch] request: ")?)?,
+        }),
+        "RPC" => emulator_rpc(tail),
+        "job" => emulator_job(tail.strip_prefix("for ")?),
+        "starting" => full(
+            map(
+                tuple((
+                    preceded(tag("simultion. delta "), float),
+                    preceded(tag(" duration "), float),
+                )),
+                |(delta, duration)| Message::EmuStartingSimulation { delta, duration },
+            ),
+            tail,
+        ),
+        "simulate_rpc:" => full(
+            map(
+                tuple((
+                    preceded(tag("too soon "), float),
+                    preceded(tag(" < "), float),
+                )),
+                |(now, next)| Message::EmuRpcTooSoon { now, next },
+            ),
+            tail,
+        ),
+        _ => name_first(text),
+    }
+}
+
+/// Bodies that are a fixed text.
+fn fixed(text: &str) -> Option<Message> {
+    Some(match text {
+        "pick_jobs_to_run() start" => Message::PickJobsToRunStart,
+        "pick_jobs_to_run() end" => Message::PickJobsToRunEnd,
+        "choose_project: scanning" => Message::ChooseProjectScanning,
+        "piggyback_work_request()" => Message::PiggybackWorkRequest,
+        "doing RPC to get work" => Message::EmuRpcGetWork,
+        "doing RPC to report results" => Message::EmuRpcReportResults,
+        "RPC skipped: project down" => Message::EmuRpcSkippedProjectDown,
+        "SIMULATION START" => Message::EmuSimulationStart,
+        "polling" => Message::EmuPolling,
+        "did action" => Message::EmuDidAction,
+        "did no action" => Message::EmuDidNoAction,
+        "took time step" => Message::EmuTookTimeStep,
+        "RPC poll start" => Message::EmuRpcPollStart,
+        "RPC poll: did an RPC" => Message::EmuRpcPollDidRpc,
+        "RPC poll: didn't do an RPC" => Message::EmuRpcPollNoRpc,
+        "Computing preferences:" | "Preferences:" => Message::PreferencesHeader,
+        "Initialization completed" => Message::InitializationCompleted,
+        "Reading preferences override file" => Message::ReadingPrefsOverride,
+        "update requested by user" => Message::UpdateRequestedByUser,
+        "project suspended by user" => Message::ProjectSuspendedByUser,
+        "project resumed by user" => Message::ProjectResumedByUser,
+        "work fetch suspended by user" => Message::WorkFetchSuspendedByUser,
+        "work fetch resumed by user" => Message::WorkFetchResumedByUser,
+        _ => return None,
+    })
+}
+
+/// `BOINC client version %d.%d.%d for %s%s` after `Starting `.
+fn client_start(tail: &str) -> Option<Message> {
+    let (major, minor, release, platform) = full(
+        tuple((
+            preceded(tag("BOINC client version "), uint),
+            preceded(tag("."), uint),
+            preceded(tag("."), uint),
+            preceded(tag(" for "), nom::combinator::rest),
+        )),
+        tail,
+    )?;
+    let (platform, debug) = match platform.strip_suffix(" (DEBUG)") {
+        Some(platform) => (platform, true),
+        None => (platform, false),
+    };
+    Some(Message::ClientStart {
+        version: ClientVersion {
+            major,
+            minor,
+            release,
+        },
+        platform: platform.into(),
+        debug,
+    })
+}
+
+/// `time is UTC %s%d hours` after `Local ` (`%s` is `+` or `-`).
+fn local_time(tail: &str) -> Option<Message> {
+    let offset = tail.strip_prefix("time is UTC ")?.strip_suffix(" hours")?;
+    let offset = offset.strip_prefix('+').unwrap_or(offset);
+    Some(Message::LocalTime {
+        utc_offset_hours: full(int32, offset)?,
+    })
+}
+
+fn log_flags(list: &str) -> Option<Message> {
+    let flags = list
+        .split(", ")
+        .map(str::trim)
+        .filter(|flag| !flag.is_empty())
+        .map(CompactString::from)
+        .collect();
+    Some(Message::LogFlags { flags })
+}
+
+fn project_url(input: &str) -> Res<'_, Message> {
+    map(
+        tuple((
+            name_until("; Computer ID "),
+            preceded(tag("; Computer ID "), name_until("; resource share ")),
+            preceded(tag("; resource share "), float),
+        )),
+        |(url, computer_id, resource_share)| Message::ProjectUrl {
+            url,
+            computer_id,
+            resource_share,
+        },
+    )(input)
+}
+
+/// After `Computing prefs: ` / `General prefs: `.
+fn prefs_source(tail: &str) -> Option<Message> {
+    match tail {
+        "using your defaults" | "computer location unspecified; using default" => {
+            return Some(Message::PrefsDefaultVenue)
+        }
+        _ => {}
+    }
+    if let Some(rest) = tail.strip_prefix("from ") {
+        let (source, modified) = rest.strip_suffix(')')?.split_once(" (last modified ")?;
+        return Some(Message::PrefsSource {
+            source: source.into(),
+            modified: modified.into(),
+        });
+    }
+    if let Some(venue) = tail.strip_prefix("using separate prefs for ") {
+        return Some(Message::PrefsSeparateVenue {
+            venue: venue.into(),
+        });
+    }
+    let (venue, _) = tail
+        .strip_prefix("no separate prefs for ")?
+        .split_once("; using ")?;
+    Some(Message::PrefsNoSeparateVenue {
+        venue: venue.into(),
+    })
+}
+
+/// After `Coprocessor specified in cc_config.xml`: `. Type %s (%s); count %d` (7.6+)
+/// or `: type %s count %d` (7.4).
+fn coproc_specified(tail: &str) -> Option<Message> {
+    if let Some(rest) = tail.strip_prefix(". Type ") {
+        let (name, rest) = rest.split_once(" (")?;
+        let (kind, count) = rest.split_once("); count ")?;
+        let gpu = match kind {
+            "GPU" => true,
+            "non-GPU" => false,
+            _ => return None,
+        };
+        return Some(Message::CoprocSpecified {
+            rsc: rsc_name(name)?,
+            gpu: Some(gpu),
+            count: full(uint, count)?,
+        });
+    }
+    let (name, count) = tail.strip_prefix(": type ")?.rsplit_once(" count ")?;
+    Some(Message::CoprocSpecified {
+        rsc: rsc_name(name)?,
+        gpu: None,
+        count: full(uint, count)?,
+    })
+}
+
+/// A preference line, leading `-` and blanks removed (8.0+ block and 6.10–7.20
+/// indented lines); typed where an audit needs the value, else a note.
+fn preference(text: &str) -> Message {
+    let typed = |text: &str| -> Option<Message> {
+        let (word, tail) = first_word(text);
+        match word {
+            "Store" => {
+                if let Some(days) = tail.strip_prefix("at least ") {
+                    return Some(Message::StoreAtLeast {
+                        days: full(days_of_work, days)?,
+                    });
+                }
+                let days = tail.strip_prefix("up to an additional ")?;
+                Some(Message::StoreUpToAdditional {
+                    days: full(days_of_work, days)?,
+                })
+            }
+            "max" => {
+                if let Some(count) = tail.strip_prefix("CPUs used: ") {
+                    return Some(Message::PrefMaxCpus {
+                        ncpus: full(uint, count)?,
+                    });
+                }
+                let rest = tail.strip_prefix("memory usage")?;
+                let (active, value) = if let Some(value) = rest.strip_prefix(" when active: ") {
+                    (Some(true), value)
+                } else if let Some(value) = rest.strip_prefix(" when idle: ") {
+                    (Some(false), value)
+                } else {
+                    (None, rest.strip_prefix(": ")?)
+                };
+                let (unit, number) = float(value).ok()?;
+                let mb = match unit.trim_start() {
+                    "MB" => number,
+                    "GB" => number * 1024.0,
+                    _ => return None,
+                };
+                Some(Message::PrefMaxMemory { mb, active })
+            }
+            "Use" => {
+                let percent = tail
+                    .strip_prefix("at most ")?
+                    .strip_suffix("% of the CPU time")?;
+                Some(Message::PrefCpuTime {
+                    percent: full(float, percent)?,
+                })
+            }
+            "suspend" => {
+                let rest = tail.strip_prefix("work ").unwrap_or(tail);
+                let percent = rest
+                    .strip_prefix("if non-BOINC CPU load exceeds ")?
+                    .strip_suffix('%')?;
+                Some(Message::PrefSuspendCpuLoad {
+                    percent: full(float, percent.trim_end())?,
+                })
+            }
+            _ => None,
+        }
+    };
+    typed(text).unwrap_or_else(|| Message::PreferenceNote { text: text.into() })
+}
+
+fn days_of_work(input: &str) -> Res<'_, f64> {
+    terminated(float, tag(" days of work"))(input)
+}
+
+/// After `RPC `: `to %s; asking for %f/%.2f<br>`, `poll: not time %f - %f < %f` (6.10 emulator).
+fn emulator_rpc(tail: &str) -> Option<Message> {
+    if let Some(rest) = tail.strip_prefix("to ") {
+        let (project, numbers) = rest.rsplit_once("; asking for ")?;
+        let (secs, inst) = full(
+            tuple((
+                float,
+                preceded(tag("/"), terminated(float, opt(tag("<br>")))),
+            )),
+            numbers,
+        )?;
+        return Some(Message::EmuRpcTo {
+            project: project.into(),
+            secs,
+            inst,
+        });
+    }
+    let (now, last, period) = full(
+        tuple((
+            preceded(tag("poll: not time "), float),
+            preceded(tag(" - "), float),
+            preceded(tag(" < "), float),
+        )),
+        tail,
+    )?;
+    Some(Message::EmuRpcPollNotTime { now, last, period })
+}
+
+/// After `job for `: `%s misses deadline approx: del %f + et %f > %f`, `%s misses deadline sim`.
+fn emulator_job(rest: &str) -> Option<Message> {
+    if let Some(app) = rest.strip_suffix(" misses deadline sim") {
+        return Some(Message::EmuJobMissesDeadlineSim { app: app.into() });
+    }
+    let (app, numbers) = rest.split_once(" misses deadline approx: ")?;
+    let (del, et, bound) = full(
+        tuple((
+            preceded(tag("del "), float),
+            preceded(tag(" + et "), float),
+            preceded(tag(" > "), float),
+        )),
+        numbers,
+    )?;
+    Some(Message::EmuJobMissesDeadlineApprox {
+        app: app.into(),
+        del,
+        et,
+        bound,
+    })
+}
+
+/// Lines opening with a name: `%s: Max %d concurrent jobs`, `%s: negative FLOPs left %f`,
+/// and the resource-first work-fetch scan lines.
+fn name_first(text: &str) -> Option<Message> {
+    if let Some((name, rest)) = text.split_once(": ") {
+        if let Some(max) = rest.strip_prefix("Max ") {
+            let max = full(terminated(uint, tag(" concurrent jobs")), max)?;
+            return Some(Message::AppMaxConcurrent {
+                app: name.into(),
+                max,
+            });
+        }
+        if let Some(flops) = rest.strip_prefix("negative FLOPs left ") {
+            return Some(Message::NegativeFlopsLeft {
+                job: name.into(),
+                flops_left: full(float, flops)?,
+            });
+        }
+    }
+    work_fetch::resource_first(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::log_messages::classify;
+    use crate::resource::ResourceType;
+    use crate::trace::message::*;
+    use crate::trace::ClientVersion;
+
+    fn msg(body: &str) -> Message {
+        classify(body).message
+    }
+
+    #[test]
+    fn start_up() {
+        assert_eq!(
+            msg("Starting BOINC client version 7.16.11 for x86_64-pc-linux-gnu"),
+            Message::ClientStart {
+                version: ClientVersion {
+                    major: 7,
+                    minor: 16,
+                    release: 11
+                },
+                platform: "x86_64-pc-linux-gnu".into(),
+                debug: false
+            }
+        );
+        assert_eq!(
+            msg("Local time is UTC +8 hours"),
+            Message::LocalTime {
+                utc_offset_hours: 8
+            }
+        );
+        assert_eq!(
+            msg("Local time is UTC -4 hours"),
+            Message::LocalTime {
+                utc_offset_hours: -4
+            }
+        );
+        assert_eq!(
+            msg("log flags: file_xfer, sched_ops, task, coproc_debug, cpu_sched, cpu_sched_debug"),
+            Message::LogFlags {
+                flags: [
+                    "file_xfer",
+                    "sched_ops",
+                    "task",
+                    "coproc_debug",
+                    "cpu_sched",
+                    "cpu_sched_debug"
+                ]
+                .map(Into::into)
+                .to_vec()
+            }
+        );
+        assert_eq!(
+            msg("URL https://a.example.org/; Computer ID not assigned yet; resource share 100"),
+            Message::ProjectUrl {
+                url: "https://a.example.org/".into(),
+                computer_id: "not assigned yet".into(),
+                resource_share: 100.0
+            }
+        );
+        assert_eq!(
+            msg("Coprocessor specified in cc_config.xml. Type NVIDIA (GPU); count 1"),
+            Message::CoprocSpecified {
+                rsc: ResourceType::Nvidia,
+                gpu: Some(true),
+                count: 1
+            }
+        );
+        assert_eq!(
+            msg("Found app_config.xml"),
+            Message::FoundFile {
+                file: "app_config.xml".into()
+            }
+        );
+        assert_eq!(
+            msg("st_app: Max 6 concurrent jobs"),
+            Message::AppMaxConcurrent {
+                app: "st_app".into(),
+                max: 6
+            }
+        );
+        assert_eq!(
+            msg("Max 3 concurrent jobs"),
+            Message::ProjectMaxConcurrent { max: 3 }
+        );
+        assert_eq!(
+            msg("Number of usable CPUs has changed from 4 to 2."),
+            Message::UsableCpusChanged { from: 4, to: 2 }
+        );
+        assert_eq!(
+            msg("X_1: negative FLOPs left -5.000000"),
+            Message::NegativeFlopsLeft {
+                job: "X_1".into(),
+                flops_left: -5.0
+            }
+        );
+    }
+
+    #[test]
+    fn preferences_both_eras() {
+        assert_eq!(
+            msg("-  Store at least 0.25 days of work"),
+            Message::StoreAtLeast { days: 0.25 }
+        );
+        assert_eq!(
+            msg("-  Store up to an additional 0.25 days of work"),
+            Message::StoreUpToAdditional { days: 0.25 }
+        );
+        assert_eq!(
+            msg("-     max CPUs used: 2"),
+            Message::PrefMaxCpus { ncpus: 2 }
+        );
+        assert_eq!(
+            msg("-     Use at most 100% of the CPU time"),
+            Message::PrefCpuTime { percent: 100.0 }
+        );
+        assert_eq!(
+            msg("-     max memory usage: 7.45 GB"),
+            Message::PrefMaxMemory {
+                mb: 7.45 * 1024.0,
+                active: None
+            }
+        );
+        assert_eq!(
+            msg("-  When computer is in use"),
+            Message::PreferenceNote {
+                text: "When computer is in use".into()
+            }
+        );
+        assert_eq!(
+            msg("   max memory usage when active: 7629.39MB"),
+            Message::PrefMaxMemory {
+                mb: 7629.39,
+                active: Some(true)
+            }
+        );
+        assert_eq!(
+            msg("   suspend work if non-BOINC CPU load exceeds 25 %"),
+            Message::PrefSuspendCpuLoad { percent: 25.0 }
+        );
+        assert_eq!(
+            msg("   (to change preferences, visit a project web site or select Preferences in the Manager)"),
+            Message::PreferenceNote {
+                text: "(to change preferences, visit a project web site or select Preferences in the Manager)".into()
+            }
+        );
+        assert_eq!(msg("Preferences:"), Message::PreferencesHeader);
+        assert_eq!(
+            msg("Computing prefs: from  (last modified ---)"),
+            Message::PrefsSource {
+                source: "".into(),
+                modified: "---".into()
+            }
+        );
+        assert_eq!(
+            msg("General prefs: using your defaults"),
+            Message::PrefsDefaultVenue
+        );
+        assert_eq!(
+            msg("Host location: none"),
+            Message::HostLocation {
+                venue: "none".into()
+            }
+        );
+    }
+
+    #[test]
+    fn emulator_lines() {
+        assert_eq!(msg("doing RPC to get work"), Message::EmuRpcGetWork);
+        assert_eq!(msg("Got 0 tasks"), Message::EmuGotTasks { count: 0 });
+        assert_eq!(
+            msg("RPC skipped: project down"),
+            Message::EmuRpcSkippedProjectDown
+        );
+        assert_eq!(
+            msg("RPC: [work_fetch] request: CPU (0.00 sec, 0.00 inst) NVIDIA (51840.00 sec, 1.00 inst)"),
+            Message::EmuRpcRequest {
+                resources: vec![
+                    ResourceRequest { rsc: ResourceType::Cpu, secs: 0.0, inst: 0.0 },
+                    ResourceRequest { rsc: ResourceType::Nvidia, secs: 51840.0, inst: 1.0 }
+                ]
+            }
+        );
+        assert_eq!(
+            msg("job for urgent_app misses deadline approx: del 10800.000000 + et 10800.000000 > 18000.000000"),
+            Message::EmuJobMissesDeadlineApprox { app: "urgent_app".into(), del: 10800.0, et: 10800.0, bound: 18000.0 }
+        );
+        assert_eq!(msg("SIMULATION START"), Message::EmuSimulationStart);
+        assert_eq!(
+            msg("starting simultion. delta 60.000000 duration 86400.000000"),
+            Message::EmuStartingSimulation {
+                delta: 60.0,
+                duration: 86400.0
+            }
+        );
+        assert_eq!(
+            msg("RPC poll: not time 946684800.000000 - 946684800.000000 < 5.000000"),
+            Message::EmuRpcPollNotTime {
+                now: 946684800.0,
+                last: 946684800.0,
+                period: 5.0
+            }
+        );
+        assert_eq!(
+            msg("RPC to Alpha; asking for 115373.270669/3.00<br>"),
+            Message::EmuRpcTo {
+                project: "Alpha".into(),
+                secs: 115373.270669,
+                inst: 3.0
+            }
+        );
+        assert_eq!(msg("RPC poll: didn't do an RPC"), Message::EmuRpcPollNoRpc);
+    }
+}
