@@ -188,10 +188,15 @@ fn write_summary(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) 
     let n_divergent = report.n_divergent();
     writeln!(
         out,
-        "{} {}% ({} of {n_points} decision points agree, {n_divergent} diverge)",
+        "{} {}% ({} of {n_points} decision points agree, {n_divergent} {})",
         paint.heading("agreement:"),
         fixed(report.agreement() * 100.0, 2),
         n_points - n_divergent,
+        if n_divergent == 1 {
+            "diverges"
+        } else {
+            "diverge"
+        },
     )?;
     if report.unchecked.is_empty() {
         return writeln!(out, "{} nothing", paint.heading("unchecked:"));
@@ -265,7 +270,7 @@ first divergence
             "{text}"
         );
         assert!(text.contains("policy: current (client version 8.0.2 seen in the log)\n"));
-        assert!(text.contains("agreement: 75.00% (3 of 4 decision points agree, 1 diverge)\n"));
+        assert!(text.contains("agreement: 75.00% (3 of 4 decision points agree, 1 diverges)\n"));
         assert!(text.ends_with("unchecked:\n  - rr_sim: the log has no rr_sim_debug lines\n"));
     }
 
