@@ -295,3 +295,103 @@ pub(crate) mod tests {
         assert!(error.is_broken_pipe());
     }
 }
+
+#[cfg(test)]
+mod no_panic {
+    use super::*;
+    use crate::divergence::{DecisionKind, DecisionPoint, Divergence, Unchecked};
+    use proptest::prelude::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![any::<String>(), "[a-z \\n\\r\\t|,\"<>&\\x1b-]{0,12}"]
+    }
+
+    fn number() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>(),
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(-0.0)
+        ]
+    }
+
+    fn report() -> impl Strategy<Value = DivergenceReport> {
+        let point = (
+            number(),
+            text(),
+            proptest::option::of(text()),
+            text(),
+            text(),
+            0usize..4,
+        )
+            .prop_map(
+                |(time, label, project, recorded, replayed, n_divergences)| DecisionPoint {
+                    time,
+                    time_label: label,
+                    kind: DecisionKind::RrSim,
+                    project,
+                    resource: None,
+                    recorded,
+                    replayed,
+                    n_divergences,
+                    location: None,
+                },
+            );
+        let divergence = (number(), text(), text(), proptest::option::of(number())).prop_map(
+            |(time, field, recorded, tolerance)| Divergence {
+                time,
+                time_label: field.clone(),
+                kind: DecisionKind::Backoff,
+                project: None,
+                resource: Some(recorded.clone()),
+                job: Some(field.clone()),
+                field,
+                recorded,
+                replayed: String::new(),
+                tolerance,
+                reason: String::new(),
+                location: None,
+            },
+        );
+        (
+            text(),
+            proptest::collection::vec(point, 0..6),
+            proptest::collection::vec(divergence, 0..3),
+            proptest::collection::vec((text(), text()), 0..2),
+            proptest::collection::vec(text(), 0..2),
+        )
+            .prop_map(|(policy, points, divergences, unchecked, first_context)| {
+                DivergenceReport {
+                    trace: policy.clone(),
+                    policy_reason: policy.clone(),
+                    policy,
+                    points,
+                    divergences,
+                    unchecked: unchecked
+                        .into_iter()
+                        .map(|(what, why)| Unchecked { what, why })
+                        .collect(),
+                    first_context,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn renderers_accept_any_report(report in report()) {
+            for format in Format::ALL {
+                for color in [false, true] {
+                    let mut out = Vec::new();
+                    let rendered = render_with(&report, format, &RenderOptions { color }, &mut out);
+                    prop_assert!(rendered.is_ok(), "{format}: {rendered:?}");
+                }
+            }
+            for side in [timeline::Side::Recorded, timeline::Side::Replayed] {
+                let text = timeline::timeline_text(&report, side);
+                prop_assert_eq!(text.split_terminator('\n').count(), report.points.len());
+            }
+        }
+    }
+}
