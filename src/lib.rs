@@ -11,8 +11,10 @@
 //! - `parse` knows nothing of `policy`, `replay` or `report`.
 //! - `policy` is pure: state in, decisions out; no I/O, no clock.
 //! - `source` and `resource` depend on nothing else in the crate.
+//! - `golden` depends on nothing but std and similar: it compares texts.
 
 pub mod divergence;
+pub mod golden;
 pub mod parse;
 pub mod policy;
 pub mod report;

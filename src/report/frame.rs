@@ -1,0 +1,210 @@
+//! CSV and Parquet reports: one row per decision point, to load in a notebook
+//! (`pl.read_parquet(...)`, `pd.read_csv(...)`).
+//!
+//! Columns, in order:
+//!
+//! | column          | type          | meaning                                        |
+//! |-----------------|---------------|------------------------------------------------|
+//! | `time`          | f64           | seconds on the trace's time base               |
+//! | `time_label`    | string        | the time as the log printed it                 |
+//! | `kind`          | string        | the decision kind (snake_case)                 |
+//! | `project`       | string, null  | the project concerned                          |
+//! | `resource`      | string, null  | the resource concerned                         |
+//! | `recorded`      | string        | the recorded decision                          |
+//! | `replayed`      | string        | the replayed decision                          |
+//! | `agrees`        | bool          | true when the replay agrees                    |
+//! | `n_divergences` | u64           | divergences at this point                      |
+//! | `path`          | string, null  | the input holding the recorded decision        |
+//! | `line`          | u32, null     | its 1-based line (null when unknown)           |
+//!
+//! Architecture Invariant: report consumes DivergenceReport and nothing else.
+//! This is the only module that uses polars; its errors leave it as text.
+//! The frame is encoded in memory and then written, so a failing output is an
+//! I/O error like in every other renderer.
+
+use crate::divergence::DivergenceReport;
+use crate::report::ReportError;
+use polars::prelude::{
+    Column, CsvWriter, DataFrame, NamedFrom, ParquetCompression, ParquetWriter, PolarsError,
+    SerWriter, Series,
+};
+use std::io::Write;
+
+/// The decision points of `report` as a polars frame (columns as in the module docs).
+fn decision_frame(report: &DivergenceReport) -> Result<DataFrame, PolarsError> {
+    let points = &report.points;
+    let strings = |pick: fn(&crate::divergence::DecisionPoint) -> &str| {
+        points.iter().map(pick).collect::<Vec<&str>>()
+    };
+    let optional_strings = |pick: fn(&crate::divergence::DecisionPoint) -> Option<&str>| {
+        points.iter().map(pick).collect::<Vec<Option<&str>>>()
+    };
+    let times: Vec<f64> = points.iter().map(|point| point.time).collect();
+    let agrees: Vec<bool> = points.iter().map(|point| point.agrees()).collect();
+    let n_divergences: Vec<u64> = points
+        .iter()
+        .map(|point| u64::try_from(point.n_divergences).unwrap_or(u64::MAX))
+        .collect();
+    let lines: Vec<Option<u32>> = points
+        .iter()
+        .map(|point| {
+            point
+                .location
+                .as_ref()
+                .map(|location| location.line)
+                .filter(|line| *line > 0)
+        })
+        .collect();
+    let columns: Vec<Column> = vec![
+        Series::new("time".into(), times).into(),
+        Series::new("time_label".into(), strings(|point| &point.time_label)).into(),
+        Series::new("kind".into(), strings(|point| point.kind.name())).into(),
+        Series::new(
+            "project".into(),
+            optional_strings(|point| point.project.as_deref()),
+        )
+        .into(),
+        Series::new(
+            "resource".into(),
+            optional_strings(|point| point.resource.as_deref()),
+        )
+        .into(),
+        Series::new("recorded".into(), strings(|point| &point.recorded)).into(),
+        Series::new("replayed".into(), strings(|point| &point.replayed)).into(),
+        Series::new("agrees".into(), agrees).into(),
+        Series::new("n_divergences".into(), n_divergences).into(),
+        Series::new(
+            "path".into(),
+            optional_strings(|point| point.location.as_ref().map(|location| &*location.path)),
+        )
+        .into(),
+        Series::new("line".into(), lines).into(),
+    ];
+    DataFrame::new(points.len(), columns)
+}
+
+fn frame_error(format: &'static str) -> impl Fn(PolarsError) -> ReportError {
+    move |error| ReportError::Frame {
+        format,
+        message: error.to_string(),
+    }
+}
+
+/// Writes the decision points of `report` as CSV with a header row.
+pub fn write_csv(report: &DivergenceReport, out: &mut dyn Write) -> Result<(), ReportError> {
+    let mut frame = decision_frame(report).map_err(frame_error("csv"))?;
+    let mut buffer = Vec::new();
+    CsvWriter::new(&mut buffer)
+        .include_header(true)
+        .finish(&mut frame)
+        .map_err(frame_error("csv"))?;
+    out.write_all(&buffer)?;
+    Ok(())
+}
+
+/// Writes the decision points of `report` as a Parquet file (zstd-compressed).
+pub fn write_parquet(report: &DivergenceReport, out: &mut dyn Write) -> Result<(), ReportError> {
+    let mut frame = decision_frame(report).map_err(frame_error("parquet"))?;
+    let mut buffer = Vec::new();
+    ParquetWriter::new(&mut buffer)
+        .with_compression(ParquetCompression::Zstd(None))
+        .finish(&mut frame)
+        .map_err(frame_error("parquet"))?;
+    out.write_all(&buffer)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::sample_report;
+    use polars::prelude::{AnyValue, DataType, ParquetReader, SerReader};
+    use std::io::Cursor;
+
+    const COLUMNS: [&str; 11] = [
+        "time",
+        "time_label",
+        "kind",
+        "project",
+        "resource",
+        "recorded",
+        "replayed",
+        "agrees",
+        "n_divergences",
+        "path",
+        "line",
+    ];
+
+    #[test]
+    fn csv_one_row_per_point() {
+        let mut report = sample_report();
+        report.points[3].project = None;
+        report.points[3].location = None;
+        let mut out = Vec::new();
+        write_csv(&report, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert_eq!(lines[0], COLUMNS.join(","));
+        assert_eq!(
+            lines[2],
+            "3660.0,01:01:00,work_fetch_choice,Einstein@Home,CPU,fetch SETI@home,fetch Einstein@Home,false,2,trace/stdoutdae.txt,12"
+        );
+        assert_eq!(
+            lines[4],
+            "3780.0,01:03:00,run_list,,CPU,run c,run c,true,0,,"
+        );
+    }
+
+    #[test]
+    fn parquet_reads_back() {
+        let report = sample_report();
+        let mut out = Vec::new();
+        write_parquet(&report, &mut out).unwrap();
+        assert!(out.starts_with(b"PAR1"));
+        let frame = ParquetReader::new(Cursor::new(out)).finish().unwrap();
+        assert_eq!(frame.height(), 4);
+        let names: Vec<&str> = frame
+            .get_column_names()
+            .into_iter()
+            .map(|name| name.as_str())
+            .collect();
+        assert_eq!(names, COLUMNS);
+        let dtype = |name: &str| frame.column(name).unwrap().dtype().clone();
+        assert_eq!(dtype("time"), DataType::Float64);
+        assert_eq!(dtype("kind"), DataType::String);
+        assert_eq!(dtype("agrees"), DataType::Boolean);
+        assert_eq!(dtype("n_divergences"), DataType::UInt64);
+        assert_eq!(dtype("line"), DataType::UInt32);
+        let value =
+            |name: &str, row: usize| frame.column(name).unwrap().get(row).unwrap().into_static();
+        assert_eq!(value("time", 1), AnyValue::Float64(3660.0));
+        assert_eq!(
+            value("kind", 1),
+            AnyValue::StringOwned("work_fetch_choice".into())
+        );
+        assert_eq!(
+            value("replayed", 1),
+            AnyValue::StringOwned("fetch Einstein@Home".into())
+        );
+        assert_eq!(value("agrees", 1), AnyValue::Boolean(false));
+        assert_eq!(value("agrees", 0), AnyValue::Boolean(true));
+        assert_eq!(value("n_divergences", 1), AnyValue::UInt64(2));
+        assert_eq!(value("line", 1), AnyValue::UInt32(12));
+    }
+
+    #[test]
+    fn empty_report_gives_header_only() {
+        let mut out = Vec::new();
+        write_csv(&DivergenceReport::default(), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("{}\n", COLUMNS.join(","))
+        );
+        let mut out = Vec::new();
+        write_parquet(&DivergenceReport::default(), &mut out).unwrap();
+        let frame = ParquetReader::new(Cursor::new(out)).finish().unwrap();
+        assert_eq!(frame.height(), 0);
+        assert_eq!(frame.width(), COLUMNS.len());
+    }
+}

@@ -1,0 +1,302 @@
+//! The default, human-readable report: the first divergence first (with the
+//! log lines around it), then a count table by kind × project × resource,
+//! then the policy used and why, the agreement, and what was not checked.
+//!
+//! Architecture Invariant: report consumes DivergenceReport and nothing else.
+//! The table has a fixed width and no styling unless `color` is asked for;
+//! colour (ANSI escapes) is only put on lines outside the table, so the table
+//! layout never depends on it.
+
+use crate::divergence::{DivergenceReport, KindCount};
+use crate::golden::fixed;
+use crate::report::timeline::{one_line, or_dash, tolerance_text};
+use comfy_table::{presets, Cell, CellAlignment, Table};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+/// The table's width in characters.
+const TABLE_WIDTH: u16 = 120;
+
+/// ANSI styles, or nothing when colour is off.
+struct Paint {
+    color: bool,
+}
+
+impl Paint {
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\u{1b}[{code}m{text}\u{1b}[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn heading(&self, text: &str) -> String {
+        self.wrap("1", text)
+    }
+
+    fn recorded(&self, text: &str) -> String {
+        self.wrap("31", text)
+    }
+
+    fn replayed(&self, text: &str) -> String {
+        self.wrap("32", text)
+    }
+}
+
+/// Writes the table report of `report`; `color` adds ANSI colours to the
+/// headings and to the recorded (red) and replayed (green) values.
+pub fn write_table(report: &DivergenceReport, color: bool, out: &mut dyn Write) -> io::Result<()> {
+    let paint = Paint { color };
+    write_first_divergence(report, &paint, out)?;
+    writeln!(out)?;
+    write_counts(report, &paint, out)?;
+    writeln!(out)?;
+    write_summary(report, &paint, out)
+}
+
+fn write_first_divergence(
+    report: &DivergenceReport,
+    paint: &Paint,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let Some(first) = report.first_divergence() else {
+        let n_points = report.points.len();
+        let text = if n_points == 0 {
+            "no divergence: the trace has no decision points to check".to_string()
+        } else if report.n_divergent() > 0 {
+            // Points are marked divergent but no divergence was listed.
+            format!(
+                "{} of {n_points} decision points diverge (no details recorded)",
+                report.n_divergent()
+            )
+        } else {
+            format!("no divergence: the replay agrees with the recording at all {n_points} decision points")
+        };
+        return writeln!(out, "{}", paint.heading(&text));
+    };
+    writeln!(out, "{}", paint.heading("first divergence"))?;
+    let field = |name: &str, value: &str| format!("  {name:<10} {value}");
+    let lines = [
+        field(
+            "time",
+            &format!(
+                "{} ({} s)",
+                one_line(&first.time_label),
+                fixed(first.time, 3)
+            ),
+        ),
+        field("kind", first.kind.name()),
+        field("project", &one_line(or_dash(first.project.as_deref()))),
+        field("resource", &one_line(or_dash(first.resource.as_deref()))),
+        field("job", &one_line(or_dash(first.job.as_deref()))),
+        field("field", &one_line(&first.field)),
+        field("recorded", &paint.recorded(&one_line(&first.recorded))),
+        field("replayed", &paint.replayed(&one_line(&first.replayed))),
+        field(
+            "tolerance",
+            &first
+                .tolerance
+                .map_or_else(|| "exact".to_string(), tolerance_text),
+        ),
+        field("reason", &one_line(&first.reason)),
+    ];
+    for line in lines {
+        writeln!(out, "{line}")?;
+    }
+    if let Some(location) = &first.location {
+        writeln!(out, "{}", field("at", &location.to_string()))?;
+    }
+    if !report.first_context.is_empty() {
+        writeln!(out, "  log around it:")?;
+        for line in &report.first_context {
+            writeln!(out, "    {}", one_line(line))?;
+        }
+    }
+    let n_more = report.divergences.len().saturating_sub(1);
+    if n_more > 0 {
+        let plural = if n_more == 1 { "" } else { "s" };
+        writeln!(out, "  (and {n_more} more divergence{plural})")?;
+    }
+    Ok(())
+}
+
+/// Counts by (kind, project, resource), in that order; `-` stands for none.
+fn counts(report: &DivergenceReport) -> BTreeMap<(&'static str, &str, &str), KindCount> {
+    let mut counts: BTreeMap<(&'static str, &str, &str), KindCount> = BTreeMap::new();
+    for point in &report.points {
+        let key = (
+            point.kind.name(),
+            or_dash(point.project.as_deref()),
+            or_dash(point.resource.as_deref()),
+        );
+        let count = counts.entry(key).or_default();
+        count.total += 1;
+        count.divergent += usize::from(!point.agrees());
+    }
+    counts
+}
+
+fn write_counts(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        paint.heading("decision points by kind, project and resource")
+    )?;
+    let mut table = Table::new();
+    table
+        .load_preset(presets::ASCII_MARKDOWN)
+        .set_width(TABLE_WIDTH);
+    table.set_header(vec!["kind", "project", "resource", "total", "divergent"]);
+    for ((kind, project, resource), count) in counts(report) {
+        table.add_row(vec![
+            Cell::new(kind),
+            Cell::new(one_line(project)),
+            Cell::new(one_line(resource)),
+            Cell::new(count.total).set_alignment(CellAlignment::Right),
+            Cell::new(count.divergent).set_alignment(CellAlignment::Right),
+        ]);
+    }
+    table.add_row(vec![
+        Cell::new("all"),
+        Cell::new(""),
+        Cell::new(""),
+        Cell::new(report.points.len()).set_alignment(CellAlignment::Right),
+        Cell::new(report.n_divergent()).set_alignment(CellAlignment::Right),
+    ]);
+    writeln!(out, "{table}")
+}
+
+fn write_summary(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) -> io::Result<()> {
+    let policy_reason = if report.policy_reason.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", one_line(&report.policy_reason))
+    };
+    let policy = if report.policy.is_empty() {
+        "-"
+    } else {
+        &report.policy
+    };
+    writeln!(
+        out,
+        "{} {}{policy_reason}",
+        paint.heading("policy:"),
+        one_line(policy)
+    )?;
+    let n_points = report.points.len();
+    let n_divergent = report.n_divergent();
+    writeln!(
+        out,
+        "{} {}% ({} of {n_points} decision points agree, {n_divergent} {})",
+        paint.heading("agreement:"),
+        fixed(report.agreement() * 100.0, 2),
+        n_points - n_divergent,
+        if n_divergent == 1 {
+            "diverges"
+        } else {
+            "diverge"
+        },
+    )?;
+    if report.unchecked.is_empty() {
+        return writeln!(out, "{} nothing", paint.heading("unchecked:"));
+    }
+    writeln!(out, "{}", paint.heading("unchecked:"))?;
+    for unchecked in &report.unchecked {
+        writeln!(
+            out,
+            "  - {}: {}",
+            one_line(&unchecked.what),
+            one_line(&unchecked.why)
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::divergence::DivergenceReport;
+    use crate::report::tests::sample_report;
+
+    fn table_text(report: &DivergenceReport, color: bool) -> String {
+        let mut out = Vec::new();
+        write_table(report, color, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn first_divergence_comes_first() {
+        let text = table_text(&sample_report(), false);
+        let expected_start = "\
+first divergence
+  time       01:01:00 (3660.000 s)
+  kind       work_fetch_choice
+  project    Einstein@Home
+  resource   CPU
+  job        -
+  field      chosen_project
+  recorded   SETI@home
+  replayed   Einstein@Home
+  tolerance  exact
+  reason     Einstein@Home has the highest priority (-0.12 > -0.50)
+  at         trace/stdoutdae.txt:12
+  log around it:
+    01:00:59 [SETI@home] [work_fetch] backoff 60 s
+    01:01:00 [---] [work_fetch] choose_project: scanning
+  (and 1 more divergence)
+";
+        assert!(text.starts_with(expected_start), "{text}");
+        assert!(!text.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn counts_policy_agreement_unchecked() {
+        let text = table_text(&sample_report(), false);
+        assert!(
+            text.contains("| kind              | project       | resource | total | divergent |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| run_list          | SETI@home     | CPU      |     3 |         0 |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| work_fetch_choice | Einstein@Home | CPU      |     1 |         1 |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| all               |               |          |     4 |         1 |"),
+            "{text}"
+        );
+        assert!(text.contains("policy: current (client version 8.0.2 seen in the log)\n"));
+        assert!(text.contains("agreement: 75.00% (3 of 4 decision points agree, 1 diverges)\n"));
+        assert!(text.ends_with("unchecked:\n  - rr_sim: the log has no rr_sim_debug lines\n"));
+    }
+
+    #[test]
+    fn no_divergence_said_plainly() {
+        let mut report = sample_report();
+        report.divergences.clear();
+        for point in &mut report.points {
+            point.n_divergences = 0;
+        }
+        report.unchecked.clear();
+        let text = table_text(&report, false);
+        assert!(text.starts_with(
+            "no divergence: the replay agrees with the recording at all 4 decision points\n"
+        ));
+        assert!(text.contains("agreement: 100.00% (4 of 4 decision points agree, 0 diverge)\n"));
+        assert!(text.ends_with("unchecked: nothing\n"));
+        let empty = table_text(&DivergenceReport::default(), false);
+        assert!(empty.starts_with("no divergence: the trace has no decision points to check\n"));
+        assert!(empty.contains("policy: -\n"));
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let text = table_text(&sample_report(), true);
+        assert!(text.contains("\u{1b}[1mfirst divergence\u{1b}[0m"));
+        assert!(text.contains("\u{1b}[31mSETI@home\u{1b}[0m"));
+    }
+}
