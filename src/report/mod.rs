@@ -17,6 +17,7 @@
 //! `frame.rs`.
 
 pub mod diff;
+#[cfg(feature = "frame")]
 pub mod frame;
 pub mod json;
 pub mod parse_summary;
@@ -69,6 +70,12 @@ impl Format {
     /// True when the output is binary and must not go to a terminal.
     pub fn is_binary(self) -> bool {
         matches!(self, Format::Parquet)
+    }
+
+    /// True when this build can write the format (CSV and Parquet need the
+    /// default `frame` feature).
+    pub fn is_available(self) -> bool {
+        cfg!(feature = "frame") || !matches!(self, Format::Csv | Format::Parquet)
     }
 }
 
@@ -157,8 +164,17 @@ pub fn render_with(
         Format::Table => table::write_table(report, options.color, out)?,
         Format::Diff => diff::write_diff(report, options.color, out)?,
         Format::Json => json::write_json(report, out)?,
+        #[cfg(feature = "frame")]
         Format::Csv => frame::write_csv(report, out)?,
+        #[cfg(feature = "frame")]
         Format::Parquet => frame::write_parquet(report, out)?,
+        #[cfg(not(feature = "frame"))]
+        Format::Csv | Format::Parquet => return Err(ReportError::Frame {
+            format: format.name(),
+            message:
+                "this build has no CSV/Parquet support; rebuild with the default `frame` feature"
+                    .to_string(),
+        }),
     }
     Ok(())
 }
@@ -279,7 +295,10 @@ pub(crate) mod tests {
     #[test]
     fn every_format_renders() {
         let report = sample_report();
-        for format in Format::ALL {
+        for format in Format::ALL
+            .into_iter()
+            .filter(|format| format.is_available())
+        {
             let mut out = Vec::new();
             render(&report, format, &mut out).unwrap();
             assert!(!out.is_empty(), "{format} wrote nothing");
@@ -381,7 +400,7 @@ mod no_panic {
 
         #[test]
         fn renderers_accept_any_report(report in report()) {
-            for format in Format::ALL {
+            for format in Format::ALL.into_iter().filter(|format| format.is_available()) {
                 for color in [false, true] {
                     let mut out = Vec::new();
                     let rendered = render_with(&report, format, &RenderOptions { color }, &mut out);
