@@ -24,6 +24,8 @@
 //! desktop handling.
 
 pub mod params;
+pub mod rec;
+pub mod runtime;
 pub mod state;
 
 pub use params::{ParamInfo, Params, RrSimOrder, RuntimeModel};
