@@ -25,6 +25,7 @@
 
 pub mod params;
 pub mod rec;
+pub mod rr_sim;
 pub mod runtime;
 pub mod state;
 

@@ -78,7 +78,7 @@ fn throttle(state: &HostState) -> f64 {
     if !state.user_active && state.prefs.niu_cpu_usage_limit >= 0.0 {
         limit = state.prefs.niu_cpu_usage_limit;
     }
-    if !(limit > 0.005 && limit < 99.99) {
+    if limit.is_nan() || limit <= 0.005 || limit >= 99.99 {
         limit = 100.0;
     }
     limit / 100.0

@@ -420,6 +420,7 @@ impl Project {
             .iter()
             .filter_map(|app| app.max_concurrent)
             .chain(self.project_max_concurrent)
+            .filter(|&limit| limit > 0)
             .min()
             .unwrap_or(0)
     }
@@ -1028,6 +1029,100 @@ impl HostState {
         } else {
             (1u64 << count) - 1
         }
+    }
+}
+
+/// Which concurrency limit a job hits (`max_concurrent_exceeded`, §2.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ConcurrencyLimit {
+    /// The app's `max_concurrent`.
+    App,
+    /// The project's `project_max_concurrent`.
+    Project,
+}
+
+/// The running counters behind `max_concurrent_init`, `max_concurrent_inc`
+/// and `max_concurrent_exceeded` in client/result.h (§2.6).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConcurrencyCounters {
+    /// Per project, per app (in `Project::apps` order).
+    app_n_concurrent: Vec<Vec<u32>>,
+    /// Per project.
+    proj_n_concurrent: Vec<u32>,
+}
+
+impl ConcurrencyCounters {
+    /// Mirrors max_concurrent_init(): all counters zero.
+    pub fn new(state: &HostState) -> Self {
+        ConcurrencyCounters {
+            app_n_concurrent: state
+                .projects
+                .iter()
+                .map(|p| vec![0; p.apps.len()])
+                .collect(),
+            proj_n_concurrent: vec![0; state.projects.len()],
+        }
+    }
+
+    /// True if any project has a concurrency limit (`have_max_concurrent`).
+    pub fn enabled(state: &HostState) -> bool {
+        state.projects.iter().any(Project::has_max_concurrent)
+    }
+
+    fn app_position(state: &HostState, job: &Job) -> Option<usize> {
+        state
+            .projects
+            .get(job.project)?
+            .apps
+            .iter()
+            .position(|app| app.name == job.app)
+    }
+
+    /// Mirrors max_concurrent_inc().
+    pub fn inc(&mut self, state: &HostState, job: &Job) {
+        if let Some(pos) = Self::app_position(state, job) {
+            if let Some(count) = self
+                .app_n_concurrent
+                .get_mut(job.project)
+                .and_then(|row| row.get_mut(pos))
+            {
+                *count += 1;
+            }
+        }
+        if let Some(count) = self.proj_n_concurrent.get_mut(job.project) {
+            *count += 1;
+        }
+    }
+
+    /// Mirrors max_concurrent_exceeded(). A limit of 0 means none.
+    pub fn exceeded(&self, state: &HostState, job: &Job) -> Option<ConcurrencyLimit> {
+        let project = state.projects.get(job.project)?;
+        if let Some(pos) = Self::app_position(state, job) {
+            let limit = project
+                .apps
+                .get(pos)
+                .and_then(|app| app.max_concurrent)
+                .unwrap_or(0);
+            let count = self
+                .app_n_concurrent
+                .get(job.project)
+                .and_then(|row| row.get(pos))
+                .copied()
+                .unwrap_or(0);
+            if limit > 0 && count >= limit {
+                return Some(ConcurrencyLimit::App);
+            }
+        }
+        let limit = project.project_max_concurrent.unwrap_or(0);
+        if limit > 0 && self.project_count(job.project) >= limit {
+            return Some(ConcurrencyLimit::Project);
+        }
+        None
+    }
+
+    /// `proj_n_concurrent` of a project.
+    pub fn project_count(&self, project: ProjectIdx) -> u32 {
+        self.proj_n_concurrent.get(project).copied().unwrap_or(0)
     }
 }
 
