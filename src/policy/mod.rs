@@ -23,11 +23,13 @@
 //! resources, the account-manager idle count (§4.8) and Windows remote
 //! desktop handling.
 
+pub mod backoff;
 pub mod params;
 pub mod rec;
 pub mod rr_sim;
 pub mod runtime;
 pub mod state;
+pub mod work_fetch;
 
 pub use params::{ParamInfo, Params, RrSimOrder, RuntimeModel};
 pub use state::HostState;
