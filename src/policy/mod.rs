@@ -24,6 +24,8 @@
 //! desktop handling.
 
 pub mod backoff;
+pub mod coproc_sched;
+pub mod cpu_sched;
 pub mod params;
 pub mod rec;
 pub mod rr_sim;
