@@ -28,6 +28,7 @@ pub mod coproc_sched;
 pub mod cpu_sched;
 pub mod params;
 pub mod rec;
+pub mod reply;
 pub mod rr_sim;
 pub mod runtime;
 pub mod state;
