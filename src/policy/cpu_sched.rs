@@ -107,6 +107,11 @@ impl ProcResources {
             if state.ncoprocs_excluded(job.project, r) > 0 {
                 return;
             }
+            // Spec §6.2 says "fill the first non-excluded instance with enough room;
+            // otherwise fill instances partially". The client (PROC_RESOURCES::reserve_coprocs
+            // in client/cpu_sched.cpp) walks the instances in index order, topping up each
+            // one it meets and stopping at the first with enough room, so an earlier
+            // partly-used instance is filled even if a later one has room. The client wins.
             let mut x = job.usage.coproc_usage;
             for (i, used) in self
                 .coproc_usage

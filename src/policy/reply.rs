@@ -36,7 +36,7 @@ pub struct ReplyOutcome {
 /// client/cs_scheduler.cpp (§7.12, §7.14 steps 6, 9, 10). `request` is what
 /// was sent; `draws` supplies one uniform value in [0, 1] per resource that
 /// may back off (unused draws are ignored). The pending reason of the
-/// project decides escalation ([ARTIFACT] in the real client only
+/// project decides escalation ((artifact) in the real client only
 /// work-fetch RPCs carry "need work"; the emulator marks report RPCs
 /// "results due", §7.12). Clears the pending reason afterwards.
 pub fn handle_scheduler_reply(
@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(state.projects[1].sched_rpc_pending, None);
     }
 
-    /// §7.12 [ARTIFACT]: a piggyback on an RPC with no escalating reason does not back off.
+    /// §7.12 (artifact): a piggyback on an RPC with no escalating reason does not back off.
     #[test]
     fn piggyback_without_reason_does_not_back_off() {
         let mut state = seed_two_projects();

@@ -211,11 +211,11 @@ pub struct WorkFetchState {
     pub resources: Vec<RscFetchState>,
     /// `projects_sorted`: decreasing priority, ties in project order.
     pub projects_sorted: Vec<ProjectIdx>,
-    /// reasons[p][r].
+    /// `reasons[p][r]`.
     pub rsc_reasons: Vec<Vec<RscReason>>,
-    /// fetchable_share[p][r].
+    /// `fetchable_share[p][r]`.
     pub shares: Vec<Vec<f64>>,
-    /// Working copy of the shortfall (overwritten by concurrency-limited projects, §7.8 [ARTIFACT]).
+    /// Working copy of the shortfall (overwritten by concurrency-limited projects, §7.8 (artifact)).
     pub shortfall: Vec<f64>,
 }
 
@@ -584,7 +584,7 @@ pub fn set_request(
 }
 
 /// Mirrors RSC_WORK_FETCH::set_request_excluded() in client/work_fetch.cpp (§7.8).
-/// The masks are truncated to 32 bits as in the client ([ARTIFACT]).
+/// The masks are truncated to 32 bits as in the client ((artifact)).
 pub fn set_request_excluded(
     state: &HostState,
     setup: &WorkFetchState,
