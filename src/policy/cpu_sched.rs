@@ -65,7 +65,7 @@ impl ProcResources {
     fn stop_scan_coproc(&self, rsc: RscIdx) -> bool {
         self.coproc_usage
             .get(rsc)
-            .map_or(true, |row| row.iter().all(|&u| u >= 1.0))
+            .is_none_or(|row| row.iter().all(|&u| u >= 1.0))
     }
 
     fn can_schedule(&self, state: &HostState, j: JobIdx, now: f64) -> bool {
@@ -290,7 +290,7 @@ impl RunListBuilder<'_> {
             if self.next_result[p].is_none() {
                 continue;
             }
-            let better = best.map_or(true, |b| {
+            let better = best.is_none_or(|b| {
                 self.state.projects[p].prio.sched_priority
                     > self.state.projects[b].prio.sched_priority
             });

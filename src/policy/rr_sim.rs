@@ -170,7 +170,7 @@ impl BusyTimeEstimator {
 
 /// True if `value` beats the incumbent `best` (strictly smaller; the first wins ties).
 fn beats(best: Option<(usize, f64)>, value: f64) -> bool {
-    best.map_or(true, |(_, incumbent)| value < incumbent)
+    best.is_none_or(|(_, incumbent)| value < incumbent)
 }
 
 /// Marks up to `nused` instances of `src` in `dst`, lowest first (`set_bits` in client/rr_sim.cpp).

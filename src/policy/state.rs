@@ -895,7 +895,7 @@ impl HostState {
             || self
                 .projects
                 .get(job.project)
-                .map_or(true, |project| project.suspended_via_gui)
+                .is_none_or(|project| project.suspended_via_gui)
     }
 
     /// Mirrors RESULT::runnable() in client/result.cpp (§2.7).
@@ -920,13 +920,13 @@ impl HostState {
         if self
             .projects
             .get(project)
-            .map_or(true, |p| p.suspended_via_gui)
+            .is_none_or(|p| p.suspended_via_gui)
         {
             return false;
         }
         self.jobs.iter().any(|job| {
             job.project == project
-                && rsc.map_or(true, |r| job.usage.rsc == r)
+                && rsc.is_none_or(|r| job.usage.rsc == r)
                 && self.runnable(job, now)
         })
     }
@@ -944,9 +944,9 @@ impl HostState {
         }
         self.config.exclude_gpus.iter().any(|exclusion| {
             exclusion.project == project
-                && exclusion.rsc.map_or(true, |r| r == rsc)
-                && exclusion.app.as_deref().map_or(true, |a| a == app)
-                && exclusion.device.map_or(true, |d| d == instance)
+                && exclusion.rsc.is_none_or(|r| r == rsc)
+                && exclusion.app.as_deref().is_none_or(|a| a == app)
+                && exclusion.device.is_none_or(|d| d == instance)
         })
     }
 
@@ -970,7 +970,7 @@ impl HostState {
                 .config
                 .exclude_gpus
                 .iter()
-                .any(|exclusion| exclusion.rsc.map_or(true, |r| r == rsc))
+                .any(|exclusion| exclusion.rsc.is_none_or(|r| r == rsc))
     }
 
     /// Per-(project, type) `non_excluded_instances`: union over the project's apps (all if no apps).
@@ -1013,8 +1013,8 @@ impl HostState {
                     || self.config.exclude_gpus.iter().any(|exclusion| {
                         exclusion.project == project
                             && exclusion.app.is_none()
-                            && exclusion.rsc.map_or(true, |r| r == rsc)
-                            && exclusion.device.map_or(true, |d| d == i)
+                            && exclusion.rsc.is_none_or(|r| r == rsc)
+                            && exclusion.device.is_none_or(|d| d == i)
                     })
             })
             .fold(0u64, |mask, i| mask | (1u64 << i));
