@@ -24,9 +24,39 @@ pub enum Command {
     /// folder of inputs, single files (`.gz` is read transparently) or `-` for
     /// standard input. Inputs are recognised by content, not by file name.
     Parse(ParseArgs),
+    /// Inspect the policy engine.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
     /// Measure performance on real inputs.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// `policy` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// List every overridable policy constant with its default and spec section.
+    Params(ParamsArgs),
+}
+
+/// Output formats of listings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// A fixed-width table.
+    Table,
+    /// A JSON array.
+    Json,
+}
+
+/// Arguments of `policy params`.
+#[derive(Debug, clap::Args)]
+pub struct ParamsArgs {
+    /// Override a constant (repeatable); the listing then shows the value in effect.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table", value_name = "FORMAT")]
+    pub format: ListFormat,
 }
 
 /// Output formats of `parse`.

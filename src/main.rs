@@ -6,10 +6,15 @@ mod cli;
 
 use anyhow::{Context, Result};
 use boinc_audit::parse::{self, discover, event_log, input, DateOrder, LogOptions};
+use boinc_audit::policy::Params;
+use boinc_audit::report::params::{write_params_json, write_params_table, ParamRow};
 use boinc_audit::report::parse_summary::ParseSummary;
 use boinc_audit::trace::LogEvent;
 use clap::Parser;
-use cli::{BenchCommand, BenchParseArgs, Cli, Command, DateOrderArg, ParseArgs, ParseFormat};
+use cli::{
+    BenchCommand, BenchParseArgs, Cli, Command, DateOrderArg, ListFormat, ParamsArgs, ParseArgs,
+    ParseFormat, PolicyCommand,
+};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -40,8 +45,47 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Parse(args) => run_parse(&args),
+        Command::Policy(PolicyCommand::Params(args)) => run_policy_params(&args),
         Command::Bench(BenchCommand::Parse(args)) => run_bench_parse(&args),
     }
+}
+
+/// Applies `--set KEY=VALUE` overrides to the default parameters.
+fn params_from_overrides(overrides: &[String]) -> Result<Params> {
+    let mut params = Params::default();
+    for assignment in overrides {
+        let (key, value) = assignment
+            .split_once('=')
+            .with_context(|| format!("--set {assignment:?}: expected KEY=VALUE"))?;
+        params
+            .set(key.trim(), value.trim())
+            .with_context(|| format!("--set {assignment}"))?;
+    }
+    Ok(params)
+}
+
+fn run_policy_params(args: &ParamsArgs) -> Result<u8> {
+    let params = params_from_overrides(&args.set)?;
+    let rows: Vec<ParamRow> = Params::list()
+        .into_iter()
+        .map(|info| {
+            let value = params.get(info.key).filter(|value| *value != info.default);
+            ParamRow {
+                key: info.key.to_string(),
+                default: info.default,
+                value,
+                section: info.section.to_string(),
+                doc: info.doc.to_string(),
+            }
+        })
+        .collect();
+    let mut out = open_output(None)?;
+    match args.format {
+        ListFormat::Table => write_params_table(&rows, &mut out)?,
+        ListFormat::Json => write_params_json(&rows, &mut out)?,
+    }
+    out.flush().context("cannot write output")?;
+    Ok(EXIT_OK)
 }
 
 fn open_output(path: Option<&std::path::Path>) -> Result<Box<dyn Write>> {

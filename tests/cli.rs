@@ -69,3 +69,39 @@ fn usage_error_exits_2() {
         .expect("run boinc-audit");
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn policy_params_lists_keys_with_sections_and_applies_overrides() {
+    let output = boinc_audit()
+        .args([
+            "policy",
+            "params",
+            "--format",
+            "json",
+            "--set",
+            "rec_half_life_days=1",
+        ])
+        .output()
+        .expect("run boinc-audit");
+    assert_eq!(output.status.code(), Some(0));
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).expect("valid JSON");
+    let rows = rows.as_array().expect("an array");
+    let half_life = rows
+        .iter()
+        .find(|row| row["key"] == "rec_half_life_days")
+        .expect("rec_half_life_days listed");
+    assert_eq!(half_life["value"], "1");
+    assert!(rows
+        .iter()
+        .all(|row| row["section"].as_str().is_some_and(|s| s.contains('§'))));
+}
+
+#[test]
+fn unknown_policy_parameter_exits_2() {
+    let output = boinc_audit()
+        .args(["policy", "params", "--set", "no_such_key=1"])
+        .output()
+        .expect("run boinc-audit");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no_such_key"));
+}

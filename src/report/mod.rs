@@ -20,6 +20,7 @@ pub mod diff;
 #[cfg(feature = "frame")]
 pub mod frame;
 pub mod json;
+pub mod params;
 pub mod parse_summary;
 pub mod table;
 pub mod timeline;
