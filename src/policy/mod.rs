@@ -23,11 +23,16 @@
 //! resources, the account-manager idle count (§4.8) and Windows remote
 //! desktop handling.
 
+pub mod backoff;
+pub mod coproc_sched;
+pub mod cpu_sched;
 pub mod params;
 pub mod rec;
+pub mod reply;
 pub mod rr_sim;
 pub mod runtime;
 pub mod state;
+pub mod work_fetch;
 
 pub use params::{ParamInfo, Params, RrSimOrder, RuntimeModel};
 pub use state::HostState;

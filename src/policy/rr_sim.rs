@@ -201,7 +201,7 @@ struct Sim<'a> {
     relative_speed: Vec<f64>,
     has_exclusions: Vec<bool>,
     have_mc: bool,
-    /// pending[p][r]: jobs not yet completed in the simulation, arrival order.
+    /// `pending[p][r]`: jobs not yet completed in the simulation, arrival order.
     pending: Vec<Vec<Vec<JobIdx>>>,
     flops_left: Vec<f64>,
     sim_flops: Vec<f64>,

@@ -640,7 +640,7 @@ pub struct HostState {
     /// `rec_sum` from the last priority initialisation (§5.5).
     pub rec_sum: f64,
     /// `total_peak_flops()` as cached by the client at first use (§2.4
-    /// [ARTIFACT]); `None` computes it from the current state.
+    /// (artifact)); `None` computes it from the current state.
     pub total_peak_flops_cached: Option<f64>,
     /// The client had or requested work since start (`had_or_requested_work`).
     pub had_or_requested_work: bool,

@@ -1,0 +1,753 @@
+//! Job scheduling (spec §6): run-list construction (`make_run_list`) and its
+//! enforcement (`enforce_run_list`: ordering, GPU assignment, CPU limits,
+//! preemption and starts).
+//!
+//! Architecture Invariant: pure; no I/O, no clock, no parsers.
+
+use super::coproc_sched::{assign_coprocs, CoprocAssignment};
+use super::params::Params;
+use super::rec::{adjust_rec_sched, project_priority_init, PriorityInit, PriorityMode};
+use super::rr_sim::{rr_simulate, RrSimOutcome};
+use super::runtime::estimated_runtime_remaining;
+use super::state::{
+    ConcurrencyCounters, HostState, JobIdx, ProjectIdx, RscIdx, SchedulerState, TaskState,
+};
+use super::PolicyError;
+use serde::Serialize;
+
+/// How a job entered the run list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum RunListPhase {
+    /// Earliest-deadline-first phase (`EDF`).
+    Edf,
+    /// Priority phase (`FIFO` in the log).
+    Fifo,
+}
+
+/// One `add to run list: JOB (RESOURCE, EDF|FIFO) (prio P)` line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunListEntry {
+    /// The job.
+    pub job: JobIdx,
+    /// Its resource.
+    pub rsc: RscIdx,
+    /// The phase that chose it.
+    pub phase: RunListPhase,
+    /// Its project's priority before this job's bump.
+    pub priority: f64,
+}
+
+/// The result of `make_run_list`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunListOutcome {
+    /// The simulation used (reused when made at this `now`).
+    pub sim: RrSimOutcome,
+    /// The runnable-mode priority initialisation (printed `[prio]` lines).
+    pub prio_init: PriorityInit,
+    /// The ordered candidate list.
+    pub run_list: Vec<RunListEntry>,
+}
+
+/// Reserved usage while building the list (`PROC_RESOURCES`).
+struct ProcResources {
+    ncpus: f64,
+    used_st: f64,
+    used_mt: f64,
+    coproc_usage: Vec<Vec<f64>>,
+}
+
+impl ProcResources {
+    fn stop_scan_cpu(&self, params: &Params) -> bool {
+        self.used_st >= params.run_list_overfill * self.ncpus
+            || self.used_mt >= params.run_list_overfill * self.ncpus
+    }
+
+    fn stop_scan_coproc(&self, rsc: RscIdx) -> bool {
+        self.coproc_usage
+            .get(rsc)
+            .map_or(true, |row| row.iter().all(|&u| u >= 1.0))
+    }
+
+    fn can_schedule(&self, state: &HostState, j: JobIdx, now: f64) -> bool {
+        let Some(job) = state.jobs.get(j) else {
+            return false;
+        };
+        if job.task.as_ref().is_some_and(|t| {
+            matches!(
+                t.task_state,
+                TaskState::AbortPending | TaskState::QuitPending
+            )
+        }) {
+            return false;
+        }
+        if job.schedule_backoff > now || (state.uses_gpu(job) && state.gpu_suspended) {
+            return false;
+        }
+        let r = job.usage.rsc;
+        if r == 0 {
+            return true;
+        }
+        let mut x = job.usage.coproc_usage;
+        for (i, &used) in self.coproc_usage.get(r).into_iter().flatten().enumerate() {
+            if state.gpu_excluded(job.project, &job.app, r, i) {
+                continue;
+            }
+            x -= 1.0 - used;
+            if x <= 0.0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn schedule(&mut self, state: &HostState, j: JobIdx) {
+        let Some(job) = state.jobs.get(j) else { return };
+        let r = job.usage.rsc;
+        if r != 0 {
+            if state.ncoprocs_excluded(job.project, r) > 0 {
+                return;
+            }
+            // Spec §6.2 says "fill the first non-excluded instance with enough room;
+            // otherwise fill instances partially". The client (PROC_RESOURCES::reserve_coprocs
+            // in client/cpu_sched.cpp) walks the instances in index order, topping up each
+            // one it meets and stopping at the first with enough room, so an earlier
+            // partly-used instance is filled even if a later one has room. The client wins.
+            let mut x = job.usage.coproc_usage;
+            for (i, used) in self
+                .coproc_usage
+                .get_mut(r)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                if state.gpu_excluded(job.project, &job.app, r, i) {
+                    continue;
+                }
+                let unused = 1.0 - *used;
+                if unused >= x {
+                    *used += x;
+                    break;
+                }
+                *used = 1.0;
+                x -= unused;
+            }
+        } else if job.usage.avg_ncpus > 1.0 {
+            self.used_mt += job.usage.avg_ncpus;
+        } else {
+            self.used_st += job.usage.avg_ncpus;
+        }
+    }
+}
+
+/// Working state of one `make_run_list`.
+struct RunListBuilder<'a> {
+    state: &'a mut HostState,
+    params: &'a Params,
+    now: f64,
+    selected: Vec<bool>,
+    started: Vec<bool>,
+    dl_copy: Vec<Vec<i64>>,
+    next_result: Vec<Option<JobIdx>>,
+    proc: ProcResources,
+    run_list: Vec<RunListEntry>,
+}
+
+impl RunListBuilder<'_> {
+    fn candidate(&self, j: JobIdx, rsc: RscIdx) -> bool {
+        let job = &self.state.jobs[j];
+        job.usage.rsc == rsc
+            && !self.selected[j]
+            && self.state.runnable(job, self.now)
+            && !self.state.always_run(job)
+    }
+
+    /// Mirrors earliest_deadline_result() in client/cpu_sched.cpp (§6.2).
+    fn earliest_deadline_result(&self, rsc: RscIdx) -> Option<JobIdx> {
+        let mut best: Option<JobIdx> = None;
+        for j in 0..self.state.jobs.len() {
+            if !self.candidate(j, rsc) {
+                continue;
+            }
+            let job = &self.state.jobs[j];
+            let project = &self.state.projects[job.project];
+            if (project.dont_use_dcf || project.dcf < self.params.dcf_edf_threshold)
+                && self.dl_copy[job.project][rsc] <= 0
+            {
+                continue;
+            }
+            let Some(b) = best else {
+                best = Some(j);
+                continue;
+            };
+            let incumbent = &self.state.jobs[b];
+            if job.report_deadline < incumbent.report_deadline {
+                best = Some(j);
+                continue;
+            }
+            if job.report_deadline > incumbent.report_deadline {
+                continue;
+            }
+            let (has_task, best_has_task) = (job.task.is_some(), incumbent.task.is_some());
+            if best_has_task && !has_task {
+                continue;
+            }
+            let shorter = estimated_runtime_remaining(self.state, job, self.params)
+                < estimated_runtime_remaining(self.state, incumbent, self.params);
+            if shorter || (!best_has_task && has_task) {
+                best = Some(j);
+            }
+        }
+        best
+    }
+
+    /// Mirrors first_coproc_result() in client/cpu_sched.cpp (§6.2, §9.2).
+    fn first_coproc_result(&self, rsc: RscIdx) -> Option<JobIdx> {
+        let mut best: Option<(JobIdx, f64)> = None;
+        for j in 0..self.state.jobs.len() {
+            if !self.candidate(j, rsc) {
+                continue;
+            }
+            let prio = self.state.projects[self.state.jobs[j].project]
+                .prio
+                .sched_priority;
+            let Some((b, best_prio)) = best else {
+                best = Some((j, prio));
+                continue;
+            };
+            if prio < best_prio {
+                continue;
+            }
+            if prio > best_prio {
+                best = Some((j, prio));
+                continue;
+            }
+            match (self.started[j], self.started[b]) {
+                (true, false) => best = Some((j, prio)),
+                (false, true) => {}
+                _ => {
+                    if self.state.jobs[j].index < self.state.jobs[b].index {
+                        best = Some((j, prio));
+                    }
+                }
+            }
+        }
+        best.map(|(j, _)| j)
+    }
+
+    /// Mirrors CLIENT_STATE::assign_results_to_projects() (§6.2).
+    fn assign_results_to_projects(&mut self) {
+        let jobs = &self.state.jobs;
+        for j in 0..jobs.len() {
+            let job = &jobs[j];
+            let Some(task) = &job.task else { continue };
+            let task_ok = matches!(
+                task.task_state,
+                TaskState::Uninitialized | TaskState::Executing | TaskState::Suspended
+            );
+            if self.state.always_run(job)
+                || !task_ok
+                || self.selected[j]
+                || job.usage.uses_coprocs()
+                || !self.state.runnable(job, self.now)
+            {
+                continue;
+            }
+            let slot = &mut self.next_result[job.project];
+            let Some(current) = *slot else {
+                *slot = Some(j);
+                continue;
+            };
+            if let Some(current_task) = &jobs[current].task {
+                let no_process_vs_process =
+                    current_task.task_state == TaskState::Uninitialized && task.has_process();
+                let preempted_vs_scheduled = current_task.scheduler_state
+                    == SchedulerState::Preempted
+                    && task.scheduler_state == SchedulerState::Scheduled;
+                if no_process_vs_process || preempted_vs_scheduled {
+                    *slot = Some(j);
+                }
+            }
+        }
+        for (j, job) in jobs.iter().enumerate() {
+            if self.selected[j]
+                || job.usage.uses_coprocs()
+                || job.task.is_some()
+                || !self.state.runnable(job, self.now)
+            {
+                continue;
+            }
+            let slot = &mut self.next_result[job.project];
+            if slot.is_none() {
+                *slot = Some(j);
+            }
+        }
+    }
+
+    /// Mirrors CLIENT_STATE::highest_prio_project_best_result() (§6.2).
+    fn highest_prio_project_best_result(&mut self) -> Option<JobIdx> {
+        let mut best: Option<ProjectIdx> = None;
+        for p in 0..self.state.projects.len() {
+            if self.next_result[p].is_none() {
+                continue;
+            }
+            let better = best.map_or(true, |b| {
+                self.state.projects[p].prio.sched_priority
+                    > self.state.projects[b].prio.sched_priority
+            });
+            if better {
+                best = Some(p);
+            }
+        }
+        best.and_then(|p| self.next_result[p].take())
+    }
+
+    fn add(&mut self, j: JobIdx, phase: RunListPhase) {
+        let job = &self.state.jobs[j];
+        let (rsc, project) = (job.usage.rsc, job.project);
+        let priority = self.state.projects[project].prio.sched_priority;
+        self.proc.schedule(self.state, j);
+        adjust_rec_sched(self.state, j, self.params);
+        if phase == RunListPhase::Edf {
+            self.dl_copy[project][rsc] -= 1;
+        }
+        self.run_list.push(RunListEntry {
+            job: j,
+            rsc,
+            phase,
+            priority,
+        });
+    }
+}
+
+/// Mirrors CLIENT_STATE::make_run_list() in client/cpu_sched.cpp (§6.2):
+/// GPU types in index order (EDF then priority), then CPU EDF, then CPU by
+/// project priority. Reuses `sim` if it was made at this `now` (§8).
+pub fn make_run_list(
+    state: &mut HostState,
+    now: f64,
+    sim: Option<RrSimOutcome>,
+    params: &Params,
+) -> Result<RunListOutcome, PolicyError> {
+    state.validate()?;
+    let sim = match sim {
+        Some(sim) if sim.now == now => sim,
+        _ => rr_simulate(state, now, params)?,
+    };
+    let prio_init = project_priority_init(state, PriorityMode::Runnable, now, params);
+    let n_rsc = state.n_rsc();
+    let n_jobs = state.jobs.len();
+    let started = state
+        .jobs
+        .iter()
+        .map(|job| job.task.is_some() || job.computing_done())
+        .collect();
+    let dl_copy = (0..state.projects.len())
+        .map(|p| {
+            (0..n_rsc)
+                .map(|r| sim.project_rsc(p, r).deadlines_missed as i64)
+                .collect()
+        })
+        .collect();
+    let proc = ProcResources {
+        ncpus: state.n_usable_cpus() as f64,
+        used_st: 0.0,
+        used_mt: 0.0,
+        coproc_usage: (0..n_rsc)
+            .map(|r| {
+                if r == 0 {
+                    Vec::new()
+                } else {
+                    vec![0.0; state.ninstances(r)]
+                }
+            })
+            .collect(),
+    };
+    let have_mc = ConcurrencyCounters::enabled(state);
+    let mut counters = ConcurrencyCounters::new(state);
+    let mut b = RunListBuilder {
+        next_result: vec![None; state.projects.len()],
+        state,
+        params,
+        now,
+        selected: vec![false; n_jobs],
+        started,
+        dl_copy,
+        proc,
+        run_list: Vec::new(),
+    };
+    for r in 1..n_rsc {
+        while !b.proc.stop_scan_coproc(r) {
+            let Some(j) = b.earliest_deadline_result(r) else {
+                break;
+            };
+            b.selected[j] = true;
+            if b.proc.can_schedule(b.state, j, now) {
+                b.add(j, RunListPhase::Edf);
+            }
+        }
+        while !b.proc.stop_scan_coproc(r) {
+            let Some(j) = b.first_coproc_result(r) else {
+                break;
+            };
+            b.selected[j] = true;
+            if b.proc.can_schedule(b.state, j, now) {
+                b.add(j, RunListPhase::Fifo);
+            }
+        }
+    }
+    for phase in [RunListPhase::Edf, RunListPhase::Fifo] {
+        while !b.proc.stop_scan_cpu(params) {
+            let next = match phase {
+                RunListPhase::Edf => b.earliest_deadline_result(0),
+                RunListPhase::Fifo => {
+                    b.assign_results_to_projects();
+                    b.highest_prio_project_best_result()
+                }
+            };
+            let Some(j) = next else { break };
+            b.selected[j] = true;
+            if have_mc && counters.exceeded(b.state, &b.state.jobs[j]).is_some() {
+                continue;
+            }
+            if !b.proc.can_schedule(b.state, j, now) {
+                continue;
+            }
+            b.add(j, phase);
+            if have_mc {
+                counters.inc(b.state, &b.state.jobs[j]);
+            }
+        }
+    }
+    let run_list = b.run_list;
+    Ok(RunListOutcome {
+        sim,
+        prio_init,
+        run_list,
+    })
+}
+
+/// What enforcement does to a task.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum EnforceAction {
+    /// Keep running / start / resume (`scheduling JOB`).
+    Schedule(JobIdx),
+    /// GPU instance assignment (`Assigning <type> instance N to JOB`).
+    AssignCoprocs(JobIdx, Vec<usize>),
+    /// Preempt; `removed` says whether it leaves memory.
+    Preempt {
+        /// The job.
+        job: JobIdx,
+        /// Removed from memory.
+        removed: bool,
+    },
+}
+
+/// Why a listed job was not scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SkipReason {
+    /// At a concurrency limit.
+    MaxConcurrent,
+    /// The CPUs are full.
+    CpusFull,
+    /// No GPU instance could be assigned.
+    NoCoprocs,
+    /// Not enough RAM.
+    RamTooSmall,
+}
+
+/// The result of `enforce_run_list`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnforceOutcome {
+    /// The final (sorted) job list.
+    pub final_list: Vec<JobIdx>,
+    /// Actions in order.
+    pub actions: Vec<EnforceAction>,
+    /// Jobs skipped, with why.
+    pub skipped: Vec<(JobIdx, SkipReason)>,
+    /// CPUs used after the scan.
+    pub cpus_used: f64,
+    /// Work fetch should be checked ("CPUs idle").
+    pub cpus_idle: bool,
+}
+
+/// Mirrors finished_time_slice() in client/cpu_sched.cpp (§6.3 step 4).
+fn finished_time_slice(state: &HostState, j: JobIdx, now: f64) -> bool {
+    let Some(task) = state.jobs.get(j).and_then(|job| job.task.as_ref()) else {
+        return true;
+    };
+    let slice_end = task.run_interval_start + state.cpu_scheduling_period();
+    now > slice_end && task.checkpoint_wall_time > slice_end
+}
+
+/// Mirrors CLIENT_STATE::enforce_run_list() in client/cpu_sched.cpp (§6.3),
+/// without swap or sporadic handling: sorts the list by `more_important`,
+/// assigns GPU instances, fills the CPUs and decides preemptions. Updates
+/// the tasks' scheduler states; new tasks are created for started jobs.
+pub fn enforce_run_list(
+    state: &mut HostState,
+    run_list: &[RunListEntry],
+    now: f64,
+    params: &Params,
+) -> Result<EnforceOutcome, PolicyError> {
+    state.validate()?;
+    let mut list: Vec<(JobIdx, bool, usize, bool)> = run_list
+        .iter()
+        .enumerate()
+        .map(|(seq, e)| (e.job, e.phase == RunListPhase::Edf, seq, false))
+        .collect();
+    let original_len = list.len();
+    for j in 0..state.jobs.len() {
+        let job = &state.jobs[j];
+        let scheduled = job
+            .task
+            .as_ref()
+            .is_some_and(|t| t.scheduler_state == SchedulerState::Scheduled);
+        if !scheduled
+            || !state.runnable(job, now)
+            || state.always_run(job)
+            || (state.uses_gpu(job) && state.gpu_suspended)
+        {
+            continue;
+        }
+        if finished_time_slice(state, j, now) {
+            continue;
+        }
+        match list.iter_mut().find(|entry| entry.0 == j) {
+            Some(entry) => entry.3 = true,
+            None => list.push((j, false, original_len, true)),
+        }
+    }
+    let prioritize_gpu = state.config.prioritize_gpu;
+    list.sort_by(|a, b| {
+        let (ja, jb) = (&state.jobs[a.0], &state.jobs[b.0]);
+        let (ca, cb) = (ja.usage.uses_coprocs(), jb.usage.uses_coprocs());
+        let key = |coproc: bool, edf: bool, uts: bool, ncpus: f64, seq: usize| {
+            (
+                !(prioritize_gpu && coproc),
+                !edf,
+                prioritize_gpu || !coproc,
+                !uts,
+                if coproc { 0.0 } else { -ncpus },
+                seq,
+            )
+        };
+        key(ca, a.1, a.3, ja.usage.avg_ncpus, a.2)
+            .partial_cmp(&key(cb, b.1, b.3, jb.usage.avg_ncpus, b.2))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let sorted: Vec<JobIdx> = list.iter().map(|entry| entry.0).collect();
+    let assignments = assign_coprocs(state, &sorted);
+    let n_usable = state.n_usable_cpus() as f64;
+    let user_limited = (n_usable as u32) < state.host.p_ncpus;
+    let mut ram_left = state.host.m_nbytes
+        * if state.user_active {
+            state.prefs.ram_max_used_busy_frac
+        } else {
+            state.prefs.ram_max_used_idle_frac
+        };
+    let mut counters = ConcurrencyCounters::new(state);
+    let have_mc = ConcurrencyCounters::enabled(state);
+    let mut out = EnforceOutcome {
+        final_list: Vec::new(),
+        actions: Vec::new(),
+        skipped: Vec::new(),
+        cpus_used: 0.0,
+        cpus_idle: false,
+    };
+    let mut scheduled = vec![false; state.jobs.len()];
+    for &j in &sorted {
+        let job = &state.jobs[j];
+        let assignment = assignments
+            .iter()
+            .find(|(k, _)| *k == j)
+            .map(|(_, a)| a.clone());
+        if assignment == Some(CoprocAssignment::Removed) {
+            out.skipped.push((j, SkipReason::NoCoprocs));
+            continue;
+        }
+        out.final_list.push(j);
+        let ncpus = job.usage.avg_ncpus;
+        let skip = if have_mc && counters.exceeded(state, job).is_some() {
+            Some(SkipReason::MaxConcurrent)
+        } else if (user_limited && out.cpus_used + ncpus > n_usable)
+            || (!job.usage.uses_coprocs() && out.cpus_used >= n_usable)
+            || (job.usage.uses_coprocs()
+                && out.cpus_used + ncpus > n_usable + params.gpu_overcommit_cpus)
+        {
+            Some(SkipReason::CpusFull)
+        } else if job.task.as_ref().is_some_and(|t| t.rss_smoothed > ram_left) {
+            Some(SkipReason::RamTooSmall)
+        } else {
+            None
+        };
+        if let Some(reason) = skip {
+            out.skipped.push((j, reason));
+            continue;
+        }
+        out.cpus_used += ncpus;
+        ram_left -= job.task.as_ref().map_or(0.0, |t| t.rss_smoothed);
+        if have_mc {
+            counters.inc(state, job);
+        }
+        if let Some(CoprocAssignment::Assigned(instances)) = assignment {
+            out.actions.push(EnforceAction::AssignCoprocs(j, instances));
+        }
+        out.actions.push(EnforceAction::Schedule(j));
+        scheduled[j] = true;
+    }
+    out.cpus_idle = out.cpus_used < n_usable;
+    let leave_in_memory = state.prefs.leave_apps_in_memory;
+    for (j, job) in state.jobs.iter_mut().enumerate() {
+        let uses_coprocs = job.usage.uses_coprocs();
+        let Some(task) = job.task.as_mut() else {
+            if scheduled[j] {
+                let mut task = super::state::Task::new();
+                task.scheduler_state = SchedulerState::Scheduled;
+                task.run_interval_start = now;
+                job.task = Some(task);
+            }
+            continue;
+        };
+        if scheduled[j] {
+            if task.scheduler_state != SchedulerState::Scheduled {
+                task.run_interval_start = now;
+            }
+            task.scheduler_state = SchedulerState::Scheduled;
+        } else if task.scheduler_state == SchedulerState::Scheduled
+            && task.task_state == TaskState::Executing
+        {
+            let removed = uses_coprocs || (task.checkpoint_wall_time > 0.0 && !leave_in_memory);
+            out.actions.push(EnforceAction::Preempt { job: j, removed });
+            task.scheduler_state = SchedulerState::Preempted;
+        } else {
+            task.scheduler_state = SchedulerState::Preempted;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::rr_sim::tests::{a_gpu_job, seed_two_projects};
+    use crate::policy::state::tests::seed_host;
+    use crate::policy::state::{Job, Project, ResourceUsage};
+
+    /// §9.7 seed_cpu_gpu_two_projects 01:00:00: after A's 8 GPU jobs arrive, the run list is
+    /// `A_0 (NVIDIA GPU, FIFO) (prio -0.000000)`: one GPU, whole-GPU jobs, lowest index first.
+    #[test]
+    fn first_run_list_of_seed() {
+        let mut state = seed_two_projects();
+        for n in 0..8 {
+            let mut job = a_gpu_job(n);
+            job.index = n as i64;
+            state.jobs.push(job);
+        }
+        let out = make_run_list(&mut state, 3600.0, None, &Params::default()).unwrap();
+        assert_eq!(out.run_list.len(), 1);
+        let entry = &out.run_list[0];
+        assert_eq!(
+            (entry.job, entry.rsc, entry.phase),
+            (0, 1, RunListPhase::Fifo)
+        );
+        assert!(entry.priority == 0.0 && entry.priority.is_sign_negative());
+        let enforced =
+            enforce_run_list(&mut state, &out.run_list, 3600.0, &Params::default()).unwrap();
+        assert_eq!(
+            enforced.actions,
+            vec![
+                EnforceAction::AssignCoprocs(0, vec![0]),
+                EnforceAction::Schedule(0)
+            ]
+        );
+        // 0.2 of 4 CPUs used → CPUs idle.
+        assert!(enforced.cpus_idle);
+    }
+
+    /// §5.5, §9.7 cpu_two_projects_unequal_share 01:00:00: 8 Alpha jobs on 4 CPUs, share_frac 1:
+    /// the list is over-filled to 2 × 4 = 8 jobs with priorities −0, −0.010417, …, −0.072917
+    /// (steps of (5e9/20e9)/24 = 0.0104167).
+    #[test]
+    fn cpu_run_list_bumps_priority() {
+        let mut host = seed_host();
+        host.coprocs.clear();
+        let mut state = HostState::new(host);
+        state.projects.push(Project::new("Alpha", 300.0, 1));
+        state.projects.push(Project::new("Beta", 100.0, 1));
+        for n in 0..10 {
+            state.jobs.push(Job::new(
+                &format!("Alpha_{n}"),
+                0,
+                "a",
+                ResourceUsage::cpu(1.0, 5e9),
+                72e12,
+            ));
+        }
+        let out = make_run_list(&mut state, 3600.0, None, &Params::default()).unwrap();
+        assert_eq!(out.run_list.len(), 8);
+        for (n, entry) in out.run_list.iter().enumerate() {
+            assert_eq!(entry.job, n);
+            assert!((entry.priority + n as f64 * 0.25 / 24.0).abs() < 1e-9);
+        }
+        let enforced =
+            enforce_run_list(&mut state, &out.run_list, 3600.0, &Params::default()).unwrap();
+        assert_eq!(enforced.cpus_used, 4.0);
+        assert_eq!(enforced.skipped.len(), 4);
+    }
+
+    /// §6.2 EDF: a job simulated to miss its deadline is listed first as EDF.
+    /// 1 CPU: J1 3000 s (deadline far), J2 2000 s with comp deadline 4000 → misses in the
+    /// simulation (finishes at 5000) → EDF picks the project's earliest deadline (J2).
+    #[test]
+    fn deadline_miss_goes_first_as_edf() {
+        let mut host = seed_host();
+        host.coprocs.clear();
+        host.p_ncpus = 1;
+        let mut state = HostState::new(host);
+        state.projects.push(Project::new("P", 100.0, 1));
+        let mut j1 = Job::new("J1", 0, "j", ResourceUsage::cpu(1.0, 1e9), 3000e9);
+        j1.report_deadline = 20000.0;
+        let mut j2 = Job::new("J2", 0, "j", ResourceUsage::cpu(1.0, 1e9), 2000e9);
+        j2.report_deadline = 12640.0;
+        state.jobs = vec![j1, j2];
+        let out = make_run_list(&mut state, 0.0, None, &Params::default()).unwrap();
+        assert_eq!(
+            (out.run_list[0].job, out.run_list[0].phase),
+            (1, RunListPhase::Edf)
+        );
+        assert_eq!(
+            (out.run_list[1].job, out.run_list[1].phase),
+            (0, RunListPhase::Fifo)
+        );
+    }
+
+    /// §6.3: a running job whose time slice is not finished is kept ahead of a new list.
+    #[test]
+    fn unfinished_time_slice_is_appended() {
+        let mut host = seed_host();
+        host.coprocs.clear();
+        host.p_ncpus = 1;
+        let mut state = HostState::new(host);
+        state.projects.push(Project::new("P", 100.0, 1));
+        state
+            .jobs
+            .push(Job::new("new", 0, "j", ResourceUsage::cpu(1.0, 1e9), 1e12));
+        let mut running = Job::new("run", 0, "j", ResourceUsage::cpu(1.0, 1e9), 1e12);
+        let mut task = crate::policy::state::Task::new();
+        task.scheduler_state = SchedulerState::Scheduled;
+        task.task_state = TaskState::Executing;
+        task.run_interval_start = 0.0;
+        running.task = Some(task);
+        state.jobs.push(running);
+        let list = vec![RunListEntry {
+            job: 0,
+            rsc: 0,
+            phase: RunListPhase::Fifo,
+            priority: 0.0,
+        }];
+        // Slice ends at 3600; at 600 it is unfinished: "run" is appended and sorted first.
+        let out = enforce_run_list(&mut state, &list, 600.0, &Params::default()).unwrap();
+        assert_eq!(out.final_list, vec![1, 0]);
+        assert_eq!(out.actions, vec![EnforceAction::Schedule(1)]);
+    }
+}

@@ -1,0 +1,175 @@
+//! Handling of a successful scheduler reply (spec §7.12, §7.13, §7.14):
+//! per-resource backoffs, `sched_req_no_work`, the project RPC backoff and
+//! the request delay.
+//!
+//! Architecture Invariant: pure; no I/O, no clock, no parsers.
+
+use super::backoff::{clear_resource_backoff, resource_backoff, set_min_rpc_time, ResourceBackoff};
+use super::params::Params;
+use super::state::{HostState, ProjectIdx, RpcReason, RscIdx};
+use super::work_fetch::RscRequest;
+use super::PolicyError;
+use serde::Serialize;
+
+/// The policy-relevant content of a scheduler reply.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SchedReply {
+    /// Resource type of every new job received.
+    pub new_job_rsc: Vec<RscIdx>,
+    /// `<request_delay>` (0 = none).
+    pub request_delay: f64,
+    /// A message containing "too recent".
+    pub too_recent: bool,
+}
+
+/// What handling the reply did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReplyOutcome {
+    /// Resource backoffs applied (`backing off <rsc> <secs> sec`).
+    pub backoffs: Vec<(RscIdx, ResourceBackoff)>,
+    /// Resources whose backoff was cleared because a job arrived.
+    pub cleared: Vec<RscIdx>,
+}
+
+/// Mirrors WORK_FETCH::handle_reply() in client/work_fetch.cpp and the
+/// policy steps of CLIENT_STATE::handle_scheduler_reply() in
+/// client/cs_scheduler.cpp (§7.12, §7.14 steps 6, 9, 10). `request` is what
+/// was sent; `draws` supplies one uniform value in [0, 1] per resource that
+/// may back off (unused draws are ignored). The pending reason of the
+/// project decides escalation ((artifact) in the real client only
+/// work-fetch RPCs carry "need work"; the emulator marks report RPCs
+/// "results due", §7.12). Clears the pending reason afterwards.
+pub fn handle_scheduler_reply(
+    state: &mut HostState,
+    project: ProjectIdx,
+    request: &[RscRequest],
+    reply: &SchedReply,
+    now: f64,
+    draws: &[f64],
+    params: &Params,
+) -> Result<ReplyOutcome, PolicyError> {
+    state.validate()?;
+    let n_rsc = state.n_rsc();
+    let Some(p) = state.projects.get_mut(project) else {
+        return Err(PolicyError::InvalidState(format!("no project {project}")));
+    };
+    let got: Vec<bool> = (0..n_rsc).map(|r| reply.new_job_rsc.contains(&r)).collect();
+    let requested: Vec<bool> = (0..n_rsc)
+        .map(|r| request.get(r).is_some_and(|req| req.req_secs > 0.0))
+        .collect();
+    let asked: Vec<bool> = (0..n_rsc)
+        .map(|r| {
+            request
+                .get(r)
+                .is_some_and(|req| req.req_secs > 0.0 || req.req_instances > 0.0)
+        })
+        .collect();
+    if !reply.too_recent {
+        // Every new job counts as received for the CPU (§7.14 step 6).
+        let any_job = !reply.new_job_rsc.is_empty();
+        for (r, prsc) in p.rsc.iter_mut().enumerate() {
+            if got[r] || (r == 0 && any_job) {
+                prsc.sched_req_no_work = false;
+            } else if asked[r] {
+                prsc.sched_req_no_work = true;
+            }
+        }
+    }
+    let escalates = matches!(
+        p.sched_rpc_pending,
+        Some(RpcReason::ResultsDue | RpcReason::NeedWork | RpcReason::TrickleUp)
+    );
+    let mut outcome = ReplyOutcome {
+        backoffs: Vec::new(),
+        cleared: Vec::new(),
+    };
+    let mut draws = draws.iter();
+    for (r, prsc) in p.rsc.iter_mut().enumerate() {
+        if requested[r] && !got[r] && prsc.backoff_time < now && escalates {
+            let u = draws.next().copied().unwrap_or(0.5);
+            outcome
+                .backoffs
+                .push((r, resource_backoff(prsc, now, u, params)?));
+        }
+        if got[r] {
+            clear_resource_backoff(prsc);
+            outcome.cleared.push(r);
+        }
+    }
+    p.request_if_idle_and_uploading = false;
+    p.nrpc_failures = 0;
+    p.min_rpc_time = 0.0;
+    if reply.request_delay > 0.0 {
+        set_min_rpc_time(p, now + reply.request_delay);
+    }
+    p.sched_rpc_pending = None;
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::rr_sim::tests::seed_two_projects;
+
+    fn request(cpu: f64, gpu: f64) -> Vec<RscRequest> {
+        vec![
+            RscRequest {
+                req_secs: cpu,
+                ..RscRequest::default()
+            },
+            RscRequest {
+                req_secs: gpu,
+                ..RscRequest::default()
+            },
+        ]
+    }
+
+    /// §7.12 gpu_no_gpu_work_backoff: asked CPU and GPU, got only CPU jobs, pending "need work":
+    /// GPU backs off 600 × (0.5 + u); u = 0.5 → 600 s; CPU backoff cleared; no_work flag on GPU.
+    #[test]
+    fn asked_and_not_got_backs_off() {
+        let mut state = seed_two_projects();
+        state.projects[1].sched_rpc_pending = Some(RpcReason::NeedWork);
+        state.projects[1].rsc[0].backoff_interval = 1200.0;
+        let reply = SchedReply {
+            new_job_rsc: vec![0, 0],
+            request_delay: 60.0,
+            too_recent: false,
+        };
+        let out = handle_scheduler_reply(
+            &mut state,
+            1,
+            &request(100.0, 100.0),
+            &reply,
+            1000.0,
+            &[0.5],
+            &Params::default(),
+        )
+        .unwrap();
+        assert_eq!(out.backoffs.len(), 1);
+        assert_eq!((out.backoffs[0].0, out.backoffs[0].1.secs), (1, 600.0));
+        assert_eq!(out.cleared, vec![0]);
+        assert_eq!(state.projects[1].rsc[0].backoff_interval, 0.0);
+        assert!(state.projects[1].rsc[1].sched_req_no_work);
+        assert_eq!(state.projects[1].min_rpc_time, 1060.0);
+        assert_eq!(state.projects[1].sched_rpc_pending, None);
+    }
+
+    /// §7.12 (artifact): a piggyback on an RPC with no escalating reason does not back off.
+    #[test]
+    fn piggyback_without_reason_does_not_back_off() {
+        let mut state = seed_two_projects();
+        let reply = SchedReply::default();
+        let out = handle_scheduler_reply(
+            &mut state,
+            1,
+            &request(0.0, 100.0),
+            &reply,
+            1000.0,
+            &[0.5],
+            &Params::default(),
+        )
+        .unwrap();
+        assert!(out.backoffs.is_empty());
+    }
+}
