@@ -26,20 +26,23 @@ use super::queue::{ExternalEvent, ExternalQueue};
 use super::recorded::RecordedPoint;
 use super::selfcheck::{self, ChoiceInputs};
 use crate::divergence::DecisionKind;
-use crate::policy::rec::{project_priority_init, PriorityInit, PriorityMode};
+use crate::policy::rec::PriorityInit;
 use crate::policy::rr_sim::{rr_simulate, RrSimOutcome};
 use crate::policy::state::HostState;
+use crate::policy::work_fetch::{choose_project, WorkFetchOutcome};
 use crate::policy::Params;
 use std::collections::BTreeMap;
 
 /// Why the anchored replay stopped advancing.
-const NO_SCHEDULER: &str = "the policy engine has no job scheduling yet \
-    (make_run_list/enforce_run_list land on branch policy); the replay cannot advance its own state past";
+const NO_SCHEDULER: &str = "the replay loop does not yet advance the engine's own state across \
+    job arrivals and time steps (task progress, job exits, per-step REC accounting, RPC replies \
+    are not wired to the engine yet); anchored replay stopped at";
 
 /// Per-step engine results, reused within one step as the client does (§8).
 struct Step {
     now: f64,
     sim: Option<RrSimOutcome>,
+    fetch: Option<WorkFetchOutcome>,
 }
 
 /// The replay driver.
@@ -86,6 +89,7 @@ impl<'a> Driver<'a> {
             step: Step {
                 now: start,
                 sim: None,
+                fetch: None,
             },
             stopped_at: None,
             contexts,
@@ -108,6 +112,7 @@ impl<'a> Driver<'a> {
             self.step = Step {
                 now: time,
                 sim: None,
+                fetch: None,
             };
         }
         // Jobs arrive after the first RPC; scheduling them needs the engine's
@@ -142,10 +147,13 @@ impl<'a> Driver<'a> {
         self.advance(point.time, &point.time_label);
         let anchored = self.state.is_some() && self.stopped_at.is_none();
         match (&point.decision, anchored) {
+            (Decision::Choice(_), true) | (Decision::FetchState(_), true) => {
+                self.engine_fetch(point)
+            }
+            (Decision::Request { .. }, true) if !point.piggyback => self.engine_fetch(point),
             (Decision::Choice(_), _) | (Decision::Request { .. }, _) => self.self_check(point),
             (Decision::Priority(_), true) => self.priority(point),
             (Decision::RrSim { .. }, true) => self.rr_sim(),
-            (Decision::FetchState(_), true) => self.fetch_state(),
             (Decision::RunList(_), _) => self.not_replayed("make_run_list"),
             (Decision::Enforcement(_), _) => self.not_replayed("enforce_run_list"),
             (Decision::Backoff { .. }, _) => self.not_replayed("backoff"),
@@ -206,55 +214,141 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// The replayed fetch-state dump (REC/prio in fetch mode, shortfall,
-    /// nidle, saturated and busy from the simulation).
-    fn replayed_dump(&mut self) -> Result<FetchDump, String> {
+    /// Fetch state, choice and request from the engine's `choose_project`
+    /// (one work-fetch pass per step, reusing the step's simulation, §8).
+    fn engine_fetch(&mut self, point: &RecordedPoint) -> Replayed {
         let now = self.step.now;
-        let params = self.params;
-        let sim = self.sim()?.clone();
-        let state = self.state.as_mut().ok_or("no state")?;
-        let init = project_priority_init(state, PriorityMode::Fetch, now, params);
-        let _ = init;
-        let projects = state
-            .projects
-            .iter()
-            .map(|p| ProjectState {
-                project: p.name.to_string(),
-                rec: p.rec,
-                prio: p.prio.sched_priority,
-                reason: String::new(),
-                backoff: None,
-            })
-            .collect();
-        let resources = (0..state.n_rsc())
-            .map(|r| {
-                let stats = sim.resource(r);
-                RscState {
-                    rsc: state.rsc_type(r).long_name().to_string(),
-                    shortfall: stats.shortfall,
-                    nidle: stats.nidle_now,
-                    saturated: stats.saturated_time,
-                    busy: stats.busy_time,
-                    shares: Vec::<ShareState>::new(),
+        if self.step.fetch.is_none() {
+            let sim = self.step.sim.clone();
+            let params = self.params;
+            let Some(state) = self.state.as_mut() else {
+                return self.not_replayed("work fetch");
+            };
+            match choose_project(state, now, sim, params) {
+                Ok(outcome) => self.step.fetch = Some(outcome),
+                Err(e) => return Replayed::NotReplayed(format!("engine error: {e}")),
+            }
+        }
+        let (Some(outcome), Some(state)) = (self.step.fetch.as_ref(), self.state.as_ref()) else {
+            return self.not_replayed("work fetch");
+        };
+        let name = |p: usize| {
+            state
+                .projects
+                .get(p)
+                .map(|project| project.name.to_string())
+                .unwrap_or_default()
+        };
+        match &point.decision {
+            Decision::FetchState(_) => {
+                let Some(setup) = outcome.state.as_ref() else {
+                    return Replayed::NotReplayed(
+                        "the engine chose an NCI project without a state dump".into(),
+                    );
+                };
+                let dump = FetchDump {
+                    buffer: Some((setup.buf_min, setup.buf_additional)),
+                    projects: setup
+                        .projects
+                        .iter()
+                        .map(|p| ProjectState {
+                            project: name(p.project),
+                            rec: p.rec,
+                            prio: p.priority,
+                            reason: match p.reason {
+                                crate::policy::work_fetch::ProjectReason::None => String::new(),
+                                ref reason => format!("can't request work: {reason}"),
+                            },
+                            backoff: (p.rpc_backoff_left > 0.0).then_some(p.rpc_backoff_left),
+                        })
+                        .collect(),
+                    resources: setup
+                        .resources
+                        .iter()
+                        .map(|r| RscState {
+                            rsc: r.rsc_type.long_name().to_string(),
+                            shortfall: r.shortfall,
+                            nidle: r.nidle,
+                            saturated: r.saturated,
+                            busy: r.busy,
+                            shares: r
+                                .projects
+                                .iter()
+                                .map(|s| ShareState {
+                                    project: name(s.project),
+                                    share: s.share,
+                                    reason: s.reason.to_string(),
+                                    backoff: (s.backoff_left > 0.0)
+                                        .then_some((s.backoff_left, s.backoff_interval)),
+                                })
+                                .collect(),
+                        })
+                        .collect(),
+                };
+                Replayed::Decision {
+                    decision: Decision::FetchState(dump),
+                    reason: format!(
+                        "§7.3 WORK_FETCH::setup at {now:.0} from the replay's own simulation"
+                    ),
                 }
-            })
-            .collect();
-        Ok(FetchDump {
-            buffer: Some((state.work_buf_min(params), state.work_buf_additional())),
-            projects,
-            resources,
-        })
-    }
-
-    fn fetch_state(&mut self) -> Replayed {
-        match self.replayed_dump() {
-            Ok(dump) => Replayed::Decision {
-                decision: Decision::FetchState(dump),
-                reason: "§7.3 WORK_FETCH::setup from the replayed simulation (project reasons \
-                         and shares: engine work_fetch not landed yet)"
-                    .to_string(),
+            }
+            Decision::Choice(_) => Replayed::Decision {
+                decision: Decision::Choice(outcome.chosen.map(name)),
+                reason: format!(
+                    "§7.7 choose_project at {now:.0}: trigger {:?}, scan {:?}",
+                    outcome
+                        .trigger
+                        .map(|r| state.rsc_type(r).long_name().to_string()),
+                    outcome.scan
+                ),
             },
-            Err(e) => Replayed::NotReplayed(format!("engine error: {e}")),
+            _ => Replayed::Decision {
+                decision: Decision::Request {
+                    resources: outcome
+                        .request
+                        .iter()
+                        .enumerate()
+                        .map(|(r, req)| RscRequestLine {
+                            rsc: state.rsc_type(r).long_name().to_string(),
+                            secs: req.req_secs,
+                            inst: req.req_instances,
+                        })
+                        .collect(),
+                    set_requests: match &point.decision {
+                        Decision::Request { set_requests, .. } => set_requests
+                            .iter()
+                            .map(|recorded| {
+                                let r = (0..state.n_rsc())
+                                    .find(|&r| state.rsc_type(r).long_name() == recorded.rsc)
+                                    .unwrap_or(0);
+                                let p = outcome.chosen.unwrap_or(0);
+                                let sim = outcome.state.as_ref().map(|s| &s.sim);
+                                super::decision::SetRequestLine {
+                                    rsc: recorded.rsc.clone(),
+                                    ninst: state.ninstances(r) as u32,
+                                    nused_total: sim
+                                        .map_or(0.0, |s| s.project_rsc(p, r).nused_total),
+                                    nidle_now: sim.map_or(0.0, |s| s.resource(r).nidle_now),
+                                    fetch_share: outcome
+                                        .state
+                                        .as_ref()
+                                        .and_then(|s| s.shares.get(p))
+                                        .and_then(|row| row.get(r))
+                                        .copied()
+                                        .unwrap_or(0.0),
+                                    req_inst: outcome
+                                        .request
+                                        .get(r)
+                                        .map_or(0.0, |q| q.req_instances),
+                                    req_secs: outcome.request.get(r).map_or(0.0, |q| q.req_secs),
+                                }
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    },
+                },
+                reason: format!("§7.8 set_request at {now:.0} for the chosen project"),
+            },
         }
     }
 
