@@ -17,6 +17,7 @@ pub mod divergence;
 pub mod golden;
 pub mod parse;
 pub mod policy;
+pub mod replay;
 pub mod report;
 pub mod resource;
 pub mod source;

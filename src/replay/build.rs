@@ -1,0 +1,311 @@
+//! Trace → policy host state: the recorded client_state.xml, preferences,
+//! cc_config.xml and app_config.xml files read through the emulator's
+//! start-up rules (reference README "What the emulator does to the inputs
+//! before the first decision"; client/sim.cpp).
+//!
+//! Rules applied for emulator traces:
+//! - apps without a usable app version are ignored; projects left without
+//!   apps are dropped;
+//! - every job already in client_state.xml is re-based: received at the start
+//!   (3600 s), deadline = start + (recorded deadline − recorded received),
+//!   remaining work = its full `rsc_fpops_est`;
+//! - per-(project, resource) backoffs and `min_rpc_time` are cleared; REC keeps
+//!   the state file's value;
+//! - `<max_concurrent>` from client_state.xml is cleared unless the project has
+//!   an app_config.xml.
+//!
+//! Architecture Invariant: the only place that converts trace state into
+//! engine state; reads the trace, never the log's decisions.
+
+use super::ReplayError;
+use crate::policy::state::{
+    App, AppVersion, Coproc, Host, HostState, Job, Prefs, Project, ResourceUsage,
+};
+use crate::resource::ResourceType;
+use crate::trace::state::{self as rec_state, AppConfig, ClientState};
+use crate::trace::Trace;
+
+/// The emulator's start time (`START_TIME` in client/sim.cpp).
+pub const EMULATOR_START: f64 = 3600.0;
+
+/// What building found, beside the state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BuildNotes {
+    /// Projects dropped because no app had a usable version.
+    pub dropped_projects: Vec<String>,
+    /// Apps ignored for want of a usable version (`project/app`).
+    pub ignored_apps: Vec<String>,
+}
+
+fn project_name(project: &rec_state::Project) -> String {
+    project
+        .project_name
+        .clone()
+        .or_else(|| project.master_url.clone())
+        .unwrap_or_else(|| "(unnamed)".to_string())
+}
+
+fn host_of(state: &ClientState) -> Result<Host, ReplayError> {
+    let info = state
+        .host_info
+        .as_ref()
+        .ok_or_else(|| ReplayError::MissingState("client_state.xml has no <host_info>".into()))?;
+    let p_ncpus = info.p_ncpus.unwrap_or(1).clamp(1, 4096) as u32;
+    let p_fpops = info.p_fpops.filter(|f| *f > 0.0).unwrap_or(1e9);
+    let coprocs = info
+        .coprocs
+        .iter()
+        .filter(|c| c.count.unwrap_or(0) > 0)
+        .map(|c| Coproc {
+            rsc_type: c.rsc.clone(),
+            count: c.count.unwrap_or(0).clamp(0, 64) as usize,
+            peak_flops: c.peak_flops.unwrap_or(0.0),
+            non_gpu: c.non_gpu,
+        })
+        .collect();
+    Ok(Host {
+        p_ncpus,
+        p_fpops,
+        m_nbytes: info.m_nbytes.unwrap_or(0.0),
+        coprocs,
+    })
+}
+
+fn prefs_of(trace: &Trace) -> Prefs {
+    let mut prefs = Prefs::default();
+    for file in [
+        &trace.state.global_prefs,
+        &trace.state.global_prefs_override,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let v = &file.values;
+        if let Some(x) = v.work_buf_min_days {
+            prefs.work_buf_min_days = x;
+        }
+        if let Some(x) = v.work_buf_additional_days {
+            prefs.work_buf_additional_days = x;
+        }
+        if let Some(x) = v.cpu_scheduling_period_minutes {
+            prefs.cpu_scheduling_period_minutes = x;
+        }
+        if let Some(x) = v.max_ncpus_pct {
+            prefs.max_ncpus_pct = x;
+        }
+        if let Some(x) = v.niu_max_ncpus_pct {
+            prefs.niu_max_ncpus_pct = x;
+        }
+        if let Some(x) = v.cpu_usage_limit {
+            prefs.cpu_usage_limit = x;
+        }
+        if let Some(x) = v.niu_cpu_usage_limit {
+            prefs.niu_cpu_usage_limit = x;
+        }
+        if let Some(x) = v.leave_apps_in_memory {
+            prefs.leave_apps_in_memory = x;
+        }
+        if let Some(x) = v.ram_max_used_busy_pct {
+            prefs.ram_max_used_busy_frac = x / 100.0;
+        }
+        if let Some(x) = v.ram_max_used_idle_pct {
+            prefs.ram_max_used_idle_frac = x / 100.0;
+        }
+    }
+    prefs
+}
+
+fn rsc_index(host: &Host, rsc: &ResourceType) -> Option<usize> {
+    host.coprocs
+        .iter()
+        .position(|c| &c.rsc_type == rsc)
+        .map(|i| i + 1)
+}
+
+fn app_config_for<'a>(trace: &'a Trace, project: &rec_state::Project) -> Option<&'a AppConfig> {
+    let escaped = project
+        .master_url
+        .as_deref()
+        .map(rec_state::escaped_master_url)?;
+    trace.state.app_configs.iter().find(|config| {
+        config.project_dir.as_deref() == Some(escaped.as_str())
+            || config.path.contains(&format!("projects/{escaped}/"))
+    })
+}
+
+/// Builds the engine's host state at the emulator's start.
+pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), ReplayError> {
+    let recorded = trace
+        .state
+        .client_states
+        .first()
+        .ok_or_else(|| ReplayError::MissingState("no client_state.xml in the trace".into()))?;
+    let host = host_of(recorded)?;
+    let mut state = HostState::new(host);
+    state.prefs = prefs_of(trace);
+    if let Some(cc) = &trace.state.cc_config {
+        let o = &cc.options;
+        if let Some(n) = o.ncpus {
+            state.config.ncpus = n.clamp(-1, 4096) as i32;
+        }
+        if let Some(x) = o.rec_half_life_days {
+            state.config.rec_half_life_days = x;
+        }
+        state.config.fetch_minimal_work = o.fetch_minimal_work.unwrap_or(false);
+        state.config.fetch_on_update = o.fetch_on_update.unwrap_or(false);
+        state.config.prioritize_gpu = o.prioritize_gpu.unwrap_or(false);
+        state.config.no_gpus = o.no_gpus.unwrap_or(false);
+    }
+    if let Some(ts) = &recorded.time_stats {
+        state.time_stats.on_frac = ts.on_frac.unwrap_or(1.0);
+        state.time_stats.active_frac = ts.active_frac.unwrap_or(1.0);
+        state.time_stats.gpu_active_frac = ts.gpu_active_frac.unwrap_or(1.0);
+        state.time_stats.cpu_and_network_available_frac =
+            ts.cpu_and_network_available_frac.unwrap_or(1.0);
+    }
+    let n_rsc = state.n_rsc();
+    let mut notes = BuildNotes::default();
+    for recorded_project in &recorded.projects {
+        let name = project_name(recorded_project);
+        let app_config = app_config_for(trace, recorded_project);
+        let mut project = Project::new(
+            &name,
+            recorded_project.resource_share.unwrap_or(100.0),
+            n_rsc,
+        );
+        project.url = recorded_project
+            .master_url
+            .clone()
+            .unwrap_or_default()
+            .into();
+        project.alloc_seq = state.projects.len() as u32;
+        project.rec = recorded_project.rec.unwrap_or(0.0);
+        project.rec_time = recorded_project.rec_time.unwrap_or(0.0);
+        project.suspended_via_gui = recorded_project.suspended_via_gui;
+        project.dont_request_more_work = recorded_project.dont_request_more_work;
+        project.non_cpu_intensive = recorded_project.non_cpu_intensive;
+        project.anonymous_platform = recorded_project.anonymous_platform;
+        project.dont_use_dcf = recorded_project.dont_use_dcf;
+        project.dcf = recorded_project.duration_correction_factor.unwrap_or(1.0);
+        project.nrpc_failures = recorded_project.nrpc_failures.unwrap_or(0).clamp(0, 1000) as u32;
+        // Emulator start-up: backoffs and min_rpc_time cleared.
+        project.min_rpc_time = 0.0;
+        for version in &recorded_project.app_versions {
+            let Some(app_name) = version.app_name.as_deref() else {
+                continue;
+            };
+            let avg_ncpus = version.avg_ncpus.unwrap_or(1.0);
+            let flops = version
+                .flops
+                .unwrap_or(state.host.p_fpops * avg_ncpus.max(0.0));
+            let usage = match &version.coproc {
+                Some(coproc) => match rsc_index(&state.host, &coproc.rsc) {
+                    Some(rsc) => {
+                        ResourceUsage::coproc(avg_ncpus, rsc, coproc.count.unwrap_or(1.0), flops)
+                    }
+                    // A version for a coprocessor the host lacks is not usable.
+                    None => continue,
+                },
+                None => ResourceUsage::cpu(avg_ncpus, flops),
+            };
+            project.app_versions.push(AppVersion {
+                app: app_name.into(),
+                usage,
+                needs_network: version.needs_network,
+            });
+        }
+        for recorded_app in &recorded_project.apps {
+            let Some(app_name) = recorded_app.name.as_deref() else {
+                continue;
+            };
+            if !project.app_versions.iter().any(|v| v.app == app_name) {
+                notes.ignored_apps.push(format!("{name}/{app_name}"));
+                continue;
+            }
+            let mut app = App::new(app_name);
+            app.non_cpu_intensive = recorded_app.non_cpu_intensive;
+            app.sporadic = recorded_app.sporadic;
+            app.fraction_done_exact = recorded_app.fraction_done_exact;
+            if app_config.is_some() {
+                app.max_concurrent = recorded_app
+                    .max_concurrent
+                    .filter(|m| *m > 0)
+                    .map(|m| m.clamp(0, u32::MAX as i64) as u32);
+            }
+            if let Some(config) = app_config {
+                for entry in &config.apps {
+                    if entry.name.as_deref() == Some(app_name) {
+                        if let Some(m) = entry.max_concurrent.filter(|m| *m > 0) {
+                            app.max_concurrent = Some(m.clamp(0, u32::MAX as i64) as u32);
+                        }
+                        app.fraction_done_exact |= entry.fraction_done_exact;
+                    }
+                }
+            }
+            project.apps.push(app);
+        }
+        if let Some(config) = app_config {
+            project.project_max_concurrent = config
+                .project_max_concurrent
+                .filter(|m| *m > 0)
+                .map(|m| m.clamp(0, u32::MAX as i64) as u32);
+        }
+        if project.apps.is_empty() {
+            notes.dropped_projects.push(name);
+            continue;
+        }
+        // no_rsc_apps: resources for which the project has no app version.
+        for rsc in 1..n_rsc {
+            if let Some(entry) = project.rsc.get_mut(rsc) {
+                entry.no_rsc_apps = !project.app_versions.iter().any(|v| v.usage.rsc == rsc);
+            }
+        }
+        if let Some(entry) = project.rsc.get_mut(0) {
+            entry.no_rsc_apps = !project.app_versions.iter().any(|v| v.usage.rsc == 0);
+        }
+        let project_idx = state.projects.len();
+        for result in &recorded_project.results {
+            let Some(job_name) = result.name.as_deref() else {
+                continue;
+            };
+            let workunit = recorded_project
+                .workunits
+                .iter()
+                .find(|wu| wu.name.is_some() && wu.name == result.wu_name);
+            let app_name = workunit
+                .and_then(|wu| wu.app_name.clone())
+                .or_else(|| result.app_name.clone())
+                .unwrap_or_default();
+            let Some(version) = project
+                .app_versions
+                .iter()
+                .find(|v| v.app == app_name.as_str())
+            else {
+                continue;
+            };
+            let fpops = workunit
+                .and_then(|wu| wu.rsc_fpops_est)
+                .or(result.rsc_fpops_est)
+                .unwrap_or(3600e11);
+            let mut job = Job::new(
+                job_name,
+                project_idx,
+                &app_name,
+                version.usage.clone(),
+                fpops,
+            );
+            job.needs_network = version.needs_network;
+            let received = result.received_time.unwrap_or(0.0);
+            let deadline = result.report_deadline.unwrap_or(received + 864000.0);
+            job.received_time = EMULATOR_START;
+            job.report_deadline = EMULATOR_START + (deadline - received);
+            job.exact_flops_remaining = Some(fpops);
+            state.jobs.push(job);
+        }
+        state.projects.push(project);
+    }
+    state
+        .validate()
+        .map_err(|e| ReplayError::Engine(e.to_string()))?;
+    Ok((state, notes))
+}

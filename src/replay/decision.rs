@@ -1,0 +1,470 @@
+//! The neutral shape of one decision, shared by both sides of a comparison:
+//! the recorded side fills it from log lines ([`super::recorded`]), the
+//! replayed side from the policy engine's outputs ([`super::driver`]).
+//!
+//! A decision renders to an ordered list of [`Field`]s, each holding a value
+//! formatted the way the client's log prints it (fixed decimals), so the
+//! one-line texts of a decision point are byte-stable and comparisons happen
+//! after formatting (spec/policy-current.md §9.7 "Rounding").
+//!
+//! Architecture Invariant: plain data; knows nothing of parsers or the engine.
+
+use crate::divergence::DecisionKind;
+
+/// One compared value of a decision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// The field name (`shortfall`, `req_secs`, `chosen_project`, …).
+    pub name: &'static str,
+    /// The project the value belongs to, if any.
+    pub project: Option<String>,
+    /// The resource (long name), if any.
+    pub resource: Option<String>,
+    /// The job, if any.
+    pub job: Option<String>,
+    /// The value.
+    pub value: Value,
+}
+
+/// A value as the log prints it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A number printed with a fixed number of decimals.
+    Num {
+        /// The number.
+        value: f64,
+        /// Decimals printed.
+        decimals: usize,
+    },
+    /// A text (project name, reason, order).
+    Text(String),
+}
+
+impl Value {
+    /// The printed form.
+    pub fn render(&self) -> String {
+        match self {
+            Value::Num { value, decimals } => format!("{value:.decimals$}"),
+            Value::Text(text) => text.clone(),
+        }
+    }
+}
+
+impl Field {
+    /// A numeric field.
+    pub fn num(name: &'static str, value: f64, decimals: usize) -> Field {
+        Field {
+            name,
+            project: None,
+            resource: None,
+            job: None,
+            value: Value::Num { value, decimals },
+        }
+    }
+
+    /// A text field.
+    pub fn text(name: &'static str, text: impl Into<String>) -> Field {
+        Field {
+            name,
+            project: None,
+            resource: None,
+            job: None,
+            value: Value::Text(text.into()),
+        }
+    }
+
+    /// The same field for a project.
+    pub fn of_project(mut self, project: &str) -> Field {
+        self.project = Some(project.to_string());
+        self
+    }
+
+    /// The same field for a resource.
+    pub fn of_resource(mut self, resource: &str) -> Field {
+        self.resource = Some(resource.to_string());
+        self
+    }
+
+    /// The same field for a job.
+    pub fn of_job(mut self, job: &str) -> Field {
+        self.job = Some(job.to_string());
+        self
+    }
+
+    /// The key that matches a recorded field with its replayed counterpart.
+    pub fn key(&self) -> String {
+        let mut key = String::new();
+        for part in [&self.project, &self.resource, &self.job]
+            .into_iter()
+            .flatten()
+        {
+            key.push_str(part);
+            key.push('/');
+        }
+        key.push_str(self.name);
+        key
+    }
+
+    /// `key=value`, as shown in the one-line texts.
+    pub fn render(&self) -> String {
+        format!("{}={}", self.key(), self.value.render())
+    }
+}
+
+/// Per-(project, resource) lines of a work-fetch state dump.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ShareState {
+    /// The project.
+    pub project: String,
+    /// Fetchable share.
+    pub share: f64,
+    /// The resource reason (empty = none).
+    pub reason: String,
+    /// `(resource backoff: X, inc Y)`, if printed.
+    pub backoff: Option<(f64, f64)>,
+}
+
+/// One resource block of a work-fetch state dump.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RscState {
+    /// Long resource name.
+    pub rsc: String,
+    /// Shortfall, seconds.
+    pub shortfall: f64,
+    /// Idle instances now.
+    pub nidle: f64,
+    /// Saturated time, seconds.
+    pub saturated: f64,
+    /// Busy time, seconds.
+    pub busy: f64,
+    /// Per project, in printed order.
+    pub shares: Vec<ShareState>,
+}
+
+/// One project line of a work-fetch state dump.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProjectState {
+    /// The project.
+    pub project: String,
+    /// REC.
+    pub rec: f64,
+    /// Priority.
+    pub prio: f64,
+    /// Why it cannot request work (empty = can).
+    pub reason: String,
+    /// Backoff seconds printed with the reason, if any.
+    pub backoff: Option<f64>,
+}
+
+/// A work-fetch state dump (`start work fetch state` … `end work fetch state`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FetchDump {
+    /// `target work buffer: MIN + ADDITIONAL sec`.
+    pub buffer: Option<(f64, f64)>,
+    /// Project lines.
+    pub projects: Vec<ProjectState>,
+    /// Resource blocks.
+    pub resources: Vec<RscState>,
+}
+
+/// One run-list entry (`add to run list: JOB (RSC, EDF|FIFO) (prio P)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunListEntry {
+    /// The job.
+    pub job: String,
+    /// Long resource name.
+    pub rsc: String,
+    /// `EDF` or `FIFO`.
+    pub order: String,
+    /// Priority.
+    pub prio: f64,
+}
+
+/// One `set_request()` line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetRequestLine {
+    /// Long resource name.
+    pub rsc: String,
+    /// Instances of the resource.
+    pub ninst: u32,
+    /// Instances the project uses in the simulation.
+    pub nused_total: f64,
+    /// Idle instances now.
+    pub nidle_now: f64,
+    /// Fetch share.
+    pub fetch_share: f64,
+    /// Instances requested.
+    pub req_inst: f64,
+    /// Seconds requested.
+    pub req_secs: f64,
+}
+
+/// One resource of a request line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RscRequestLine {
+    /// Long resource name.
+    pub rsc: String,
+    /// Seconds requested.
+    pub secs: f64,
+    /// Instances requested.
+    pub inst: f64,
+}
+
+/// One `[prio] P rsf S rt R rs T` line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrioEntry {
+    /// The project.
+    pub project: String,
+    /// Priority.
+    pub prio: f64,
+    /// Share fraction.
+    pub rsf: f64,
+    /// REC_tmp.
+    pub rt: f64,
+    /// RECSUM.
+    pub rs: f64,
+}
+
+/// One `[prio] recent est credit: ...` line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecEntry {
+    /// The project.
+    pub project: String,
+    /// Credit in GFLOP-equivalents as printed (`%.2fG`).
+    pub credit: f64,
+    /// Interval seconds.
+    pub secs: f64,
+    /// REC before.
+    pub old: f64,
+    /// REC after.
+    pub new: f64,
+}
+
+/// A decision, on either side.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// The project chosen by a work-fetch pass (`None` = no project chosen).
+    Choice(Option<String>),
+    /// A work request sent with an RPC, and the `set_request()` lines before it.
+    Request {
+        /// Per resource, CPU first.
+        resources: Vec<RscRequestLine>,
+        /// The `set_request()` lines that built it.
+        set_requests: Vec<SetRequestLine>,
+    },
+    /// A work-fetch state dump.
+    FetchState(FetchDump),
+    /// A round-robin simulation: finishes `(job, t)`, deadline misses, per-project miss counts.
+    RrSim {
+        /// `(job, projected finish)` in printed order.
+        finishes: Vec<(String, f64)>,
+        /// Jobs projected to miss their deadline.
+        misses: Vec<String>,
+    },
+    /// A run list.
+    RunList(Vec<RunListEntry>),
+    /// Enforcement actions, each one canonical text (`schedule X`, `start X`, …).
+    Enforcement(Vec<String>),
+    /// A priority initialisation (`[prio]` lines).
+    Priority(Vec<PrioEntry>),
+    /// An REC update (`recent est credit` lines).
+    Rec(Vec<RecEntry>),
+    /// An REC interval discarded (`adjust_rec: elapsed time (E) ...`).
+    RecDiscarded {
+        /// The interval.
+        elapsed: f64,
+        /// The period compared with.
+        period: f64,
+    },
+    /// A backoff: per-(project, resource) (`backing off RSC N sec`) or RPC deferral.
+    Backoff {
+        /// Long resource name, `None` for the project-level deferral.
+        rsc: Option<String>,
+        /// Seconds.
+        secs: f64,
+    },
+}
+
+impl Decision {
+    /// The kind of decision point this is.
+    pub fn kind(&self) -> DecisionKind {
+        match self {
+            Decision::Choice(_) => DecisionKind::WorkFetchChoice,
+            Decision::Request { .. } => DecisionKind::WorkRequest,
+            Decision::FetchState(_) => DecisionKind::FetchState,
+            Decision::RrSim { .. } => DecisionKind::RrSim,
+            Decision::RunList(_) => DecisionKind::RunList,
+            Decision::Enforcement(_) => DecisionKind::Enforcement,
+            Decision::Priority(_) | Decision::Rec(_) | Decision::RecDiscarded { .. } => {
+                DecisionKind::Priority
+            }
+            Decision::Backoff { .. } => DecisionKind::Backoff,
+        }
+    }
+
+    /// The compared fields, in a fixed order, formatted as the log prints them.
+    pub fn fields(&self) -> Vec<Field> {
+        let mut out = Vec::new();
+        match self {
+            Decision::Choice(chosen) => {
+                out.push(Field::text(
+                    "chosen_project",
+                    chosen.clone().unwrap_or_else(|| "none".to_string()),
+                ));
+            }
+            Decision::Request {
+                resources,
+                set_requests,
+            } => {
+                for line in resources {
+                    out.push(Field::num("req_secs", line.secs, 2).of_resource(&line.rsc));
+                    out.push(Field::num("req_instances", line.inst, 2).of_resource(&line.rsc));
+                }
+                for line in set_requests {
+                    out.push(Field::num("nused_total", line.nused_total, 2).of_resource(&line.rsc));
+                    out.push(Field::num("nidle_now", line.nidle_now, 2).of_resource(&line.rsc));
+                    out.push(Field::num("fetch_share", line.fetch_share, 2).of_resource(&line.rsc));
+                }
+            }
+            Decision::FetchState(dump) => {
+                if let Some((min, additional)) = dump.buffer {
+                    out.push(Field::num("buf_min", min, 2));
+                    out.push(Field::num("buf_additional", additional, 2));
+                }
+                for project in &dump.projects {
+                    let p = project.project.as_str();
+                    out.push(Field::num("rec", project.rec, 3).of_project(p));
+                    out.push(Field::num("prio", project.prio, 3).of_project(p));
+                    let reason = if project.reason.is_empty() {
+                        "can request work".to_string()
+                    } else {
+                        project.reason.clone()
+                    };
+                    out.push(Field::text("reason", reason).of_project(p));
+                    if let Some(backoff) = project.backoff {
+                        out.push(Field::num("rpc_backoff", backoff, 2).of_project(p));
+                    }
+                }
+                for rsc in &dump.resources {
+                    let r = rsc.rsc.as_str();
+                    out.push(Field::num("shortfall", rsc.shortfall, 2).of_resource(r));
+                    out.push(Field::num("nidle", rsc.nidle, 2).of_resource(r));
+                    out.push(Field::num("saturated", rsc.saturated, 2).of_resource(r));
+                    out.push(Field::num("busy", rsc.busy, 2).of_resource(r));
+                    for share in &rsc.shares {
+                        let p = share.project.as_str();
+                        out.push(
+                            Field::num("share", share.share, 3)
+                                .of_project(p)
+                                .of_resource(r),
+                        );
+                        out.push(
+                            Field::text("rsc_reason", share.reason.clone())
+                                .of_project(p)
+                                .of_resource(r),
+                        );
+                        if let Some((left, inc)) = share.backoff {
+                            out.push(Field::num("backoff", left, 2).of_project(p).of_resource(r));
+                            out.push(
+                                Field::num("backoff_inc", inc, 2)
+                                    .of_project(p)
+                                    .of_resource(r),
+                            );
+                        }
+                    }
+                }
+            }
+            Decision::RrSim { finishes, misses } => {
+                for (job, t) in finishes {
+                    out.push(Field::num("finish", *t, 2).of_job(job));
+                }
+                let mut sorted = misses.clone();
+                sorted.sort();
+                out.push(Field::text("deadline_misses", sorted.join(",")));
+            }
+            Decision::RunList(entries) => {
+                let order: Vec<&str> = entries.iter().map(|e| e.job.as_str()).collect();
+                out.push(Field::text("order", order.join(",")));
+                for entry in entries {
+                    out.push(Field::text("rsc", entry.rsc.clone()).of_job(&entry.job));
+                    out.push(Field::text("edf", entry.order.clone()).of_job(&entry.job));
+                    out.push(Field::num("prio", entry.prio, 6).of_job(&entry.job));
+                }
+            }
+            Decision::Enforcement(actions) => {
+                out.push(Field::text("actions", actions.join(",")));
+            }
+            Decision::Priority(entries) => {
+                for entry in entries {
+                    let p = entry.project.as_str();
+                    out.push(Field::num("prio", entry.prio, 6).of_project(p));
+                    out.push(Field::num("rsf", entry.rsf, 6).of_project(p));
+                    out.push(Field::num("rec_tmp", entry.rt, 6).of_project(p));
+                    out.push(Field::num("rec_sum", entry.rs, 6).of_project(p));
+                }
+            }
+            Decision::Rec(entries) => {
+                for entry in entries {
+                    let p = entry.project.as_str();
+                    out.push(Field::num("credit_gflop", entry.credit, 2).of_project(p));
+                    out.push(Field::num("interval", entry.secs, 2).of_project(p));
+                    out.push(Field::num("rec_old", entry.old, 6).of_project(p));
+                    out.push(Field::num("rec", entry.new, 6).of_project(p));
+                }
+            }
+            Decision::RecDiscarded { elapsed, period } => {
+                out.push(Field::num("rec_discarded_elapsed", *elapsed, 0));
+                out.push(Field::num("rec_period", *period, 0));
+            }
+            Decision::Backoff { rsc, secs } => {
+                let field = Field::num("backoff_secs", *secs, 0);
+                out.push(match rsc {
+                    Some(rsc) => field.of_resource(rsc),
+                    None => field,
+                });
+            }
+        }
+        out
+    }
+
+    /// The one-line text of a decision point (byte-stable).
+    pub fn line(&self) -> String {
+        let fields = self.fields();
+        if fields.is_empty() {
+            return "(empty)".to_string();
+        }
+        fields
+            .iter()
+            .map(Field::render)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negative_zero_prints_with_sign_like_printf() {
+        assert_eq!(Field::num("prio", -0.0, 3).value.render(), "-0.000");
+        assert_eq!(Field::num("prio", 0.0, 6).value.render(), "0.000000");
+    }
+
+    #[test]
+    fn line_is_stable() {
+        let decision = Decision::Request {
+            resources: vec![RscRequestLine {
+                rsc: "CPU".into(),
+                secs: 207360.0,
+                inst: 4.0,
+            }],
+            set_requests: vec![],
+        };
+        assert_eq!(
+            decision.line(),
+            "CPU/req_secs=207360.00 CPU/req_instances=4.00"
+        );
+        assert_eq!(Decision::Choice(None).line(), "chosen_project=none");
+    }
+}

@@ -1,0 +1,307 @@
+//! Anchored replay: take what a host recorded, replay the policy engine over
+//! it, and produce the neutral [`DivergenceReport`] saying where replayed
+//! decisions diverge from recorded ones.
+//!
+//! Architecture Invariant: replay is the only module that sees both Trace and
+//! policy. External events are ordered by (time, sequence number), never by
+//! hash order.
+//!
+//! Pipeline: [`recorded::extract`] groups log events into recorded decision
+//! points; [`build::build_emulator_state`] turns the recorded inputs into the
+//! engine's `HostState` through the emulator's start-up rules;
+//! [`queue::ExternalQueue`] holds the external world; [`driver::Driver`]
+//! re-derives each decision; [`compare`] compares field by field after
+//! formatting numbers as the log prints them.
+//!
+//! # What is taken from the trace (external inputs)
+//!
+//! Never a recorded decision or derived value. Only:
+//! - the initial state: client_state.xml (host, coprocessors, projects, apps,
+//!   app versions, workunits, results, REC), global_prefs(.override).xml,
+//!   cc_config.xml options, app_config.xml files;
+//! - job arrivals (`result state=FILES_DOWNLOADED for X from simulate_rpc`),
+//!   in (time, seq) order;
+//! - the emulator start time (3600 s) and the time of each decision point
+//!   (the log's stamps: the replay is anchored at them);
+//! - in self-consistency mode only (choices and requests re-derived from a
+//!   recorded state dump): the dump itself (REC, prio, reasons, shortfall,
+//!   nidle, saturated, busy, shares) and, from the `set_request()` line, the
+//!   instance count `ninst` and the simulated `nused_total`. The reason of
+//!   every such point says "self-consistency".
+//!
+//! Planned, once the engine parts land (not yet used): job sizes from the
+//! first `[rr_sim]`/`Starting task` line of a job, RPC outcomes (`Got N
+//! tasks`, `RPC skipped: project down`, `Deferring communication`), host
+//! availability gaps, and the drawn backoff factor (`backing off RSC N sec`,
+//! checked to lie in [0.5, 1.5] × the replay's own interval).
+//!
+//! # Limits on this branch
+//!
+//! The policy engine provides REC/priority and the round-robin simulation;
+//! job scheduling, work-fetch reasons/shares, piggybacking and backoffs are
+//! landing on branch `policy`. Decisions that need them are reported as not
+//! replayed (divergent, with the reason), and listed in `unchecked`.
+
+pub mod build;
+pub mod compare;
+pub mod decision;
+pub mod driver;
+pub mod queue;
+pub mod recorded;
+pub mod selfcheck;
+
+use crate::divergence::{DecisionKind, DivergenceReport, Unchecked};
+use crate::policy::Params;
+use crate::trace::{ClientVersion, Message, Trace};
+use std::collections::BTreeMap;
+
+/// Options of an audit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditOptions {
+    /// The engine's parameters, after `--set KEY=VALUE` overrides.
+    pub params: Params,
+    /// Relative tolerance, applied to numbers after formatting them as the log prints them.
+    pub tolerance: f64,
+    /// The policy generation to replay; `None` = decided from the trace.
+    pub policy: Option<String>,
+}
+
+impl Default for AuditOptions {
+    fn default() -> Self {
+        AuditOptions {
+            params: Params::default(),
+            tolerance: DEFAULT_TOLERANCE,
+            policy: None,
+        }
+    }
+}
+
+/// The default relative tolerance.
+pub const DEFAULT_TOLERANCE: f64 = 1e-6;
+
+/// Errors of an audit.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplayError {
+    /// The trace lacks a state file the anchored replay needs.
+    #[error("missing state: {0}")]
+    MissingState(String),
+    /// The policy engine rejected the state built from the trace.
+    #[error("policy engine: {0}")]
+    Engine(String),
+    /// The tolerance is not a finite non-negative number.
+    #[error("tolerance {0} must be a finite number >= 0")]
+    BadTolerance(f64),
+    /// The trace holds no event log.
+    #[error("the trace holds no event log lines; give the client's log (stdoutdae.txt or the emulator's log.txt)")]
+    NoEvents,
+}
+
+/// The policy generations.
+const CURRENT: &str = "current";
+
+fn client_version(trace: &Trace) -> Option<ClientVersion> {
+    trace.meta.client_version.or_else(|| {
+        trace
+            .state
+            .client_states
+            .iter()
+            .find_map(|s| s.core_client_version)
+    })
+}
+
+/// Decides the generation from the trace: 6.x → `6.10.60`, 7.0–7.2 → `7.2.42`, else current.
+fn generation(trace: &Trace) -> (String, String) {
+    let legacy_markers = trace.events.iter().any(|e| {
+        matches!(
+            e.message,
+            Message::ScheduleCpusStart
+                | Message::WorkFetchStart
+                | Message::LtdResourceState { .. }
+                | Message::WorkFetchFetchShare { .. }
+        )
+    });
+    match client_version(trace) {
+        Some(v) if v.major < 7 => (
+            "6.10.60".into(),
+            format!("client version {}.{}.{}", v.major, v.minor, v.release),
+        ),
+        Some(v) if v.major == 7 && v.minor <= 2 => (
+            "7.2.42".into(),
+            format!("client version {}.{}.{}", v.major, v.minor, v.release),
+        ),
+        _ if legacy_markers => {
+            let sched = trace
+                .events
+                .iter()
+                .any(|e| matches!(e.message, Message::ScheduleCpusStart));
+            let ltd = trace
+                .events
+                .iter()
+                .any(|e| matches!(e.message, Message::LtdResourceState { .. }));
+            if ltd {
+                ("6.10.60".into(), "log uses [wfd] LTD lines".into())
+            } else if sched {
+                ("7.2.42".into(), "log uses schedule_cpus()".into())
+            } else {
+                ("7.2.42".into(), "log uses 7.0-7.2 work-fetch lines".into())
+            }
+        }
+        Some(v) => (
+            CURRENT.into(),
+            format!("client version {}.{}.{}", v.major, v.minor, v.release),
+        ),
+        None => (
+            CURRENT.into(),
+            "no client version; log format of 7.4+".into(),
+        ),
+    }
+}
+
+/// Audits one trace: extracts the recorded decisions, replays them and compares.
+pub fn audit(
+    trace: &Trace,
+    trace_name: &str,
+    options: &AuditOptions,
+) -> Result<DivergenceReport, ReplayError> {
+    if !(options.tolerance.is_finite() && options.tolerance >= 0.0) {
+        return Err(ReplayError::BadTolerance(options.tolerance));
+    }
+    if trace.events.is_empty() {
+        return Err(ReplayError::NoEvents);
+    }
+    let (policy, policy_reason) = match &options.policy {
+        Some(policy) => (policy.clone(), "--policy given".to_string()),
+        None => generation(trace),
+    };
+    let mut report = DivergenceReport {
+        trace: trace_name.to_string(),
+        policy: policy.clone(),
+        policy_reason,
+        ..DivergenceReport::default()
+    };
+    let points = recorded::extract(&trace.events);
+    if policy != CURRENT {
+        report.unchecked.push(Unchecked {
+            what: "every decision".into(),
+            why: format!("policy generation {policy} not implemented yet"),
+        });
+        return Ok(report);
+    }
+    let mut unchecked = Vec::new();
+    let state = match build::build_emulator_state(trace) {
+        Ok((state, notes)) => {
+            for project in &notes.dropped_projects {
+                unchecked.push(Unchecked {
+                    what: format!("project {project}"),
+                    why: "dropped at start-up: no app with a usable app version".into(),
+                });
+            }
+            Some(state)
+        }
+        Err(ReplayError::MissingState(why)) => {
+            unchecked.push(Unchecked {
+                what: "anchored replay (priority, rr_sim, fetch_state, run_list, enforcement, backoff)"
+                    .into(),
+                why: format!("{why}; only self-consistency of work-fetch choices and requests is checked"),
+            });
+            None
+        }
+        Err(other) => return Err(other),
+    };
+    let queue = queue::ExternalQueue::from_events(&trace.events);
+    let contexts = driver::link_contexts(&points);
+    let mut driver = driver::Driver::new(
+        state,
+        &options.params,
+        queue,
+        build::EMULATOR_START,
+        contexts,
+    );
+    let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
+    for point in &points {
+        let replayed = driver.replay(point);
+        if let compare::Replayed::NotReplayed(why) = &replayed {
+            let entry = not_replayed
+                .entry(point.kind())
+                .or_insert_with(|| (0, why.clone()));
+            entry.0 += 1;
+        }
+        let (decision_point, divergences) =
+            compare::compare_point(point, &replayed, options.tolerance, &trace.events);
+        report.points.push(decision_point);
+        report.divergences.extend(divergences);
+    }
+    for (kind, (count, why)) in not_replayed {
+        unchecked.push(Unchecked {
+            what: format!("{count} {kind} decision(s) not replayed"),
+            why: format!("first: {why}"),
+        });
+    }
+    for (kind, flag) in [
+        (DecisionKind::WorkFetchChoice, "work_fetch_debug"),
+        (DecisionKind::RrSim, "rr_simulation"),
+        (DecisionKind::RunList, "cpu_sched_debug"),
+        (DecisionKind::Priority, "priority_debug"),
+    ] {
+        if !points.iter().any(|p| p.kind() == kind) {
+            unchecked.push(Unchecked {
+                what: format!("{kind} decisions"),
+                why: format!("none recorded (log flag {flag} off?)"),
+            });
+        }
+    }
+    report.unchecked.extend(unchecked);
+    if let Some(first) = report.divergences.first() {
+        let idx = points
+            .iter()
+            .find(|p| p.time == first.time && p.kind() == first.kind)
+            .map(|p| p.event_idx);
+        if let Some(idx) = idx {
+            report.first_context = context_lines(trace, idx, 5);
+        }
+    }
+    Ok(report)
+}
+
+/// Up to `n` log lines before and after event `idx`, as printed in the log
+/// (read back from the log file when it is readable, else rendered from the
+/// typed events).
+fn context_lines(trace: &Trace, idx: usize, n: usize) -> Vec<String> {
+    let lo = idx.saturating_sub(n);
+    let hi = (idx + n + 1).min(trace.events.len());
+    let Some(event) = trace.events.get(idx) else {
+        return Vec::new();
+    };
+    if let Some(lines) = read_lines(&event.location.path, event.location.line, n) {
+        return lines;
+    }
+    trace.events[lo..hi]
+        .iter()
+        .map(compare::render_event)
+        .collect()
+}
+
+fn read_lines(path: &str, line: u32, n: usize) -> Option<Vec<String>> {
+    use std::io::{BufRead, BufReader, Read};
+    let file = std::fs::File::open(path).ok()?;
+    let reader: Box<dyn Read> = if path.ends_with(".gz") {
+        Box::new(flate2::read::GzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
+    let line = line as usize;
+    let lo = line.saturating_sub(n).max(1);
+    let hi = line + n;
+    let mut out = Vec::new();
+    for (idx, text) in BufReader::new(reader).lines().enumerate() {
+        let number = idx + 1;
+        if number > hi {
+            break;
+        }
+        if number >= lo {
+            out.push(text.ok()?.trim_end_matches('\r').to_string());
+        }
+    }
+    Some(out)
+}

@@ -1,0 +1,493 @@
+//! Recorded decision points, extracted from the typed log events of a trace.
+//!
+//! One linear pass over `Trace::events` (file order = time order within a
+//! log) groups lines into decision points:
+//!
+//! - `work_fetch_choice`: one per `------- start work fetch state -------`,
+//!   resolved by the first `set_request()` (its project), `doing RPC to get
+//!   work` or `No project chosen for work fetch` that follows;
+//! - `fetch_state`: the dump between the start and end markers;
+//! - `work_request`: each `request: CPU (...)` line (emulator `RPC:
+//!   [work_fetch] request:` or the client's own), with the `set_request()`
+//!   lines printed since the previous request;
+//! - `rr_sim`: each simulation (`[rr_sim] start:` … `end`, plus the
+//!   `projected to miss deadline` lines printed after it);
+//! - `run_list`: each `make_run_list(): start` … `end`;
+//! - `enforcement`: each `enforce_run_list(): start` … `end`;
+//! - `priority`: each run of consecutive `[prio]` priority lines, each run of
+//!   `recent est credit` lines, each discarded REC interval;
+//! - `backoff`: each `backing off RSC N sec` and `Deferring communication`.
+//!
+//! Architecture Invariant: reads the trace only; knows nothing of the engine.
+
+use super::decision::{
+    Decision, FetchDump, PrioEntry, ProjectState, RecEntry, RscRequestLine, RscState, RunListEntry,
+    SetRequestLine, ShareState,
+};
+use crate::divergence::DecisionKind;
+use crate::trace::message::{PreemptMode, ResourceRequest};
+use crate::trace::{EventTime, LogEvent, Message};
+
+/// One recorded decision point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedPoint {
+    /// Seconds on the trace's time base.
+    pub time: f64,
+    /// The time as printed.
+    pub time_label: String,
+    /// Index of the first event of the point in `Trace::events`.
+    pub event_idx: usize,
+    /// The project concerned, if any.
+    pub project: Option<String>,
+    /// The resource concerned, if any.
+    pub resource: Option<String>,
+    /// What was recorded.
+    pub decision: Decision,
+    /// For a work request: it rode on a report-only RPC (piggyback).
+    pub piggyback: bool,
+}
+
+impl RecordedPoint {
+    /// The kind of decision.
+    pub fn kind(&self) -> DecisionKind {
+        self.decision.kind()
+    }
+}
+
+/// Formats an event time the way the log printed it.
+pub fn time_label(time: &EventTime) -> String {
+    match time {
+        EventTime::Simulated(secs) => {
+            // client/sim.cpp: the day rollover uses `>`, so 86400 prints as 24:00:00.
+            let mut rest = *secs;
+            let mut days = 0u64;
+            while rest > 86400 {
+                rest -= 86400;
+                days += 1;
+            }
+            let clock = format!(
+                "{:02}:{:02}:{:02}",
+                rest / 3600,
+                (rest % 3600) / 60,
+                rest % 60
+            );
+            match days {
+                0 => clock,
+                1 => format!("1 day {clock}"),
+                n => format!("{n} days {clock}"),
+            }
+        }
+        EventTime::Local(datetime) => datetime.format("%d-%b-%Y %H:%M:%S").to_string(),
+        EventTime::Unix(secs) => secs.to_string(),
+        EventTime::None => String::new(),
+    }
+}
+
+/// Which open group a line continues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Open {
+    None,
+    Prio,
+    Rec,
+}
+
+/// The extraction state machine.
+struct Extractor<'a> {
+    events: &'a [LogEvent],
+    points: Vec<RecordedPoint>,
+    /// Index of the open fetch-state point while inside a dump.
+    dump: Option<usize>,
+    /// The resource block being read in a dump.
+    dump_rsc: Option<String>,
+    /// Index of the choice point waiting for its resolution.
+    choice: Option<usize>,
+    /// `set_request()` lines since the last request line.
+    set_requests: Vec<SetRequestLine>,
+    /// Index of the open (or last closed) rr_sim point.
+    rr_sim: Option<usize>,
+    rr_sim_open: bool,
+    run_list: Option<usize>,
+    enforcement: Option<usize>,
+    /// Index of the open `[prio]` / REC group point.
+    group: Option<usize>,
+    open: Open,
+    last_time: f64,
+    last_label: String,
+    /// The last emulator RPC line was `doing RPC to report results`.
+    report_rpc: bool,
+}
+
+/// Extracts every recorded decision point, in log order.
+pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
+    let mut extractor = Extractor {
+        events,
+        points: Vec::new(),
+        dump: None,
+        dump_rsc: None,
+        choice: None,
+        set_requests: Vec::new(),
+        rr_sim: None,
+        rr_sim_open: false,
+        run_list: None,
+        enforcement: None,
+        group: None,
+        open: Open::None,
+        last_time: 0.0,
+        last_label: String::new(),
+        report_rpc: false,
+    };
+    for idx in 0..events.len() {
+        extractor.step(idx);
+    }
+    extractor.points
+}
+
+fn rsc_name(rsc: &crate::resource::ResourceType) -> String {
+    rsc.long_name().to_string()
+}
+
+fn request_lines(resources: &[ResourceRequest]) -> Vec<RscRequestLine> {
+    resources
+        .iter()
+        .map(|r| RscRequestLine {
+            rsc: rsc_name(&r.rsc),
+            secs: r.secs,
+            inst: r.inst,
+        })
+        .collect()
+}
+
+impl Extractor<'_> {
+    fn push(&mut self, idx: usize, decision: Decision, resource: Option<String>) -> usize {
+        let event = &self.events[idx];
+        self.points.push(RecordedPoint {
+            time: self.last_time,
+            time_label: self.last_label.clone(),
+            event_idx: idx,
+            project: event.project.as_ref().map(|p| p.to_string()),
+            resource,
+            piggyback: matches!(decision, Decision::Request { .. }) && self.report_rpc,
+            decision,
+        });
+        self.points.len() - 1
+    }
+
+    fn decision_mut(&mut self, point: Option<usize>) -> Option<&mut Decision> {
+        point
+            .and_then(|idx| self.points.get_mut(idx))
+            .map(|p| &mut p.decision)
+    }
+
+    fn resolve_choice(&mut self, chosen: Option<String>) {
+        if let Some(idx) = self.choice.take() {
+            if let Some(point) = self.points.get_mut(idx) {
+                point.project = chosen.clone();
+                point.decision = Decision::Choice(chosen);
+            }
+        }
+    }
+
+    fn step(&mut self, idx: usize) {
+        let event = &self.events[idx];
+        if let Some(secs) = event.time.secs() {
+            if secs != self.last_time || self.last_label.is_empty() {
+                self.last_time = secs;
+                self.last_label = time_label(&event.time);
+            }
+        }
+        let project = event.project.as_ref().map(|p| p.to_string());
+        let message = &event.message;
+        // Close `[prio]` / REC groups when another line comes.
+        let continues = matches!(
+            (self.open, message),
+            (Open::Prio, Message::ProjectPriority { .. })
+                | (Open::Rec, Message::RecentEstCredit { .. })
+        );
+        if !continues {
+            self.open = Open::None;
+            self.group = None;
+        }
+        match message {
+            Message::WorkFetchStateStart => {
+                // An unresolved earlier choice stays "unknown".
+                if let Some(idx) = self.choice.take() {
+                    if let Some(point) = self.points.get_mut(idx) {
+                        point.decision = Decision::Choice(Some("(unresolved)".into()));
+                    }
+                }
+                self.choice = Some(self.push(idx, Decision::Choice(None), None));
+                self.dump = Some(self.push(idx, Decision::FetchState(FetchDump::default()), None));
+                self.dump_rsc = None;
+            }
+            Message::WorkFetchStateEnd => {
+                self.dump = None;
+                self.dump_rsc = None;
+            }
+            Message::TargetWorkBuffer {
+                min_secs,
+                additional_secs,
+            } => {
+                if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
+                    dump.buffer = Some((*min_secs, *additional_secs));
+                }
+            }
+            Message::WorkFetchRec {
+                rec,
+                prio,
+                reason,
+                backoff,
+            } => {
+                let state = ProjectState {
+                    project: project.unwrap_or_default(),
+                    rec: *rec,
+                    prio: *prio,
+                    reason: reason
+                        .as_ref()
+                        .map(|r| format!("can't request work: {r}"))
+                        .unwrap_or_default(),
+                    backoff: *backoff,
+                };
+                if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
+                    dump.projects.push(state);
+                }
+            }
+            Message::StateFor { rsc } => {
+                let name = rsc_name(rsc);
+                self.dump_rsc = Some(name.clone());
+                if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
+                    dump.resources.push(RscState {
+                        rsc: name,
+                        ..RscState::default()
+                    });
+                }
+            }
+            Message::WorkFetchShortfall {
+                shortfall,
+                nidle,
+                saturated,
+                busy,
+            } => {
+                if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
+                    if let Some(rsc) = dump.resources.last_mut() {
+                        rsc.shortfall = *shortfall;
+                        rsc.nidle = *nidle;
+                        rsc.saturated = *saturated;
+                        rsc.busy = *busy;
+                    }
+                }
+            }
+            Message::WorkFetchShare {
+                share,
+                reason,
+                backoff,
+            } => {
+                let line = ShareState {
+                    project: project.unwrap_or_default(),
+                    share: *share,
+                    reason: reason.as_ref().map(|r| r.to_string()).unwrap_or_default(),
+                    backoff: backoff.as_ref().map(|b| (b.backoff, b.inc)),
+                };
+                if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
+                    if let Some(rsc) = dump.resources.last_mut() {
+                        rsc.shares.push(line);
+                    }
+                }
+            }
+            Message::NoProjectChosen => self.resolve_choice(None),
+            Message::SetRequest {
+                rsc,
+                ninst,
+                nused_total,
+                nidle_now,
+                fetch_share,
+                req_inst,
+                req_secs,
+            } => {
+                if self.choice.is_some() {
+                    self.resolve_choice(project);
+                }
+                self.set_requests.push(SetRequestLine {
+                    rsc: rsc_name(rsc),
+                    ninst: *ninst,
+                    nused_total: *nused_total,
+                    nidle_now: *nidle_now,
+                    fetch_share: *fetch_share,
+                    req_inst: *req_inst,
+                    req_secs: *req_secs,
+                });
+            }
+            Message::EmuRpcReportResults => self.report_rpc = true,
+            Message::EmuRpcGetWork => {
+                self.report_rpc = false;
+                if self.choice.is_some() {
+                    self.resolve_choice(project);
+                }
+            }
+            Message::EmuRpcRequest { resources } | Message::WorkRequest { resources } => {
+                let decision = Decision::Request {
+                    resources: request_lines(resources),
+                    set_requests: std::mem::take(&mut self.set_requests),
+                };
+                self.push(idx, decision, None);
+                self.report_rpc = false;
+            }
+            Message::RrSimStart { .. } | Message::RrSimStartTotal { .. } => {
+                self.rr_sim = Some(self.push(
+                    idx,
+                    Decision::RrSim {
+                        finishes: Vec::new(),
+                        misses: Vec::new(),
+                    },
+                    None,
+                ));
+                self.rr_sim_open = true;
+            }
+            Message::SimFinishes { t, job, .. } if self.rr_sim_open => {
+                if let Some(Decision::RrSim { finishes, .. }) = self.decision_mut(self.rr_sim) {
+                    finishes.push((job.to_string(), *t));
+                }
+            }
+            Message::RrSimEnd => self.rr_sim_open = false,
+            Message::ProjectedDeadlineMiss { job } => {
+                if let Some(Decision::RrSim { misses, .. }) = self.decision_mut(self.rr_sim) {
+                    misses.push(job.to_string());
+                }
+            }
+            Message::MakeRunListStart => {
+                self.run_list = Some(self.push(idx, Decision::RunList(Vec::new()), None));
+            }
+            Message::AddToRunList {
+                job,
+                rsc,
+                order,
+                prio,
+            } => {
+                let entry = RunListEntry {
+                    job: job.to_string(),
+                    rsc: rsc.as_ref().map(rsc_name).unwrap_or_else(|| "CPU".into()),
+                    order: order.to_string(),
+                    prio: *prio,
+                };
+                if let Some(Decision::RunList(entries)) = self.decision_mut(self.run_list) {
+                    entries.push(entry);
+                }
+            }
+            Message::MakeRunListEnd => self.run_list = None,
+            Message::EnforceRunListStart => {
+                self.enforcement = Some(self.push(idx, Decision::Enforcement(Vec::new()), None));
+            }
+            Message::EnforceRunListEnd => self.enforcement = None,
+            Message::Scheduling { job, .. } => self.action(format!("schedule {job}")),
+            Message::Preempting { job, mode } => {
+                let how = match mode {
+                    PreemptMode::RemovedFromMemory => "removed",
+                    PreemptMode::LeftInMemory | PreemptMode::LeftInMemoryNoCheckpoint => "left",
+                };
+                self.action(format!("preempt {job} ({how})"));
+            }
+            Message::EmuTaskStart { action, job, .. } => {
+                self.action(format!("{} {job}", action.to_string().to_lowercase()));
+            }
+            Message::CoprocAssign {
+                rsc, instance, job, ..
+            } => self.action(format!("assign {job} {} {instance}", rsc.type_name())),
+            Message::CoprocAssignFraction {
+                rsc, instance, job, ..
+            } => self.action(format!("assign {job} {} {instance}", rsc.type_name())),
+            Message::ProjectPriority { prio, rsf, rt, rs } => {
+                let entry = PrioEntry {
+                    project: project.unwrap_or_default(),
+                    prio: *prio,
+                    rsf: *rsf,
+                    rt: *rt,
+                    rs: *rs,
+                };
+                if self.open == Open::Prio {
+                    if let Some(Decision::Priority(entries)) = self.decision_mut(self.group) {
+                        entries.push(entry);
+                    }
+                } else {
+                    self.group = Some(self.push(idx, Decision::Priority(vec![entry]), None));
+                    self.open = Open::Prio;
+                }
+            }
+            Message::RecentEstCredit {
+                credit,
+                secs,
+                rec_old,
+                rec,
+                ..
+            } => {
+                let entry = RecEntry {
+                    project: project.unwrap_or_default(),
+                    credit: *credit,
+                    secs: *secs,
+                    old: *rec_old,
+                    new: *rec,
+                };
+                if self.open == Open::Rec {
+                    if let Some(Decision::Rec(entries)) = self.decision_mut(self.group) {
+                        entries.push(entry);
+                    }
+                } else {
+                    self.group = Some(self.push(idx, Decision::Rec(vec![entry]), None));
+                    self.open = Open::Rec;
+                }
+            }
+            Message::AdjustRecIgnored { elapsed, period } => {
+                self.push(
+                    idx,
+                    Decision::RecDiscarded {
+                        elapsed: *elapsed,
+                        period: *period,
+                    },
+                    None,
+                );
+            }
+            Message::BackingOff { rsc, secs } => {
+                let name = rsc_name(rsc);
+                self.push(
+                    idx,
+                    Decision::Backoff {
+                        rsc: Some(name.clone()),
+                        secs: *secs,
+                    },
+                    Some(name),
+                );
+            }
+            Message::DeferringCommunication { secs } => {
+                self.push(
+                    idx,
+                    Decision::Backoff {
+                        rsc: None,
+                        secs: *secs,
+                    },
+                    None,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn action(&mut self, text: String) {
+        if let Some(Decision::Enforcement(actions)) = self.decision_mut(self.enforcement) {
+            actions.push(text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_labels_follow_the_emulator() {
+        assert_eq!(time_label(&EventTime::Simulated(3600)), "01:00:00");
+        assert_eq!(time_label(&EventTime::Simulated(86400)), "24:00:00");
+        assert_eq!(time_label(&EventTime::Simulated(86401)), "1 day 00:00:01");
+        assert_eq!(
+            time_label(&EventTime::Simulated(2 * 86400 + 3661)),
+            "2 days 01:01:01"
+        );
+    }
+}
