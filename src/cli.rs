@@ -24,6 +24,14 @@ pub enum Command {
     /// folder of inputs, single files (`.gz` is read transparently) or `-` for
     /// standard input. Inputs are recognised by content, not by file name.
     Parse(ParseArgs),
+    /// Replay the policy over a recorded trace and report where its decisions
+    /// diverge from the recorded ones.
+    ///
+    /// TRACE may be an emulator scenario folder (inputs/ + outputs/log.txt), a
+    /// BOINC data directory (client_state.xml + stdoutdae.txt + sched_*.xml),
+    /// or a bare event log with work_fetch_debug (self-consistency mode).
+    /// Exit status: 0 every decision point agrees, 1 divergences found, 2 trouble.
+    Audit(AuditArgs),
     /// Inspect the policy engine.
     #[command(subcommand)]
     Policy(PolicyCommand),
@@ -93,6 +101,61 @@ pub struct ParseArgs {
     /// Write the output to FILE instead of standard output (`-` = standard output).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Day/month order of numeric Manager dates such as 4/8/2022.
+    #[arg(long, value_enum, default_value = "auto", value_name = "ORDER")]
+    pub date_order: DateOrderArg,
+}
+
+/// Output formats of `audit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AuditFormat {
+    /// The first divergence with its log lines, then counts by kind × project × resource.
+    Table,
+    /// Recorded vs replayed decision timelines as a unified diff.
+    Diff,
+    /// One JSON object (trace, policy, decision_points, divergent, by_kind, divergences, first_divergence, unchecked).
+    Json,
+    /// One row per decision point.
+    Csv,
+    /// One row per decision point (binary; never written to a terminal).
+    Parquet,
+}
+
+/// When to colour text output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Only when writing to a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Arguments of `audit`.
+#[derive(Debug, clap::Args)]
+pub struct AuditArgs {
+    /// The recorded trace: a folder or files (`.gz` is read transparently).
+    #[arg(required = true, value_name = "TRACE")]
+    pub paths: Vec<PathBuf>,
+    /// Policy generation to replay: current, ltd-6.6, debt-6.2, or auto (from the client version in the trace).
+    #[arg(long, default_value = "auto", value_name = "POLICY")]
+    pub policy: String,
+    /// Override a policy constant (repeatable); see `boinc-audit policy params`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table", value_name = "FORMAT")]
+    pub format: AuditFormat,
+    /// Write the output to FILE instead of standard output (`-` = standard output).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Relative tolerance for numeric comparisons (after formatting as the log prints).
+    #[arg(long, default_value_t = 1e-6, value_name = "REL")]
+    pub tolerance: f64,
+    /// Colour in text output.
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    pub color: ColorChoice,
     /// Day/month order of numeric Manager dates such as 4/8/2022.
     #[arg(long, value_enum, default_value = "auto", value_name = "ORDER")]
     pub date_order: DateOrderArg,
