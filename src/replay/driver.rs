@@ -97,7 +97,7 @@ impl<'a> Driver<'a> {
     }
 
     /// Advances the anchored state to `time`, applying external events up to it.
-    fn advance(&mut self, time: f64, label: &str) {
+    fn advance(&mut self, time: f64, seq: usize, label: &str) {
         if self.stopped_at.is_some() {
             return;
         }
@@ -117,7 +117,7 @@ impl<'a> Driver<'a> {
         }
         // Jobs arrive after the first RPC; scheduling them needs the engine's
         // job scheduler, so the anchored replay stops at the first arrival.
-        if let Some(event) = self.queue.pop_until(time).first() {
+        if let Some(event) = self.queue.pop_until(time, seq).first() {
             self.stopped_at = Some((event_time(event), label.to_string()));
         }
     }
@@ -144,7 +144,7 @@ impl<'a> Driver<'a> {
 
     /// Replays one recorded point.
     pub fn replay(&mut self, point: &RecordedPoint) -> Replayed {
-        self.advance(point.time, &point.time_label);
+        self.advance(point.time, point.event_idx, &point.time_label);
         let anchored = self.state.is_some() && self.stopped_at.is_none();
         match (&point.decision, anchored) {
             (Decision::Choice(_), true) | (Decision::FetchState(_), true) => {
@@ -166,8 +166,16 @@ impl<'a> Driver<'a> {
         // priority initialisation (runnable projects); one printed before a
         // work-fetch block comes from the fetch's own simulation.
         let now = self.step.now;
-        let result = self.sim().map(|sim| sim.prio_init.clone());
-        let _ = point;
+        let result = if point.before_fetch {
+            self.fetch_outcome().and_then(|o| {
+                o.state
+                    .as_ref()
+                    .map(|s| s.prio_init.clone())
+                    .ok_or_else(|| "no fetch set-up".to_string())
+            })
+        } else {
+            self.sim().map(|sim| sim.prio_init.clone())
+        };
         match (result, self.state.as_ref()) {
             (Ok(init), Some(state)) => Replayed::Decision {
                 decision: Decision::Priority(prio_entries(state, &init)),
@@ -216,18 +224,25 @@ impl<'a> Driver<'a> {
 
     /// Fetch state, choice and request from the engine's `choose_project`
     /// (one work-fetch pass per step, reusing the step's simulation, §8).
-    fn engine_fetch(&mut self, point: &RecordedPoint) -> Replayed {
+    fn fetch_outcome(&mut self) -> Result<&WorkFetchOutcome, String> {
         let now = self.step.now;
         if self.step.fetch.is_none() {
             let sim = self.step.sim.clone();
             let params = self.params;
-            let Some(state) = self.state.as_mut() else {
-                return self.not_replayed("work fetch");
-            };
-            match choose_project(state, now, sim, params) {
-                Ok(outcome) => self.step.fetch = Some(outcome),
-                Err(e) => return Replayed::NotReplayed(format!("engine error: {e}")),
-            }
+            let state = self.state.as_mut().ok_or("no state")?;
+            let outcome = choose_project(state, now, sim, params).map_err(|e| e.to_string())?;
+            self.step.fetch = Some(outcome);
+        }
+        self.step
+            .fetch
+            .as_ref()
+            .ok_or_else(|| "no work fetch".to_string())
+    }
+
+    fn engine_fetch(&mut self, point: &RecordedPoint) -> Replayed {
+        let now = self.step.now;
+        if let Err(e) = self.fetch_outcome() {
+            return Replayed::NotReplayed(format!("engine error: {e}"));
         }
         let (Some(outcome), Some(state)) = (self.step.fetch.as_ref(), self.state.as_ref()) else {
             return self.not_replayed("work fetch");

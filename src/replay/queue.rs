@@ -70,10 +70,13 @@ impl ExternalQueue {
         }
     }
 
-    /// Removes and returns every event at or before `time`, in order.
-    pub fn pop_until(&mut self, time: f64) -> Vec<ExternalEvent> {
+    /// Removes and returns every event before `(time, seq)`, in order.
+    pub fn pop_until(&mut self, time: f64, seq: usize) -> Vec<ExternalEvent> {
         let mut out = Vec::new();
-        while self.events.front().is_some_and(|e| e.key().0 <= time) {
+        while self.events.front().is_some_and(|e| {
+            let (t, s) = e.key();
+            t < time || (t == time && s < seq)
+        }) {
             if let Some(event) = self.events.pop_front() {
                 out.push(event);
             }
@@ -109,7 +112,7 @@ mod tests {
                 .into_iter()
                 .collect(),
         };
-        let first = queue.pop_until(1.0);
+        let first = queue.pop_until(1.0, 2);
         assert_eq!(first.len(), 2);
         assert_eq!(first[0].key(), (1.0, 0));
         assert_eq!(queue.len(), 1);

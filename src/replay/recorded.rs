@@ -45,6 +45,9 @@ pub struct RecordedPoint {
     pub decision: Decision,
     /// For a work request: it rode on a report-only RPC (piggyback).
     pub piggyback: bool,
+    /// For a `[prio]` group: printed by the work-fetch set-up just before a
+    /// state dump (fetch-mode priority initialisation, §7.3).
+    pub before_fetch: bool,
 }
 
 impl RecordedPoint {
@@ -167,6 +170,7 @@ impl Extractor<'_> {
             project: event.project.as_ref().map(|p| p.to_string()),
             resource,
             piggyback: matches!(decision, Decision::Request { .. }) && self.report_rpc,
+            before_fetch: false,
             decision,
         });
         self.points.len() - 1
@@ -209,6 +213,11 @@ impl Extractor<'_> {
         }
         match message {
             Message::WorkFetchStateStart => {
+                if let Some(last) = self.points.last_mut() {
+                    if matches!(last.decision, Decision::Priority(_)) {
+                        last.before_fetch = true;
+                    }
+                }
                 // An unresolved earlier choice stays "unknown".
                 if let Some(idx) = self.choice.take() {
                     if let Some(point) = self.points.get_mut(idx) {
