@@ -32,12 +32,61 @@ pub enum Command {
     /// or a bare event log with work_fetch_debug (self-consistency mode).
     /// Exit status: 0 every decision point agrees, 1 divergences found, 2 trouble.
     Audit(AuditArgs),
+    /// Regression-check policy edits against the golden traces.
+    #[command(subcommand)]
+    Golden(GoldenCommand),
     /// Inspect the policy engine.
     #[command(subcommand)]
     Policy(PolicyCommand),
     /// Measure performance on real inputs.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+/// `golden` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum GoldenCommand {
+    /// Replay every golden case and compare with its decisions.txt and divergences.txt.
+    ///
+    /// On a change: exits 1, prints per case the first changed decision with the
+    /// rule behind it and a unified diff, and writes `<file>.new` beside each
+    /// changed file (never when CI is set, never with --set; see
+    /// BOINC_AUDIT_UPDATE=auto|new|always|no).
+    Check(GoldenCheckArgs),
+    /// List pending `.new` files.
+    Pending(GoldenReviewArgs),
+    /// Accept pending `.new` files: each replaces its golden file.
+    Accept(GoldenReviewArgs),
+    /// Reject pending `.new` files: delete them.
+    Reject(GoldenReviewArgs),
+}
+
+/// Arguments of `golden check`.
+#[derive(Debug, clap::Args)]
+pub struct GoldenCheckArgs {
+    /// The golden folder.
+    #[arg(default_value = "golden", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Only this case (its folder name).
+    #[arg(long, value_name = "NAME")]
+    pub case: Option<String>,
+    /// What would this policy edit change? Override a constant for every case (repeatable); writes no `.new` file.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Also write a JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// Arguments of `golden pending|accept|reject`.
+#[derive(Debug, clap::Args)]
+pub struct GoldenReviewArgs {
+    /// The golden folder.
+    #[arg(default_value = "golden", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Only this case (its folder name).
+    #[arg(long, value_name = "NAME")]
+    pub case: Option<String>,
 }
 
 /// `policy` subcommands.

@@ -15,6 +15,7 @@
 
 pub mod divergence;
 pub mod golden;
+pub mod golden_suite;
 pub mod parse;
 pub mod policy;
 pub mod replay;

@@ -5,6 +5,9 @@
 mod cli;
 
 use anyhow::{Context, Result};
+use boinc_audit::golden::junit::{write_junit, JunitCase};
+use boinc_audit::golden::{self, GoldenEnv, UpdateMode};
+use boinc_audit::golden_suite;
 use boinc_audit::parse::{self, discover, event_log, input, DateOrder, LogOptions};
 use boinc_audit::policy::Params;
 use boinc_audit::replay::{self, AuditOptions};
@@ -15,7 +18,8 @@ use boinc_audit::trace::LogEvent;
 use clap::Parser;
 use cli::{
     AuditArgs, AuditFormat, BenchCommand, BenchParseArgs, Cli, ColorChoice, Command, DateOrderArg,
-    ListFormat, ParamsArgs, ParseArgs, ParseFormat, PolicyCommand,
+    GoldenCheckArgs, GoldenCommand, GoldenReviewArgs, ListFormat, ParamsArgs, ParseArgs,
+    ParseFormat, PolicyCommand,
 };
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
@@ -48,6 +52,10 @@ fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Parse(args) => run_parse(&args),
         Command::Audit(args) => run_audit(&args),
+        Command::Golden(GoldenCommand::Check(args)) => run_golden_check(&args),
+        Command::Golden(GoldenCommand::Pending(args)) => run_golden_review(&args, Review::Pending),
+        Command::Golden(GoldenCommand::Accept(args)) => run_golden_review(&args, Review::Accept),
+        Command::Golden(GoldenCommand::Reject(args)) => run_golden_review(&args, Review::Reject),
         Command::Policy(PolicyCommand::Params(args)) => run_policy_params(&args),
         Command::Bench(BenchCommand::Parse(args)) => run_bench_parse(&args),
     }
@@ -114,6 +122,99 @@ fn run_audit(args: &AuditArgs) -> Result<u8> {
     } else {
         EXIT_DIVERGED
     })
+}
+
+fn run_golden_check(args: &GoldenCheckArgs) -> Result<u8> {
+    let mut env = GoldenEnv::from_process_env().context("golden environment")?;
+    if !args.set.is_empty() {
+        // A what-if question: report, never leave pending snapshots behind.
+        env.update = UpdateMode::No;
+    }
+    let cases = golden_suite::discover_cases(&args.dir, args.case.as_deref())
+        .map_err(anyhow::Error::msg)?;
+    if cases.is_empty() {
+        anyhow::bail!("no golden cases under {}", args.dir.display());
+    }
+    let mut out = open_output(None)?;
+    let mut junit_cases = Vec::new();
+    let mut n_failed = 0usize;
+    for case in &cases {
+        let result = golden_suite::run_case(case, &args.set, &env);
+        if result.passed() {
+            writeln!(out, "ok      {}", case.name)?;
+            junit_cases.push(JunitCase::passed(&case.name));
+        } else {
+            n_failed += 1;
+            let failure = result.failure_text();
+            writeln!(out, "CHANGED {}", case.name)?;
+            for line in failure.lines() {
+                writeln!(out, "    {line}")?;
+            }
+            let message = result
+                .first_change
+                .clone()
+                .unwrap_or_else(|| failure.lines().next().unwrap_or("").to_string());
+            junit_cases.push(JunitCase::failed(&case.name, &message, &failure));
+        }
+    }
+    writeln!(
+        out,
+        "{} cases, {} passed, {} changed",
+        cases.len(),
+        cases.len() - n_failed,
+        n_failed
+    )?;
+    out.flush().context("cannot write output")?;
+    if let Some(path) = &args.junit {
+        let mut file = BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
+        write_junit("boinc-audit golden", &junit_cases, &mut file)?;
+        file.flush()?;
+    }
+    Ok(if n_failed == 0 {
+        EXIT_OK
+    } else {
+        EXIT_DIVERGED
+    })
+}
+
+/// The three review actions on pending `.new` files.
+enum Review {
+    Pending,
+    Accept,
+    Reject,
+}
+
+fn run_golden_review(args: &GoldenReviewArgs, review: Review) -> Result<u8> {
+    let case = args.case.as_deref();
+    let mut out = open_output(None)?;
+    match review {
+        Review::Pending => {
+            let files = golden::pending(&args.dir, case)?;
+            for file in &files {
+                writeln!(out, "{}", file.display())?;
+            }
+            writeln!(out, "{} pending", files.len())?;
+        }
+        Review::Accept => {
+            let accepted = golden::accept(&args.dir, case)?;
+            for file in &accepted {
+                writeln!(out, "accepted {}", file.golden.display())?;
+            }
+            writeln!(out, "{} accepted", accepted.len())?;
+        }
+        Review::Reject => {
+            let rejected = golden::reject(&args.dir, case)?;
+            for file in &rejected {
+                writeln!(out, "rejected {}", file.display())?;
+            }
+            writeln!(out, "{} rejected", rejected.len())?;
+        }
+    }
+    out.flush().context("cannot write output")?;
+    Ok(EXIT_OK)
 }
 
 /// Applies `--set KEY=VALUE` overrides to the default parameters.
