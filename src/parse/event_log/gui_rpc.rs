@@ -38,6 +38,9 @@ pub struct RpcMessage {
     pub project: Option<String>,
     /// `<body>` without its surrounding newlines.
     pub body: String,
+    /// `<pri>` (1 info, 2 user alert, 3 internal error); `None` if absent or
+    /// not a small integer.
+    pub priority: Option<u8>,
 }
 
 /// True when `text` (the start of a file) is an XML document whose root is
@@ -72,6 +75,7 @@ enum Field {
     Project,
     Body,
     Time,
+    Pri,
     Other,
 }
 
@@ -93,6 +97,7 @@ pub fn read_messages(
     let mut field: Option<Field> = None;
     let mut field_text = String::new();
     let (mut project, mut body, mut time) = (None::<String>, String::new(), EventTime::None);
+    let mut priority: Option<u8> = None;
     loop {
         let offset = reader.buffer_position() as usize;
         let event = match reader.read_event() {
@@ -135,12 +140,14 @@ pub fn read_messages(
                 b"msg" => {
                     msg_start = Some(offset);
                     (project, body, time) = (None, String::new(), EventTime::None);
+                    priority = None;
                 }
                 name if msg_start.is_some() => {
                     field = Some(match name {
                         b"project" => Field::Project,
                         b"body" => Field::Body,
                         b"time" => Field::Time,
+                        b"pri" => Field::Pri,
                         _ => Field::Other,
                     });
                     field_text.clear();
@@ -164,6 +171,7 @@ pub fn read_messages(
                             time,
                             project: project.take(),
                             body: std::mem::take(&mut body),
+                            priority: priority.take(),
                         });
                     }
                     field = None;
@@ -178,6 +186,7 @@ pub fn read_messages(
                             body = field_text.trim_matches(['\n', '\r']).to_string();
                         }
                         Some(Field::Time) => time = unix_time(field_text.trim()),
+                        Some(Field::Pri) => priority = field_text.trim().parse::<u8>().ok(),
                         Some(Field::Other) | None => {}
                     }
                     field_text.clear();
@@ -293,6 +302,18 @@ mod tests {
         assert_eq!(messages[0].location.line, 3);
         assert_eq!(messages[1].project, None);
         assert_eq!(messages[1].body, "RPC to A; asking for 1.0/2.00<br> & more");
+        assert_eq!(messages[0].priority, Some(1));
+    }
+
+    #[test]
+    fn pri_is_kept_per_message() {
+        let (messages, problems) = read(
+            "<msgs>\n<msg>\n <pri>3</pri>\n <body>\n[error] x\n</body>\n</msg>\n\
+             <msg>\n <body>\ny\n</body>\n</msg>\n<msg>\n <pri>x</pri>\n <body>z</body>\n</msg>\n</msgs>\n",
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        let priorities: Vec<Option<u8>> = messages.iter().map(|m| m.priority).collect();
+        assert_eq!(priorities, vec![Some(3), None, None]);
     }
 
     #[test]
