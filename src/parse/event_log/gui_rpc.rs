@@ -11,7 +11,10 @@
 //! `<body>` stray tags (`<br>`) are put back as text and a bare `&` is kept.
 //! An undefined entity (`&nbsp;`) is an error (the body keeps it verbatim).
 //! A reply cut short is an error at the end of the file; the unfinished
-//! `<msg>` is dropped.
+//! `<msg>` is dropped. A reply to a request with `<translatable/>` (the
+//! Manager's) wraps translatable fragments as `_("...")`; the markers are
+//! removed, giving the body a plain request gets
+//! (`_("Message from server"): x` → `Message from server: x`).
 
 use crate::parse::error::{ParseError, ParseErrorKind};
 use crate::source::{LineIndex, Location};
@@ -183,7 +186,7 @@ pub fn read_messages(
                             project = (!name.is_empty()).then(|| name.to_string());
                         }
                         Some(Field::Body) => {
-                            body = field_text.trim_matches(['\n', '\r']).to_string();
+                            body = untranslatable(field_text.trim_matches(['\n', '\r']));
                         }
                         Some(Field::Time) => time = unix_time(field_text.trim()),
                         Some(Field::Pri) => priority = field_text.trim().parse::<u8>().ok(),
@@ -254,6 +257,24 @@ fn unescape_lenient(raw: &str, out: &mut String, mut on_undefined: impl FnMut(us
     out.push_str(rest);
 }
 
+/// The body with the `_("...")` markers of translatable fragments removed
+/// (spec §1.3); a `_("` without its closing `")` is kept as it is.
+fn untranslatable(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(open) = rest.find("_(\"") {
+        let inner = &rest[open + 3..];
+        let Some(close) = inner.find("\")") else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&inner[..close]);
+        rest = &inner[close + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `<time>`: integer seconds (a fraction, if any, is dropped).
 fn unix_time(text: &str) -> EventTime {
     if let Ok(secs) = text.parse::<i64>() {
@@ -303,6 +324,21 @@ mod tests {
         assert_eq!(messages[1].project, None);
         assert_eq!(messages[1].body, "RPC to A; asking for 1.0/2.00<br> & more");
         assert_eq!(messages[0].priority, Some(1));
+    }
+
+    #[test]
+    fn translatable_markers_are_removed() {
+        assert_eq!(
+            untranslatable("_(\"Message from server\"): <a href=\"x\">news</a>"),
+            "Message from server: <a href=\"x\">news</a>"
+        );
+        assert_eq!(untranslatable("a _(\"b\") c _(\"d\")"), "a b c d");
+        assert_eq!(untranslatable("f(x) _(\"open"), "f(x) _(\"open");
+        assert_eq!(untranslatable(""), "");
+        let (messages, _) = read(
+            "<msgs>\n<msg>\n <body><![CDATA[\n_(\"Message from server\"): hi\n]]></body>\n</msg>\n</msgs>\n",
+        );
+        assert_eq!(messages[0].body, "Message from server: hi");
     }
 
     #[test]
