@@ -4,6 +4,11 @@
 //! `case.toml` written by a person from the format specs, listing the typed
 //! events (and state values) the inputs must parse into. Adding a case means
 //! adding files; see traces/README.md for the contract.
+//!
+//! Besides the keys listed there, an `[[event]]` may give `internal_error`,
+//! `from_server` (booleans, default false) and `priority` (the rendering's
+//! message priority), and `none = ["field", ...]`: message fields that must
+//! be absent (`None`), e.g. the reason of `can request work`.
 
 use boinc_audit::parse::{self, LogOptions};
 use boinc_audit::trace::LogEvent;
@@ -137,7 +142,7 @@ fn check_event(expect: &toml::Table, events: &[LogEvent], failures: &mut Vec<Str
     let label = format!("line {line}");
     for (key, want) in expect {
         let got = match key.as_str() {
-            "line" | "file" | "fields" => continue,
+            "line" | "file" | "fields" | "none" => continue,
             "time" => actual.pointer("/time/value").cloned().unwrap_or(Json::Null),
             "time_base" => actual.pointer("/time/base").cloned().unwrap_or(Json::Null),
             "project" => actual.get("project").cloned().unwrap_or(Json::Null),
@@ -146,6 +151,11 @@ fn check_event(expect: &toml::Table, events: &[LogEvent], failures: &mut Vec<Str
                 .pointer("/message/kind")
                 .cloned()
                 .unwrap_or(Json::Null),
+            // Skipped when false / absent in the serialized event.
+            "internal_error" | "from_server" => {
+                actual.get(key).cloned().unwrap_or(Json::Bool(false))
+            }
+            "priority" => actual.get("priority").cloned().unwrap_or(Json::Null),
             other => {
                 failures.push(format!("{label}: unknown expectation key {other:?}"));
                 continue;
@@ -160,9 +170,22 @@ fn check_event(expect: &toml::Table, events: &[LogEvent], failures: &mut Vec<Str
             failures.push(format!("{label}: {key}: expected {want}, got {got}"));
         }
     }
+    let message = actual.get("message").cloned().unwrap_or(Json::Null);
     if let Some(fields) = expect.get("fields").and_then(|v| v.as_table()) {
-        let message = actual.get("message").cloned().unwrap_or(Json::Null);
         check_fields(&label, &message, fields, failures);
+    }
+    // `none = ["reason", ...]`: message fields that must be absent (None).
+    for name in expect
+        .get("none")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str())
+    {
+        let got = message.get(name).cloned().unwrap_or(Json::Null);
+        if !got.is_null() {
+            failures.push(format!("{label}: field {name}: expected none, got {got}"));
+        }
     }
 }
 

@@ -22,6 +22,27 @@ pub struct LogEvent {
     pub tag: Option<CompactString>,
     /// The body classified against the message catalog.
     pub message: Message,
+    /// The body opened with `[error] ` (an internal error, `MSG_INTERNAL_ERROR`):
+    /// stdoutdae.txt of 5.x/6.x and every GUI/RPC rendering (spec §1.6). The
+    /// prefix is not part of `tag` nor of the message.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub internal_error: bool,
+    /// The body opened with `Message from server: ` (≤6.10 in every rendering;
+    /// 6.12+ notices in GUI/RPC renderings); the message is then
+    /// [`Message::ServerMessage`].
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub from_server: bool,
+    /// The message priority when the rendering shows it: the GUI RPC `<pri>`
+    /// and the boinccmd priority name (1 = `MSG_INFO` / `low`, 2 =
+    /// `MSG_USER_ALERT` / `user notification` / 2009–2010 `medium`, 3 =
+    /// `MSG_INTERNAL_ERROR` / `internal error` / `high`). `None` for
+    /// stdoutdae.txt, emulator logs and Manager copies, which do not print it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u8>,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 impl LogEvent {

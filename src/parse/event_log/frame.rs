@@ -98,6 +98,8 @@ pub struct Frame<'a> {
     pub project: Option<&'a str>,
     /// The text after the frame, verbatim (trailing blanks kept).
     pub body: &'a str,
+    /// The priority the rendering prints (boinccmd's priority name), if any.
+    pub priority: Option<u8>,
 }
 
 /// Date and clock fields as printed, before validation.
@@ -334,6 +336,7 @@ fn frame_after(time: EventTime, rest: &str) -> PResult<'_, Frame<'_>> {
             time,
             project,
             body,
+            priority: None,
         },
     ))
 }
@@ -392,6 +395,7 @@ pub fn journald_line<'a>(line: &'a str, dates: &mut DateCache) -> PResult<'a, Fr
                 time: EventTime::None,
                 project: None,
                 body: rest,
+                priority: None,
             },
         )),
         other => other,
@@ -400,17 +404,30 @@ pub fn journald_line<'a>(line: &'a str, dates: &mut DateCache) -> PResult<'a, Fr
 
 /// `boinccmd --get_messages` (6.6 on):
 /// `SEQ: DD-Mon-YYYY HH:MM:SS (PRIORITY) [PROJECT] BODY`, `[]` = no project.
-/// The priority name (`low`, `user notification`, `internal error`, `medium`,
-/// `high`, `unknown`) is read but not kept: the body carries `[error] ` itself.
+/// The priority name is kept as its number (see [`priority_number`]).
 pub fn boinccmd_line<'a>(line: &'a str, dates: &mut DateCache) -> PResult<'a, Frame<'a>> {
     let (input, _) = terminated(digit1, tag(": "))(line)?;
     let (rest, raw) = dmy_stamp(input)?;
     let (rest, datetime) = validated(input, rest, dates.datetime(&raw))?;
-    let (rest, _priority) = preceded(
+    let (rest, priority) = preceded(
         tag(" ("),
         terminated(take_till1(|c: char| c == ')'), char(')')),
     )(rest)?;
-    frame_after(EventTime::Local(datetime), rest)
+    let (rest, mut frame) = frame_after(EventTime::Local(datetime), rest)?;
+    frame.priority = priority_number(priority);
+    Ok((rest, frame))
+}
+
+/// The number behind a boinccmd priority name (spec §1.4): `low` 1,
+/// `user notification` 2, `internal error` 3, and the 2009-02..2010-06 names
+/// `medium` 2, `high` 3; `None` for `unknown` and anything else.
+pub fn priority_number(name: &str) -> Option<u8> {
+    match name {
+        "low" => Some(1),
+        "user notification" | "medium" => Some(2),
+        "internal error" | "high" => Some(3),
+        _ => None,
+    }
 }
 
 /// Which fast-path stamp matched.
@@ -515,6 +532,7 @@ pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp
             time,
             project,
             body,
+            priority: None,
         },
     ))
 }
@@ -790,5 +808,25 @@ mod tests {
             &mut dates,
         ));
         assert_eq!(err.0, "30-Feb-2019 09:43:33");
+    }
+
+    #[test]
+    fn boinccmd_priority_names_become_numbers() {
+        let mut dates = DateCache::default();
+        for (name, number) in [
+            ("low", Some(1)),
+            ("user notification", Some(2)),
+            ("internal error", Some(3)),
+            ("medium", Some(2)),
+            ("high", Some(3)),
+            ("unknown", None),
+        ] {
+            let line = format!("5: 17-Apr-2019 09:43:33 ({name}) [] x");
+            let (_, frame) = boinccmd_line(&line, &mut dates).expect("frames");
+            assert_eq!(frame.priority, number, "{name}");
+        }
+        let (_, frame) =
+            stdoutdae_line("17-Apr-2019 09:43:33 [---] x", &mut dates).expect("frames");
+        assert_eq!(frame.priority, None);
     }
 }

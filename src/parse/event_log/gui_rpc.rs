@@ -11,7 +11,10 @@
 //! `<body>` stray tags (`<br>`) are put back as text and a bare `&` is kept.
 //! An undefined entity (`&nbsp;`) is an error (the body keeps it verbatim).
 //! A reply cut short is an error at the end of the file; the unfinished
-//! `<msg>` is dropped.
+//! `<msg>` is dropped. A reply to a request with `<translatable/>` (the
+//! Manager's) wraps translatable fragments as `_("...")`; the markers are
+//! removed, giving the body a plain request gets
+//! (`_("Message from server"): x` → `Message from server: x`).
 
 use crate::parse::error::{ParseError, ParseErrorKind};
 use crate::source::{LineIndex, Location};
@@ -38,6 +41,9 @@ pub struct RpcMessage {
     pub project: Option<String>,
     /// `<body>` without its surrounding newlines.
     pub body: String,
+    /// `<pri>` (1 info, 2 user alert, 3 internal error); `None` if absent or
+    /// not a small integer.
+    pub priority: Option<u8>,
 }
 
 /// True when `text` (the start of a file) is an XML document whose root is
@@ -72,6 +78,7 @@ enum Field {
     Project,
     Body,
     Time,
+    Pri,
     Other,
 }
 
@@ -93,6 +100,7 @@ pub fn read_messages(
     let mut field: Option<Field> = None;
     let mut field_text = String::new();
     let (mut project, mut body, mut time) = (None::<String>, String::new(), EventTime::None);
+    let mut priority: Option<u8> = None;
     loop {
         let offset = reader.buffer_position() as usize;
         let event = match reader.read_event() {
@@ -135,12 +143,14 @@ pub fn read_messages(
                 b"msg" => {
                     msg_start = Some(offset);
                     (project, body, time) = (None, String::new(), EventTime::None);
+                    priority = None;
                 }
                 name if msg_start.is_some() => {
                     field = Some(match name {
                         b"project" => Field::Project,
                         b"body" => Field::Body,
                         b"time" => Field::Time,
+                        b"pri" => Field::Pri,
                         _ => Field::Other,
                     });
                     field_text.clear();
@@ -164,6 +174,7 @@ pub fn read_messages(
                             time,
                             project: project.take(),
                             body: std::mem::take(&mut body),
+                            priority: priority.take(),
                         });
                     }
                     field = None;
@@ -175,9 +186,10 @@ pub fn read_messages(
                             project = (!name.is_empty()).then(|| name.to_string());
                         }
                         Some(Field::Body) => {
-                            body = field_text.trim_matches(['\n', '\r']).to_string();
+                            body = untranslatable(field_text.trim_matches(['\n', '\r']));
                         }
                         Some(Field::Time) => time = unix_time(field_text.trim()),
+                        Some(Field::Pri) => priority = field_text.trim().parse::<u8>().ok(),
                         Some(Field::Other) | None => {}
                     }
                     field_text.clear();
@@ -245,6 +257,24 @@ fn unescape_lenient(raw: &str, out: &mut String, mut on_undefined: impl FnMut(us
     out.push_str(rest);
 }
 
+/// The body with the `_("...")` markers of translatable fragments removed
+/// (spec §1.3); a `_("` without its closing `")` is kept as it is.
+fn untranslatable(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(open) = rest.find("_(\"") {
+        let inner = &rest[open + 3..];
+        let Some(close) = inner.find("\")") else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&inner[..close]);
+        rest = &inner[close + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `<time>`: integer seconds (a fraction, if any, is dropped).
 fn unix_time(text: &str) -> EventTime {
     if let Ok(secs) = text.parse::<i64>() {
@@ -293,6 +323,33 @@ mod tests {
         assert_eq!(messages[0].location.line, 3);
         assert_eq!(messages[1].project, None);
         assert_eq!(messages[1].body, "RPC to A; asking for 1.0/2.00<br> & more");
+        assert_eq!(messages[0].priority, Some(1));
+    }
+
+    #[test]
+    fn translatable_markers_are_removed() {
+        assert_eq!(
+            untranslatable("_(\"Message from server\"): <a href=\"x\">news</a>"),
+            "Message from server: <a href=\"x\">news</a>"
+        );
+        assert_eq!(untranslatable("a _(\"b\") c _(\"d\")"), "a b c d");
+        assert_eq!(untranslatable("f(x) _(\"open"), "f(x) _(\"open");
+        assert_eq!(untranslatable(""), "");
+        let (messages, _) = read(
+            "<msgs>\n<msg>\n <body><![CDATA[\n_(\"Message from server\"): hi\n]]></body>\n</msg>\n</msgs>\n",
+        );
+        assert_eq!(messages[0].body, "Message from server: hi");
+    }
+
+    #[test]
+    fn pri_is_kept_per_message() {
+        let (messages, problems) = read(
+            "<msgs>\n<msg>\n <pri>3</pri>\n <body>\n[error] x\n</body>\n</msg>\n\
+             <msg>\n <body>\ny\n</body>\n</msg>\n<msg>\n <pri>x</pri>\n <body>z</body>\n</msg>\n</msgs>\n",
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        let priorities: Vec<Option<u8>> = messages.iter().map(|m| m.priority).collect();
+        assert_eq!(priorities, vec![Some(3), None, None]);
     }
 
     #[test]

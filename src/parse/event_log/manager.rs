@@ -391,6 +391,7 @@ pub fn manager_line<'a>(
             time: EventTime::Local(datetime),
             project: super::frame::project_name(project.trim()),
             body,
+            priority: None,
         },
     ))
 }

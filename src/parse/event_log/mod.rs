@@ -287,6 +287,7 @@ pub fn read_event_log(
                 time: EventTime::None,
                 project: None,
                 body: line,
+                priority: None,
             },
             Err(err) => {
                 parsed.push(frame_error(path, line_no, line, &err));
@@ -294,6 +295,7 @@ pub fn read_event_log(
                     time: EventTime::None,
                     project: None,
                     body: line,
+                    priority: None,
                 }
             }
         };
@@ -308,6 +310,7 @@ pub fn read_event_log(
             frame.time,
             frame.project,
             frame.body,
+            frame.priority,
         ));
     }
     parsed.value.lines = u64::from(line_no);
@@ -347,7 +350,8 @@ fn order_switch_warning(path: &Arc<str>, line_no: u32, order: DateOrder) -> Pars
     )
 }
 
-/// Builds the event of one message: the body goes through [`classify`].
+/// Builds the event of one message: the body goes through [`classify`], whose
+/// `[error] ` / `Message from server: ` flags are kept on the event.
 fn event(
     path: &Arc<str>,
     line: u32,
@@ -355,6 +359,7 @@ fn event(
     time: EventTime,
     project: Option<&str>,
     body: &str,
+    priority: Option<u8>,
 ) -> LogEvent {
     let classified = classify(body);
     LogEvent {
@@ -363,6 +368,9 @@ fn event(
         project: project.map(CompactString::from),
         tag: classified.tag,
         message: classified.message,
+        internal_error: classified.internal_error,
+        from_server: classified.from_server,
+        priority,
     }
 }
 
@@ -421,6 +429,7 @@ fn read_gui_rpc(
             message.time,
             message.project.as_deref(),
             &message.body,
+            message.priority,
         ));
     });
     for problem in problems {
@@ -582,6 +591,50 @@ mod tests {
         );
         assert_eq!(summary.meta.utc_offset_hours, Some(-4));
         assert_eq!(summary.meta.time_base, TimeBase::WallClock);
+    }
+
+    #[test]
+    fn error_and_server_prefixes_become_flags() {
+        let text =
+            "16-Nov-2010 13:10:20 [---] [error] Deleting file arecibo_181.png while in use\n\
+            16-Nov-2010 13:09:23 [SETI@home] Message from server: Project has no tasks available\n\
+            16-Nov-2010 13:09:24 [SETI@home] Scheduler request completed: got 0 new tasks\n";
+        let (events, problems, _) = read(FileKind::EventLog, text.as_bytes());
+        assert!(problems.is_empty(), "{problems:?}");
+        let flags: Vec<(bool, bool, Option<u8>)> = events
+            .iter()
+            .map(|e| (e.internal_error, e.from_server, e.priority))
+            .collect();
+        assert_eq!(
+            flags,
+            vec![
+                (true, false, None),
+                (false, true, None),
+                (false, false, None)
+            ]
+        );
+        assert_eq!(events[1].message.kind(), "server_message");
+        let json = serde_json::to_value(&events[2]).unwrap_or_default();
+        for key in ["internal_error", "from_server", "priority"] {
+            assert!(json.get(key).is_none(), "{key} should be skipped: {json}");
+        }
+        let json = serde_json::to_value(&events[0]).unwrap_or_default();
+        assert_eq!(json["internal_error"], true);
+    }
+
+    #[test]
+    fn priority_from_boinccmd_and_gui_rpc() {
+        let text = "7: 17-Apr-2019 09:43:33 (internal error) [] [error] x\n\
+            8: 17-Apr-2019 09:43:34 (low) [P] Requesting new tasks for CPU\n";
+        let (events, _, _) = read(FileKind::BoinccmdMessages, text.as_bytes());
+        assert_eq!(events[0].priority, Some(3));
+        assert!(events[0].internal_error);
+        assert_eq!(events[1].priority, Some(1));
+        let xml = "<msgs>\n<msg>\n <project></project>\n <pri>2</pri>\n <body>\nMessage from server: hi\n</body>\n <time>5</time>\n</msg>\n</msgs>\n";
+        let (events, problems, _) = read(FileKind::GuiRpcMessages, xml.as_bytes());
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(events[0].priority, Some(2));
+        assert!(events[0].from_server);
     }
 
     #[test]

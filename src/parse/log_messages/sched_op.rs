@@ -46,6 +46,8 @@ pub(super) fn tagged(rest: &str) -> Option<Message> {
         "sched" => Some(Message::SchedRpcPending {
             reason: RpcReason::from_text(tail.strip_prefix("RPC pending: ")?),
         }),
+        // 5.10-6.4: `Project requested delay of %f seconds` under sched_op_debug.
+        "Project" => untagged(word, tail),
         "ignoring" => match tail {
             "prefs from project; using prefs from AM" => Some(Message::IgnoringPrefsUsingAm),
             "prefs from old server; we have host-specific prefs" => {
@@ -86,7 +88,12 @@ fn work_request(text: &str) -> Option<Message> {
 }
 
 /// Resources after `Requesting new tasks`: `` (none), ` for CPU and NVIDIA GPU`, 6.x ` for GPU`.
+/// 6.12 appends `, sending trickle-up message` (the last `%s` of
+/// `Requesting new tasks for %s%s`, spec §3.1), which is not a resource.
 fn requested_resources(rest: &str) -> Option<Vec<ResourceType>> {
+    let rest = rest
+        .strip_suffix(", sending trickle-up message")
+        .unwrap_or(rest);
     if rest.is_empty() {
         return Some(Vec::new());
     }
@@ -213,6 +220,31 @@ mod tests {
 
     fn msg(body: &str) -> Message {
         classify(body).message
+    }
+
+    #[test]
+    fn trickle_suffix_is_not_a_resource() {
+        assert_eq!(
+            msg("Requesting new tasks for NVIDIA GPU, sending trickle-up message"),
+            Message::RequestingNewTasks {
+                resources: vec![ResourceType::Nvidia]
+            }
+        );
+        assert_eq!(
+            msg("Reporting 1 completed tasks, requesting new tasks for CPU and NVIDIA GPU, sending trickle-up message"),
+            Message::ReportingAndRequesting {
+                count: 1,
+                resources: vec![ResourceType::Cpu, ResourceType::Nvidia]
+            }
+        );
+    }
+
+    #[test]
+    fn old_sched_op_debug_delay() {
+        assert_eq!(
+            msg("[sched_op_debug] Project requested delay of 31.000000 seconds"),
+            Message::ProjectRequestedDelay { secs: 31.0 }
+        );
     }
 
     #[test]
