@@ -19,5 +19,6 @@ pub mod parse;
 pub mod policy;
 pub mod report;
 pub mod resource;
+pub mod server;
 pub mod source;
 pub mod trace;
