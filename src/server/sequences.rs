@@ -90,6 +90,21 @@ struct SequenceState {
     fpops_per_result: Option<f64>,
 }
 
+/// What rule `rule` requires, one line.
+fn requirement(rule: &str) -> &'static str {
+    match rule {
+        "W1" => "the request lists every sequence assigned to the host",
+        "W2" => "assigned only to a host fast enough for max_result_time, one host at a time",
+        "W3" => "results in sequence order, only to the assigned host; stale reports revoked",
+        "W4" => "at least two undone results of each assigned sequence on the host (SHOULD)",
+        "W5" => "INFO: sequence and other work mixed; serving sequences first starves the rest",
+        "W6" => "no result of an ended sequence",
+        "W7" => "after a missed deadline: revoked, no further results to that host",
+        "W8" => "extension results only to the assigned host",
+        _ => "unspecified",
+    }
+}
+
 /// True when some exchange carries a sequence element.
 pub fn has_sequence_elements(exchanges: &[Exchange]) -> bool {
     exchanges.iter().any(|exchange| {
@@ -375,12 +390,7 @@ pub fn audit_sequences(exchanges: &[Exchange], audit: &mut ServerAudit) {
                     .collect::<Vec<_>>()
                     .join(", ")
             );
-            let replayed = if rule == "W5" {
-                "INFO: sequence and other work mixed; serving sequences first starves the rest"
-                    .to_string()
-            } else {
-                format!("{rule} holds")
-            };
+            let replayed = requirement(rule).to_string();
             let outcome = RuleOutcome::from_violations(rule, recorded, replayed, violations);
             audit.record(exchange, DecisionKind::SequenceRule, outcome);
         }
