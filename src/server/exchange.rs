@@ -338,8 +338,25 @@ fn decide_pairing(trace: &Trace, exchange: &Exchange) -> Pairing {
 /// server clocks (§1.4: "a few seconds").
 pub const CLOCK_TOLERANCE_SECS: f64 = 5.0;
 
+/// Seconds between the request's `now` and the log's `Sending scheduler
+/// request` within which both are taken for one RPC.
+const LOG_LINK_WINDOW_SECS: f64 = 60.0;
+
 /// Why a logged RPC cannot be the one the files record, if it cannot.
 fn log_contradiction(exchange: &Exchange, log: &LogRpc) -> Option<String> {
+    if let (Some(now), Some(sent)) = (exchange.request_now(), log.sent_at_utc) {
+        if (now - sent).abs() > LOG_LINK_WINDOW_SECS {
+            return Some(format!(
+                "the log sent it at {sent:.0} (UTC), the request's now is {now:.0}"
+            ));
+        }
+    }
+    if exchange.reply.is_some() && log.new_tasks.is_none() && log.completed_at.is_none() {
+        return Some(format!(
+            "the RPC logged at {} never completed, but a reply was kept",
+            log.sent_label
+        ));
+    }
     if let (Some(reply), Some(n)) = (&exchange.reply, log.new_tasks) {
         if reply.results.len() != n as usize {
             return Some(format!(

@@ -1453,3 +1453,185 @@ pub fn s10(trace: &Trace, exchange: &Exchange, later: &[Exchange]) -> RuleOutcom
         violations,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::exchange::Pairing;
+    use crate::trace::rpc::ServerMessage;
+    use crate::trace::state::{HostInfo, Job, TimeStats, Workunit};
+
+    fn exchange(request: SchedRequest, reply: SchedReply) -> Exchange {
+        Exchange {
+            label: "test".into(),
+            project: "p".into(),
+            project_name: None,
+            request: Some(request),
+            reply: Some(reply),
+            request_path: None,
+            reply_path: None,
+            pairing: Pairing::Paired,
+            log: None,
+            client_version: None,
+        }
+    }
+
+    fn cpu_reply(n_jobs: usize, deadline: f64) -> SchedReply {
+        let mut reply = SchedReply {
+            scheduler_version: Some(719),
+            app_versions: vec![AppVersion {
+                app_name: Some("a".into()),
+                version_num: Some(1),
+                avg_ncpus: Some(1.0),
+                flops: Some(2e9),
+                ..AppVersion::default()
+            }],
+            ..SchedReply::default()
+        };
+        for i in 0..n_jobs {
+            reply.workunits.push(Workunit {
+                name: Some(format!("wu{i}")),
+                app_name: Some("a".into()),
+                rsc_fpops_est: Some(3.6e13),
+                ..Workunit::default()
+            });
+            reply.results.push(Job {
+                name: Some(format!("wu{i}_0")),
+                wu_name: Some(format!("wu{i}")),
+                version_num: Some(1),
+                report_deadline: Some(deadline),
+                ..Job::default()
+            });
+        }
+        reply
+    }
+
+    fn cpu_request(secs: f64, delay: f64) -> SchedRequest {
+        SchedRequest {
+            work_req_seconds: Some(secs),
+            cpu_req_secs: Some(secs),
+            cpu_req_instances: Some(0.0),
+            estimated_delay: Some(delay),
+            time_stats: Some(TimeStats {
+                on_frac: Some(0.9),
+                active_frac: Some(1.0),
+                now: Some(1000.0),
+                ..TimeStats::default()
+            }),
+            host_info: Some(HostInfo {
+                p_ncpus: Some(4),
+                ..HostInfo::default()
+            }),
+            ..SchedRequest::default()
+        }
+    }
+
+    #[test]
+    fn demand_clamps_to_28_days_and_ignores_absent_gpus() {
+        let parsed = crate::parse::sched_rpc::parse_sched_rpc(
+            &std::sync::Arc::from("sched_request_p.xml"),
+            b"<scheduler_request><work_req_seconds>3000000</work_req_seconds>\
+              <cpu_req_secs>3000000</cpu_req_secs><coprocs><coproc_cuda><count>0</count>\
+              <req_secs>100</req_secs></coproc_cuda></coprocs></scheduler_request>",
+        );
+        let request = parsed.value.request.unwrap_or_default();
+        let demand = Demand::of(&request);
+        assert!(demand.new_style);
+        assert_eq!(demand.of_type(&ResourceType::Cpu), (2_419_200.0, 0.0));
+        // count 0: the GPU is not reported, its request is 0.
+        assert_eq!(demand.of_type(&ResourceType::Nvidia), (0.0, 0.0));
+        assert_eq!(demand.seconds_to_fill, 2_419_200.0);
+    }
+
+    #[test]
+    fn duration_is_fpops_over_flops_over_availability() {
+        // 3.6e13 / 2e9 / (1.0 × 0.9) = 20000 s.
+        let ex = exchange(cpu_request(1.0, 0.0), cpu_reply(1, 0.0));
+        let jobs = sent_jobs(
+            ex.reply.as_ref().unwrap_or(&SchedReply::default()),
+            ex.request.as_ref(),
+        );
+        let d = jobs
+            .first()
+            .and_then(|job| duration(job, availability(&ex)));
+        assert!(d.is_some_and(|d| (d - 20000.0).abs() < 1e-6));
+    }
+
+    #[test]
+    fn s1_allows_one_job_past_the_request_and_flags_the_second() {
+        // 30000 s requested: job 1 leaves 10000, job 2 leaves −10000, job 3 is over.
+        let ex = exchange(cpu_request(30000.0, 0.0), cpu_reply(3, 1e9));
+        let jobs = sent_jobs(
+            ex.reply.as_ref().unwrap_or(&SchedReply::default()),
+            ex.request.as_ref(),
+        );
+        let outcome = s1(&ex, &jobs);
+        let Verdict::Violated(violations) = outcome.verdict else {
+            panic!("expected a violation, got {:?}", outcome.verdict);
+        };
+        assert_eq!(violations.len(), 1);
+        assert_eq!(violations[0].job.as_deref(), Some("wu2_0"));
+        assert!(violations[0].reason.contains("-10000 s"));
+    }
+
+    #[test]
+    fn s7_exempts_the_first_job_when_the_cpu_is_idle() {
+        // ed = 0: no check even though 20000 s > bound 1000 − 1000 + … .
+        let ex = exchange(cpu_request(1e5, 0.0), cpu_reply(1, 1000.0 + 100.0));
+        let jobs = sent_jobs(
+            ex.reply.as_ref().unwrap_or(&SchedReply::default()),
+            ex.request.as_ref(),
+        );
+        assert_eq!(s7(&ex, &jobs).verdict, Verdict::Holds);
+        // ed = 50: 50 + 20000 > 100 + 5.
+        let ex = exchange(cpu_request(1e5, 50.0), cpu_reply(1, 1000.0 + 100.0));
+        assert!(matches!(s7(&ex, &jobs).verdict, Verdict::Violated(_)));
+    }
+
+    #[test]
+    fn edf_books_earliest_deadline_first_on_the_least_booked_cpu() {
+        // Two CPUs: (10, 5) → cpu0 done 5; (20, 8) → cpu1 done 8; (30, 4) → cpu0 done 9.
+        let done = edf_completions(&[(30.0, 4.0), (10.0, 5.0), (20.0, 8.0)], 2);
+        assert_eq!(done, vec![9.0, 5.0, 8.0]);
+    }
+
+    #[test]
+    fn too_recent_floors_of_each_wording() {
+        let n = too_recent_floor("Not sending work - last request too recent: 35 sec");
+        assert_eq!(n.map(|f| f.0), Some(37.0));
+        let m =
+            too_recent_floor("Not sending work - last request too recent, please wait: 300 sec");
+        assert_eq!(m.map(|f| (f.0, f.1)), Some((303.0, true)));
+        let w =
+            too_recent_floor("Not sending work. Last request too recent. Please wait 120 seconds.");
+        assert_eq!(w.map(|f| f.0), Some(122.0));
+        assert_eq!(too_recent_floor("No tasks sent"), None);
+    }
+
+    #[test]
+    fn max_ncpus_pct_zero_means_all_cpus() {
+        let request = cpu_request(0.0, 0.0);
+        assert_eq!(effective_ncpus(&request, None), 4.0);
+    }
+
+    #[test]
+    fn s6_delay_cap_and_message_consistency() {
+        let mut reply = cpu_reply(1, 1e9);
+        reply.request_delay = Some(200_000.0);
+        reply.dont_use_dcf = true;
+        reply.messages.push(ServerMessage {
+            priority: Some("low".into()),
+            text: "Project has no tasks available".into(),
+        });
+        let ex = exchange(cpu_request(1.0, 0.0), reply);
+        let jobs = sent_jobs(
+            ex.reply.as_ref().unwrap_or(&SchedReply::default()),
+            ex.request.as_ref(),
+        );
+        let Verdict::Violated(violations) = s6(&ex, &jobs).verdict else {
+            panic!("expected violations");
+        };
+        // Delay over 172800 and a job despite "no tasks available".
+        assert_eq!(violations.len(), 2);
+    }
+}
