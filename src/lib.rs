@@ -21,5 +21,6 @@ pub mod policy;
 pub mod replay;
 pub mod report;
 pub mod resource;
+pub mod server;
 pub mod source;
 pub mod trace;

@@ -19,8 +19,8 @@ use crate::parse::prefs::read_global_prefs;
 use crate::parse::xml::{fields, parse_whole, Element, XmlDoc};
 use crate::resource::ResourceType;
 use crate::trace::rpc::{
-    InProgressResult, OtherResult, ProjectPrefs, RpcFile, SchedReply, SchedRequest, ServerMessage,
-    WorkRequest,
+    InProgressResult, NoAppsElement, OtherResult, ProjectPrefs, RpcFile, SchedReply, SchedRequest,
+    SequenceNotice, SequenceReport, SequenceResult, ServerMessage, WorkRequest,
 };
 use std::sync::Arc;
 
@@ -28,7 +28,6 @@ use std::sync::Arc;
 const SKIPPED_REQUEST: &[&str] = &[
     "sandbox",
     "allow_multiple_clients",
-    "dont_send_work",
     "dont_use_docker",
     "client_cap_plan_class",
     "code_sign_key",
@@ -61,7 +60,6 @@ const SKIPPED_REPLY: &[&str] = &[
     "cpid_time",
     "host_total_credit",
     "host_expavg_credit",
-    "host_create_time",
     "teamid",
     "team_name",
     "gui_urls",
@@ -151,7 +149,20 @@ fn read_request(doc: &mut XmlDoc<'_>, root: &Element) -> SchedRequest {
                     request.app_versions.push(read_app_version(doc, version));
                 }
             }
+            "dont_send_work" => {
+                // `<dont_send_work/>` or `<dont_send_work>1</dont_send_work>`.
+                request.dont_send_work = Some(child.text.trim() != "0");
+            }
+            "work_sequences" => {
+                request.has_work_sequences = true;
+                request.work_sequences = child
+                    .children
+                    .iter()
+                    .filter_map(read_sequence_report)
+                    .collect();
+            }
             "other_results" => {
+                request.has_other_results = true;
                 for other in &child.children {
                     let mut result = OtherResult::default();
                     for part in &other.children {
@@ -277,12 +288,23 @@ fn read_reply(doc: &mut XmlDoc<'_>, root: &Element) -> SchedReply {
                 };
                 list.extend(name_text);
             }
+            "work_sequence" => reply.work_sequences.extend(read_sequence_notice(child)),
+            "sequence_result" => reply.sequence_results.extend(read_sequence_result(child)),
+            "host_create_time" => reply.host_create_time = child.text.trim().parse().ok(),
             "no_rsc_apps" => {
+                reply.no_apps_elements.push(NoAppsElement {
+                    element: name.to_string(),
+                    value: child.text.trim().to_string(),
+                });
                 if let Some(rsc) = doc.read::<ResourceType>(child) {
                     push_unique(&mut reply.no_rsc_apps, rsc);
                 }
             }
-            "no_cpu_apps" | "no_cuda_apps" | "no_ati_apps" => {
+            "no_cpu_apps" | "no_cuda_apps" | "no_ati_apps" | "no_intel_apps" => {
+                reply.no_apps_elements.push(NoAppsElement {
+                    element: name.to_string(),
+                    value: child.text.trim().to_string(),
+                });
                 let rsc = name
                     .strip_prefix("no_")
                     .and_then(|rest| rest.strip_suffix("_apps"))
@@ -335,6 +357,14 @@ fn read_project_prefs(doc: &mut XmlDoc<'_>, element: &Element) -> ProjectPrefs {
                 prefs.resource_share = doc.read(child);
                 continue;
             }
+            "max_jobs" => {
+                prefs.max_jobs = doc.read(child);
+                continue;
+            }
+            "max_cpus" => {
+                prefs.max_cpus = doc.read(child);
+                continue;
+            }
             "no_rsc" => doc.read::<ResourceType>(child),
             "no_cpu" | "no_cuda" | "no_ati" | "no_intel_gpu" | "no_apple_gpu" => {
                 let rsc = old_rsc_name(&child.name["no_".len()..]);
@@ -348,6 +378,45 @@ fn read_project_prefs(doc: &mut XmlDoc<'_>, element: &Element) -> ProjectPrefs {
         }
     }
     prefs
+}
+
+/// The text of `element`'s child `name`, trimmed; `None` when absent or empty.
+fn child_text<'a>(element: &'a Element, name: &str) -> Option<&'a str> {
+    element
+        .child(name)
+        .map(|child| child.text.trim())
+        .filter(|text| !text.is_empty())
+}
+
+/// `<sequence>` of a request's `<work_sequences>`, read leniently: an entry
+/// without a name is dropped, a bad count is ignored (docs/work-sequences.md).
+fn read_sequence_report(element: &Element) -> Option<SequenceReport> {
+    Some(SequenceReport {
+        name: child_text(element, "name")?.to_string(),
+        in_progress: child_text(element, "in_progress").and_then(|text| text.parse().ok()),
+    })
+}
+
+/// `<work_sequence>` of a reply, read leniently.
+fn read_sequence_notice(element: &Element) -> Option<SequenceNotice> {
+    Some(SequenceNotice {
+        name: child_text(element, "name")?.to_string(),
+        status: child_text(element, "status")
+            .unwrap_or("continued")
+            .to_ascii_lowercase(),
+        max_result_time: child_text(element, "max_result_time").and_then(|t| t.parse().ok()),
+        length: child_text(element, "length").and_then(|text| text.parse().ok()),
+        reason: child_text(element, "reason").map(str::to_string),
+    })
+}
+
+/// `<sequence_result>` of a reply, read leniently.
+fn read_sequence_result(element: &Element) -> Option<SequenceResult> {
+    Some(SequenceResult {
+        name: child_text(element, "name")?.to_string(),
+        sequence: child_text(element, "sequence")?.to_string(),
+        index: child_text(element, "index").and_then(|text| text.parse().ok()),
+    })
 }
 
 #[cfg(test)]

@@ -98,6 +98,76 @@ pub struct SchedRequest {
     pub app_versions: Vec<AppVersion>,
     /// `<client_brand>`.
     pub client_brand: Option<String>,
+    /// `<dont_send_work>` (clients from late 2014): the client asks for no
+    /// new jobs in this RPC.
+    #[serde(default)]
+    pub dont_send_work: Option<bool>,
+    /// The request carried an `<other_results>` element (possibly empty):
+    /// the server's `have_other_results_list`.
+    #[serde(default)]
+    pub has_other_results: bool,
+    /// The request carried a `<work_sequences>` element (possibly empty):
+    /// the host reported the work sequences it believes are assigned to it
+    /// (docs/work-sequences.md; no BOINC client writes it).
+    #[serde(default)]
+    pub has_work_sequences: bool,
+    /// `<work_sequences><sequence>`: the sequences the host reports.
+    #[serde(default)]
+    pub work_sequences: Vec<SequenceReport>,
+}
+
+/// One `<work_sequences><sequence>` of a request (docs/work-sequences.md).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SequenceReport {
+    /// `<name>`: the sequence (its head workunit's name).
+    pub name: String,
+    /// `<in_progress>`: results of the sequence the host holds and has not
+    /// reported yet.
+    pub in_progress: Option<u32>,
+}
+
+/// What a reply says about one work sequence: `<work_sequence>` with a
+/// `<status>` (docs/work-sequences.md).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SequenceNotice {
+    /// `<name>`: the sequence.
+    pub name: String,
+    /// `<status>`: `assigned` (newly assigned to this host), `continued`
+    /// (still assigned), `revoked` (no longer assigned) or `ended`.
+    pub status: String,
+    /// `<max_result_time>`: real seconds within which a host must be able
+    /// to complete one result of the sequence.
+    pub max_result_time: Option<f64>,
+    /// `<length>`: number of results in the sequence as far as the project
+    /// knows (it may grow by extension).
+    pub length: Option<u32>,
+    /// `<reason>` of a revocation (`deadline_missed`, `too_slow`,
+    /// `reassigned`).
+    pub reason: Option<String>,
+}
+
+/// `<sequence_result>` of a reply: places a sent `<result>` in its sequence
+/// (docs/work-sequences.md).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SequenceResult {
+    /// `<name>`: the result's name (as in the reply's `<result>`).
+    pub name: String,
+    /// `<sequence>`: the sequence it belongs to.
+    pub sequence: String,
+    /// `<index>`: its 1-based position in the sequence.
+    pub index: Option<u32>,
+}
+
+/// One of the "no apps for this type" elements of a reply, as written:
+/// `<no_rsc_apps>TYPE</no_rsc_apps>` or an old flag
+/// `<no_cpu_apps>`/`<no_cuda_apps>`/`<no_ati_apps>`/`<no_intel_apps>` with
+/// its 0/1 value (server-side.md S5: the form depends on the server's era).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NoAppsElement {
+    /// The element name.
+    pub element: String,
+    /// The text, trimmed (a type name, or `0`/`1`).
+    pub value: String,
 }
 
 /// One `<other_result>`.
@@ -146,6 +216,12 @@ pub struct ServerMessage {
 pub struct ProjectPrefs {
     /// `<resource_share>`.
     pub resource_share: Option<f64>,
+    /// `<max_jobs>`: the user's limit on jobs in progress (0 or absent = none).
+    #[serde(default)]
+    pub max_jobs: Option<i64>,
+    /// `<max_cpus>`: the user's limit on CPUs used for this project.
+    #[serde(default)]
+    pub max_cpus: Option<i64>,
     /// Resources excluded by `no_cpu`, `no_cuda`, `no_ati`, `no_intel_gpu`
     /// (true) or `<no_rsc>TYPE</no_rsc>`.
     pub no_rsc: Vec<ResourceType>,
@@ -212,4 +288,17 @@ pub struct SchedReply {
     pub result_aborts_if_not_started: Vec<String>,
     /// Number of `<file_info>` elements.
     pub n_file_infos: u32,
+    /// `<host_create_time>`: when the host record was created (pairing, §1.4).
+    #[serde(default)]
+    pub host_create_time: Option<f64>,
+    /// Every "no apps" element as written, in file order (the form matters
+    /// for the server's era; [`SchedReply::no_rsc_apps`] has the meaning).
+    #[serde(default)]
+    pub no_apps_elements: Vec<NoAppsElement>,
+    /// `<work_sequence>` notices (docs/work-sequences.md).
+    #[serde(default)]
+    pub work_sequences: Vec<SequenceNotice>,
+    /// `<sequence_result>` entries (docs/work-sequences.md).
+    #[serde(default)]
+    pub sequence_results: Vec<SequenceResult>,
 }

@@ -1,0 +1,218 @@
+//! The scheduler (server) side of recorded RPC transcripts: pairs each
+//! `sched_request_*.xml` with its `sched_reply_*.xml` ([`exchange`]), checks
+//! the server rules S1–S10 of spec/server-side.md §2 on every exchange
+//! ([`rules`]), and audits a series of exchanges against the work-sequence
+//! rules W1–W9 of §3 ([`sequences`]).
+//!
+//! Architecture Invariant: server rules read the Trace and produce the
+//! neutral divergence model; no I/O, no output formats.
+//!
+//! Every rule gets one of four verdicts per exchange (§2): *holds* and *not
+//! applicable* give a [`DecisionPoint`] with no divergence; *violated* gives
+//! a point whose `n_divergences` counts the violations and one
+//! [`Divergence`] per violation, whose `field` names the rule (`S1`, …,
+//! `W9`) and whose `reason` quotes the numbers; *not checkable* gives an
+//! [`Unchecked`] `{ what: "S5 on <exchange>", why }` and no point (a point
+//! would count as agreement). A rule checked only in part gives its point
+//! and an [`Unchecked`] naming the part left out.
+//!
+//! A BOINC scheduler never promises a minimum amount of work: under-delivery
+//! and empty replies are never violations (S3, S6, S9). Elements absent in
+//! older clients and servers make a rule *not checkable*, never violated.
+//!
+//! Deliberately left out: the simulated multi-host server (`simulate
+//! --hosts N`), the project's configuration (never in a transcript), and
+//! the client's reaction to a reply beyond the next RPC's timing (S10).
+
+pub mod exchange;
+pub mod rules;
+pub mod sequences;
+
+pub use exchange::{exchanges, Exchange, LogRpc, Pairing};
+
+use crate::divergence::{DecisionKind, DecisionPoint, Divergence, Unchecked};
+use crate::resource::ResourceType;
+use crate::trace::Trace;
+use serde::{Deserialize, Serialize};
+
+/// The result of auditing the server side of a trace's RPC transcripts; the
+/// audit command merges it into its `DivergenceReport`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerAudit {
+    /// One point per (exchange, rule) that could be decided, in exchange
+    /// order then rule order; sequence rules follow.
+    pub points: Vec<DecisionPoint>,
+    /// One per violation.
+    pub divergences: Vec<Divergence>,
+    /// What could not be checked, and why.
+    pub unchecked: Vec<Unchecked>,
+}
+
+/// Audits every exchange of `trace` against S1–S10 and the whole series
+/// against W1–W9.
+pub fn audit_transcripts(trace: &Trace) -> ServerAudit {
+    let (exchanges, unchecked) = exchanges(trace);
+    let mut audit = ServerAudit {
+        unchecked,
+        ..ServerAudit::default()
+    };
+    for (index, exchange) in exchanges.iter().enumerate() {
+        let later = exchanges.get(index + 1..).unwrap_or_default();
+        for outcome in rules::check_exchange(trace, exchange, later) {
+            audit.record(exchange, DecisionKind::ServerRule, outcome);
+        }
+    }
+    sequences::audit_sequences(&exchanges, &mut audit);
+    audit
+}
+
+/// What checking one rule on one exchange found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleOutcome {
+    /// The rule (`S1` … `S10`, `W1` … `W9`).
+    pub rule: &'static str,
+    /// What the transcript shows, one line.
+    pub recorded: String,
+    /// What the rule requires, one line.
+    pub replayed: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Parts of the rule left unchecked (reported besides the verdict).
+    pub partly_unchecked: Vec<String>,
+}
+
+/// The four verdicts of server-side.md §2.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// The rule holds.
+    Holds,
+    /// The situation the rule is about does not occur (the text says why).
+    NotApplicable(String),
+    /// Not checkable, with the missing input named.
+    Unchecked(String),
+    /// Violated, once per entry.
+    Violated(Vec<Violation>),
+}
+
+/// One violation of a rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violation {
+    /// The resource concerned, if any.
+    pub resource: Option<ResourceType>,
+    /// The job concerned, if any.
+    pub job: Option<String>,
+    /// What the transcript shows.
+    pub recorded: String,
+    /// What the rule requires.
+    pub replayed: String,
+    /// The rule and its numbers.
+    pub reason: String,
+}
+
+impl RuleOutcome {
+    /// An outcome without unchecked parts.
+    pub fn new(rule: &'static str, recorded: String, replayed: String, verdict: Verdict) -> Self {
+        RuleOutcome {
+            rule,
+            recorded,
+            replayed,
+            verdict,
+            partly_unchecked: Vec::new(),
+        }
+    }
+
+    /// A not-checkable outcome.
+    pub fn unchecked(rule: &'static str, why: impl Into<String>) -> Self {
+        RuleOutcome::new(
+            rule,
+            String::new(),
+            String::new(),
+            Verdict::Unchecked(why.into()),
+        )
+    }
+
+    /// Holds when `violations` is empty, else violated.
+    pub fn from_violations(
+        rule: &'static str,
+        recorded: String,
+        replayed: String,
+        violations: Vec<Violation>,
+    ) -> Self {
+        let verdict = if violations.is_empty() {
+            Verdict::Holds
+        } else {
+            Verdict::Violated(violations)
+        };
+        RuleOutcome::new(rule, recorded, replayed, verdict)
+    }
+}
+
+impl ServerAudit {
+    /// Adds one outcome on `exchange` as points, divergences and unchecked
+    /// entries.
+    pub fn record(&mut self, exchange: &Exchange, kind: DecisionKind, outcome: RuleOutcome) {
+        let time = exchange.time().unwrap_or(0.0);
+        let time_label = exchange.time_label();
+        let project = Some(
+            exchange
+                .project_name
+                .clone()
+                .unwrap_or_else(|| exchange.project.clone()),
+        );
+        let location = exchange
+            .reply_path
+            .as_deref()
+            .or(exchange.request_path.as_deref())
+            .map(|path| crate::source::Location::file(path.into()));
+        for part in &outcome.partly_unchecked {
+            self.unchecked.push(Unchecked {
+                what: format!("{} on {}", outcome.rule, exchange.label),
+                why: part.clone(),
+            });
+        }
+        let n_divergences = match &outcome.verdict {
+            Verdict::Unchecked(why) => {
+                self.unchecked.push(Unchecked {
+                    what: format!("{} on {}", outcome.rule, exchange.label),
+                    why: why.clone(),
+                });
+                return;
+            }
+            Verdict::Holds | Verdict::NotApplicable(_) => 0,
+            Verdict::Violated(violations) => violations.len(),
+        };
+        let replayed = match &outcome.verdict {
+            Verdict::NotApplicable(why) => format!("not applicable: {why}"),
+            _ => outcome.replayed.clone(),
+        };
+        self.points.push(DecisionPoint {
+            time,
+            time_label: time_label.clone(),
+            kind,
+            project: project.clone(),
+            resource: None,
+            recorded: format!("{} {}: {}", outcome.rule, exchange.label, outcome.recorded),
+            replayed: format!("{} {}: {}", outcome.rule, exchange.label, replayed),
+            n_divergences,
+            location: location.clone(),
+        });
+        if let Verdict::Violated(violations) = outcome.verdict {
+            for violation in violations {
+                self.divergences.push(Divergence {
+                    time,
+                    time_label: time_label.clone(),
+                    kind,
+                    project: project.clone(),
+                    resource: violation.resource.map(|rsc| rsc.long_name().to_string()),
+                    job: violation.job,
+                    field: outcome.rule.to_string(),
+                    recorded: violation.recorded,
+                    replayed: violation.replayed,
+                    tolerance: None,
+                    reason: violation.reason,
+                    location: location.clone(),
+                });
+            }
+        }
+    }
+}
