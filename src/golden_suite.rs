@@ -16,11 +16,12 @@
 //! [`crate::golden::check`]); it adds no policy logic and renders nothing but
 //! the golden texts.
 
+use crate::audit;
 use crate::divergence::{Divergence, DivergenceReport};
 use crate::golden::{self, Check, GoldenEnv, Mismatch};
 use crate::parse::{load_trace, LogOptions};
 use crate::policy::Params;
-use crate::replay::{self, AuditOptions};
+use crate::replay::AuditOptions;
 use crate::report::timeline::{divergence_line, divergences_text, timeline_text, Side};
 use std::path::{Path, PathBuf};
 
@@ -275,7 +276,7 @@ pub fn replay_case(case: &GoldenCase, extra_set: &[String]) -> Result<Divergence
         tolerance: case.tolerance,
         policy: case.policy.clone(),
     };
-    replay::audit(&parsed.value, &case.name, &options).map_err(|err| err.to_string())
+    audit::audit_trace(&parsed.value, &case.name, &options).map_err(|err| err.to_string())
 }
 
 /// Runs one case: replays it and checks both golden texts.

@@ -13,6 +13,7 @@
 //! - `source` and `resource` depend on nothing else in the crate.
 //! - `golden` depends on nothing but std and similar: it compares texts.
 
+pub mod audit;
 pub mod divergence;
 pub mod golden;
 pub mod golden_suite;

@@ -5,12 +5,13 @@
 mod cli;
 
 use anyhow::{Context, Result};
+use boinc_audit::audit;
 use boinc_audit::golden::junit::{write_junit, JunitCase};
 use boinc_audit::golden::{self, GoldenEnv, UpdateMode};
 use boinc_audit::golden_suite;
 use boinc_audit::parse::{self, discover, event_log, input, DateOrder, LogOptions};
 use boinc_audit::policy::Params;
-use boinc_audit::replay::{self, AuditOptions};
+use boinc_audit::replay::AuditOptions;
 use boinc_audit::report::params::{write_params_json, write_params_table, ParamRow};
 use boinc_audit::report::parse_summary::ParseSummary;
 use boinc_audit::report::{render_with, Format, RenderOptions};
@@ -104,8 +105,8 @@ fn run_audit(args: &AuditArgs) -> Result<u8> {
         tolerance: args.tolerance,
         policy: (args.policy != "auto").then(|| args.policy.clone()),
     };
-    let report =
-        replay::audit(&parsed.value, &trace_name, &options).context("cannot audit the trace")?;
+    let report = audit::audit_trace(&parsed.value, &trace_name, &options)
+        .context("cannot audit the trace")?;
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,

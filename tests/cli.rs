@@ -105,3 +105,75 @@ fn unknown_policy_parameter_exits_2() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no_such_key"));
 }
+
+#[test]
+fn audit_of_a_clean_transcript_pair_exits_0_with_server_rule_points() {
+    let output = boinc_audit()
+        .args(["audit", "traces/server/modern-clean", "--format", "json"])
+        .output()
+        .expect("run boinc-audit");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("valid JSON");
+    assert!(
+        json["by_kind"]["server_rule"]["total"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0
+    );
+    assert_eq!(json["by_kind"]["server_rule"]["divergent"], 0);
+    assert!(json["unchecked"]
+        .as_array()
+        .is_some_and(|items| !items.is_empty()));
+}
+
+#[test]
+fn audit_of_a_broken_transcript_exits_1_naming_the_rule() {
+    let output = boinc_audit()
+        .args([
+            "audit",
+            "traces/server/s1-gpu-job-not-requested",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("run boinc-audit");
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("valid JSON");
+    assert_eq!(json["first_divergence"]["kind"], "server_rule");
+    assert_eq!(json["first_divergence"]["field"], "S1");
+}
+
+#[test]
+fn audit_json_contract_on_the_default_trace() {
+    let output = boinc_audit()
+        .args(["audit", "traces/default", "--format", "json"])
+        .output()
+        .expect("run boinc-audit");
+    assert!(matches!(output.status.code(), Some(0 | 1)));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("valid JSON");
+    for key in [
+        "trace",
+        "policy",
+        "decision_points",
+        "divergent",
+        "by_kind",
+        "divergences",
+        "first_divergence",
+        "unchecked",
+    ] {
+        assert!(json.get(key).is_some(), "missing {key}");
+    }
+    assert!(json["decision_points"].is_u64() && json["divergent"].is_u64());
+    let total: u64 = json["by_kind"]
+        .as_object()
+        .expect("object")
+        .values()
+        .filter_map(|v| v["total"].as_u64())
+        .sum();
+    assert_eq!(Some(total), json["decision_points"].as_u64());
+}
