@@ -26,6 +26,9 @@
 pub mod backoff;
 pub mod coproc_sched;
 pub mod cpu_sched;
+pub mod debt;
+pub mod generation;
+pub mod ltd;
 pub mod params;
 pub mod rec;
 pub mod reply;
