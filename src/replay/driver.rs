@@ -34,7 +34,7 @@ use crate::policy::reply::{handle_scheduler_reply, SchedReply};
 use crate::policy::rr_sim::{rr_simulate, RrSimOutcome};
 use crate::policy::state::{HostState, Job, JobState, RpcReason, SchedulerState, TaskState};
 use crate::policy::work_fetch::{
-    choose_project, piggyback_work_request, RscRequest, WorkFetchOutcome,
+    choose_project, piggyback_work_request, ProjectReason, RscRequest, WorkFetchOutcome,
 };
 use crate::policy::{Params, RuntimeModel};
 use std::collections::BTreeMap;
@@ -375,7 +375,9 @@ impl<'a> Driver<'a> {
             let left = job.exact_flops_remaining.get_or_insert(job.rsc_fpops_est);
             *left -= job.usage.flops * delta;
             task.elapsed += delta;
-            // The emulator's apps checkpoint continuously.
+            // The emulator marks a checkpoint each step (so time slices end)
+            // but leaves checkpoint_elapsed_time at 0 (tasks preempted are
+            // left in memory).
             task.checkpoint_wall_time = now;
             if *left <= 0.0 {
                 exited.push(j);
@@ -531,6 +533,8 @@ impl<'a> Driver<'a> {
                 task.task_state = TaskState::Executing;
             }
         }
+        // Preemptions (§6.3 step 11) come before starts (step 12).
+        task_actions.sort_by_key(|a| !a.starts_with("preempt"));
         let mut actions = assigns;
         actions.extend(schedules);
         actions.extend(task_actions);
@@ -626,6 +630,21 @@ impl<'a> Driver<'a> {
 
     fn push_fetch(&mut self, now: f64, outcome: &WorkFetchOutcome, piggyback: bool) {
         let state = self.state.as_ref().expect("state");
+        let mut outcome = outcome.clone();
+        if piggyback {
+            // The dump is printed by WORK_FETCH::setup, before
+            // piggyback_work_request marks the project "don't need": compare
+            // the reason as printed (the RPC is made only when the project
+            // is not backed off, so it was none).
+            if let (Some(setup), Some(p)) = (outcome.state.as_mut(), outcome.chosen) {
+                if let Some(project) = setup.projects.get_mut(p) {
+                    if matches!(project.reason, ProjectReason::DontNeed(_)) {
+                        project.reason = ProjectReason::None;
+                    }
+                }
+            }
+        }
+        let outcome = &outcome;
         if let Some(setup) = outcome.state.as_ref() {
             let prio = prio_made(state, &setup.prio_init, now, "work fetch");
             self.push(now, Slot::Prio, prio);
@@ -636,13 +655,6 @@ impl<'a> Driver<'a> {
             );
         }
         if piggyback {
-            self.push(
-                now,
-                Slot::Choice,
-                Made::Ready(Replayed::NotReplayed(
-                    "dump printed by piggyback_work_request: no project choice is made".into(),
-                )),
-            );
             self.push(now, Slot::Request, Made::Fetch(Box::new(outcome.clone())));
         } else {
             self.push(now, Slot::Choice, Made::Fetch(Box::new(outcome.clone())));
