@@ -363,7 +363,35 @@ impl<'a> Driver<'a> {
         let Some(state) = self.state.as_mut() else {
             return exited;
         };
+        let running = |job: &Job| {
+            job.task.as_ref().is_some_and(|t| {
+                t.scheduler_state == SchedulerState::Scheduled
+                    && t.task_state == TaskState::Executing
+            })
+        };
+        // client/sim.cpp: coprocessor jobs take their CPUs first; CPU jobs
+        // share what is left (e.g. 4 CPU jobs beside a 0.2-CPU GPU job run
+        // at 3.8/4).
+        let (mut gpu_cpus, mut cpu_cpus) = (0.0, 0.0);
+        for job in state.jobs.iter().filter(|j| running(j)) {
+            if job.usage.uses_coprocs() {
+                gpu_cpus += job.usage.avg_ncpus;
+            } else {
+                cpu_cpus += job.usage.avg_ncpus;
+            }
+        }
+        let ncpus = state.n_usable_cpus() as f64;
+        let cpu_frac = if cpu_cpus > 0.0 {
+            ((ncpus - gpu_cpus).max(0.0) / cpu_cpus).min(1.0)
+        } else {
+            1.0
+        };
         for (j, job) in state.jobs.iter_mut().enumerate() {
+            let frac = if job.usage.uses_coprocs() {
+                1.0
+            } else {
+                cpu_frac
+            };
             let Some(task) = job.task.as_mut() else {
                 continue;
             };
@@ -373,7 +401,7 @@ impl<'a> Driver<'a> {
                 continue;
             }
             let left = job.exact_flops_remaining.get_or_insert(job.rsc_fpops_est);
-            *left -= job.usage.flops * delta;
+            *left -= job.usage.flops * delta * frac;
             task.elapsed += delta;
             // The emulator marks a checkpoint each step (so time slices end)
             // but leaves checkpoint_elapsed_time at 0 (tasks preempted are
@@ -383,6 +411,8 @@ impl<'a> Driver<'a> {
                 exited.push(j);
             }
         }
+        // Exits are detected polling `active_tasks`, in task creation order.
+        exited.sort_by_key(|&j| self.task_seq.get(j).copied().unwrap_or(u64::MAX));
         exited
     }
 
@@ -480,6 +510,15 @@ impl<'a> Driver<'a> {
                 EnforceAction::AssignCoprocs(j, instances) => {
                     let rsc = state.jobs.get(*j).map_or(0, |x| x.usage.rsc);
                     let type_name = state.rsc_type(rsc).type_name().to_string();
+                    // The client logs an assignment only when it assigns:
+                    // a task keeps the instances it already holds.
+                    let task = state.jobs.get_mut(*j).and_then(|x| x.task.as_mut());
+                    if let Some(task) = task {
+                        if task.coproc_indices == *instances {
+                            continue;
+                        }
+                        task.coproc_indices = instances.clone();
+                    }
                     for i in instances {
                         assigns.push(format!("assign {} {type_name} {i}", name(*j)));
                     }
@@ -517,6 +556,8 @@ impl<'a> Driver<'a> {
                     if removed { "removed" } else { "left" }
                 ));
                 task.task_state = if removed {
+                    // Out of memory: its GPU instances are released.
+                    task.coproc_indices.clear();
                     TaskState::Uninitialized
                 } else {
                     TaskState::Suspended
@@ -524,7 +565,8 @@ impl<'a> Driver<'a> {
             } else if task.scheduler_state == SchedulerState::Scheduled
                 && task.task_state != TaskState::Executing
             {
-                let verb = if task.task_state == TaskState::Suspended {
+                // The emulator says "Resuming" for any task that ran before.
+                let verb = if task.task_state == TaskState::Suspended || task.elapsed > 0.0 {
                     "resuming"
                 } else {
                     "starting"
