@@ -533,13 +533,16 @@ impl<'a> Driver<'a> {
         // resume scheduled tasks, suspend or remove preempted ones, in the
         // order the tasks were created (`active_tasks`).
         let mut order: Vec<usize> = (0..state.jobs.len()).collect();
-        for (j, job) in state.jobs.iter().enumerate() {
-            if job.task.is_some() && before.get(j).copied().flatten().is_none() {
-                if let Some(seq) = self.task_seq.get_mut(j) {
-                    if *seq == 0 {
-                        *seq = self.next_task_seq;
-                        self.next_task_seq += 1;
-                    }
+        // New tasks are created in the order the scan schedules them.
+        for action in &out.actions {
+            let EnforceAction::Schedule(j) = action else {
+                continue;
+            };
+            let is_new = before.get(*j).copied().flatten().is_none();
+            if let Some(seq) = self.task_seq.get_mut(*j) {
+                if is_new && *seq == 0 {
+                    *seq = self.next_task_seq;
+                    self.next_task_seq += 1;
                 }
             }
         }
