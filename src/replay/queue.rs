@@ -107,9 +107,9 @@ impl ExternalQueue {
                 Message::BackingOff { rsc, secs } => out.push(ExternalEvent::BackoffDrawn {
                     time: last_time,
                     seq,
+                    secs: refine_draw(events, seq, last_time, &project, rsc.long_name(), *secs),
                     project,
                     rsc: rsc.long_name().to_string(),
-                    secs: *secs,
                 }),
                 _ => {}
             }
@@ -160,6 +160,43 @@ impl ExternalQueue {
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
     }
+}
+
+/// The drawn backoff is printed in whole seconds (`backing off RSC N sec`);
+/// the next work-fetch dump prints what is left of the same draw with two
+/// decimals (`resource backoff: X`). Both are the same external input (the
+/// random draw); the finer one, plus the time elapsed, is used when it lies
+/// within the rounding of the first.
+fn refine_draw(
+    events: &[LogEvent],
+    seq: usize,
+    time: f64,
+    project: &str,
+    rsc: &str,
+    secs: f64,
+) -> f64 {
+    let mut current_rsc: Option<String> = None;
+    for event in events.iter().skip(seq + 1).take(5000) {
+        match &event.message {
+            Message::BackingOff { .. } if event.project.as_deref() == Some(project) => break,
+            Message::StateFor { rsc } => current_rsc = Some(rsc.long_name().to_string()),
+            Message::WorkFetchShare {
+                backoff: Some(b), ..
+            } if event.project.as_deref() == Some(project)
+                && current_rsc.as_deref() == Some(rsc) =>
+            {
+                let elapsed = event.time.secs().map_or(0.0, |t| t - time);
+                let refined = b.backoff + elapsed;
+                return if (refined - secs).abs() <= 0.5 + 0.005 {
+                    refined
+                } else {
+                    secs
+                };
+            }
+            _ => {}
+        }
+    }
+    secs
 }
 
 /// A job's size as the trace shows it: the FLOPs of the first `[rr_sim]` or
