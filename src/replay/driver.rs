@@ -28,6 +28,7 @@ use super::queue::{ExternalEvent, ExternalQueue, JobSize};
 use super::recorded::RecordedPoint;
 use super::selfcheck::{self, ChoiceInputs};
 use crate::divergence::DecisionKind;
+use crate::policy::backoff::{project_rpc_backoff, RpcBackoff};
 use crate::policy::cpu_sched::{enforce_run_list, make_run_list, EnforceAction, RunListPhase};
 use crate::policy::rec::{adjust_rec, PriorityInit, RecAdjustment};
 use crate::policy::reply::{handle_scheduler_reply, SchedReply};
@@ -738,30 +739,55 @@ impl<'a> Driver<'a> {
                     ..
                 } => {
                     let state = self.state.as_mut().expect("state");
+                    let mut made = None;
                     if let Some(p) = state
                         .projects
                         .iter_mut()
                         .find(|p| p.name == project.as_str())
                     {
-                        p.nrpc_failures += 1;
+                        // §7.13 project_rpc_backoff: the drawn deferral is an
+                        // input; the replay checks it lies in its own range.
+                        let mut lo = p.clone();
+                        let mut hi = p.clone();
+                        let range = (
+                            project_rpc_backoff(&mut lo, now, true, 0.0, &params),
+                            project_rpc_backoff(&mut hi, now, true, 1.0, &params),
+                        );
+                        p.nrpc_failures = lo.nrpc_failures;
+                        p.master_url_fetch_pending = lo.master_url_fetch_pending;
                         p.sched_rpc_pending = None;
-                        if let Some(secs) = defer_secs {
+                        if let (
+                            Some(secs),
+                            (
+                                Ok(RpcBackoff::Delay { secs: min, n, .. }),
+                                Ok(RpcBackoff::Delay { secs: max, .. }),
+                            ),
+                        ) = (defer_secs, range)
+                        {
+                            let inside = *secs >= min - 0.5 && *secs <= max + 0.5;
+                            let replayed = if inside { *secs } else { secs.clamp(min, max) };
+                            p.min_rpc_time = now + replayed;
+                            made = Some(Made::Ready(Replayed::Decision {
+                                // The deferral line prints HH:MM:SS, truncated.
+                                decision: Decision::Backoff {
+                                    rsc: None,
+                                    secs: replayed.floor(),
+                                },
+                                reason: format!(
+                                    "§7.13 project_rpc_backoff after {n} failure(s): drawn \
+                                     deferral {secs:.0} s {} [{min:.0}, {max:.0}]",
+                                    if inside { "within" } else { "OUTSIDE" }
+                                ),
+                            }));
+                        } else if let Some(secs) = defer_secs {
                             p.min_rpc_time = now + secs;
                         }
                     }
                     if Some(project) == target_name.as_ref() {
                         skipped = true;
                     }
-                    if defer_secs.is_some() {
-                        self.push(
-                            now,
-                            Slot::Backoff,
-                            Made::Ready(Replayed::NotReplayed(
-                                "project-down deferral: a random draw of the emulator's server \
-                                 model (input, not re-derived)"
-                                    .into(),
-                            )),
-                        );
+                    if let Some(made) = made {
+                        self.push(now, Slot::Backoff, made);
                     }
                 }
                 ExternalEvent::JobArrival { project, job, .. } => {

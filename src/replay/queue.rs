@@ -97,6 +97,8 @@ impl ExternalQueue {
                                 Message::DeferringCommunication { secs } => Some(*secs),
                                 _ => None,
                             });
+                    let defer_secs = defer_secs
+                        .map(|secs| refine_deferral(events, seq, last_time, &project, secs));
                     out.push(ExternalEvent::RpcSkipped {
                         time: last_time,
                         seq,
@@ -188,6 +190,36 @@ fn refine_draw(
                 let elapsed = event.time.secs().map_or(0.0, |t| t - time);
                 let refined = b.backoff + elapsed;
                 return if (refined - secs).abs() <= 0.5 + 0.005 {
+                    refined
+                } else {
+                    secs
+                };
+            }
+            _ => {}
+        }
+    }
+    secs
+}
+
+/// Like [`refine_draw`] for the project deferral (`Deferring communication
+/// for HH:MM:SS`), refined by the next dump's `(project backoff: X)`.
+fn refine_deferral(events: &[LogEvent], seq: usize, time: f64, project: &str, secs: f64) -> f64 {
+    let mut own_line = true;
+    for event in events.iter().skip(seq + 1).take(5000) {
+        match &event.message {
+            // The first deferral line is the draw itself; a later one is a new draw.
+            Message::DeferringCommunication { .. }
+                if event.project.as_deref() == Some(project)
+                    && !std::mem::replace(&mut own_line, false) =>
+            {
+                break
+            }
+            Message::WorkFetchRec {
+                backoff: Some(b), ..
+            } if event.project.as_deref() == Some(project) => {
+                let elapsed = event.time.secs().map_or(0.0, |t| t - time);
+                let refined = b + elapsed;
+                return if (refined - secs).abs() <= 1.0 {
                     refined
                 } else {
                     secs
