@@ -891,12 +891,20 @@ impl<'a> Driver<'a> {
         let p = state.projects.iter().position(|x| x.name == project)?;
         let size = self.emu.sizes.get(name).copied().unwrap_or_default();
         let versions = &state.projects[p].app_versions;
+        // The printed rate is the version's FLOPS scaled by availability
+        // (on_frac, gpu_active_frac): take the version nearest in ratio.
         let version = size
             .rate
+            .filter(|rate| *rate > 0.0)
             .and_then(|rate| {
                 versions
                     .iter()
-                    .find(|v| (v.usage.flops - rate).abs() <= 0.5e7)
+                    .filter(|v| v.usage.flops > 0.0)
+                    .min_by(|a, b| {
+                        let da = (a.usage.flops / rate).ln().abs();
+                        let db = (b.usage.flops / rate).ln().abs();
+                        da.total_cmp(&db)
+                    })
             })
             .or_else(|| versions.first())?
             .clone();
