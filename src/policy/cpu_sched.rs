@@ -616,7 +616,11 @@ pub fn enforce_run_list(
         } else if task.scheduler_state == SchedulerState::Scheduled
             && task.task_state == TaskState::Executing
         {
-            let removed = uses_coprocs || (task.checkpoint_wall_time > 0.0 && !leave_in_memory);
+            // §6.3 step 11: "a job that never checkpointed stays in memory". The client
+            // (ACTIVE_TASK::preempt) tests checkpoint_elapsed_time, not the wall time of the
+            // last checkpoint: the emulator's tasks have a checkpoint wall time (time slices
+            // end) but no checkpoint elapsed time, and are left in memory.
+            let removed = uses_coprocs || (task.checkpoint_elapsed > 0.0 && !leave_in_memory);
             out.actions.push(EnforceAction::Preempt { job: j, removed });
             task.scheduler_state = SchedulerState::Preempted;
         } else {

@@ -65,10 +65,15 @@ pub fn handle_scheduler_reply(
         })
         .collect();
     if !reply.too_recent {
-        // Every new job counts as received for the CPU (§7.14 step 6).
+        // §7.14 step 6 says a flag clears only for resources a job was
+        // received for (every job counting for the CPU). The client clears
+        // it for every resource as soon as any job arrives: in
+        // gpu_no_gpu_work_backoff CpuOnly asked CPU+GPU at 01:00, got only
+        // CPU jobs, and at 03:12 still counts as a "better proj" for the GPU
+        // in piggyback_work_request. The client wins.
         let any_job = !reply.new_job_rsc.is_empty();
         for (r, prsc) in p.rsc.iter_mut().enumerate() {
-            if got[r] || (r == 0 && any_job) {
+            if got[r] || any_job {
                 prsc.sched_req_no_work = false;
             } else if asked[r] {
                 prsc.sched_req_no_work = true;
@@ -125,7 +130,7 @@ mod tests {
     }
 
     /// §7.12 gpu_no_gpu_work_backoff: asked CPU and GPU, got only CPU jobs, pending "need work":
-    /// GPU backs off 600 × (0.5 + u); u = 0.5 → 600 s; CPU backoff cleared; no_work flag on GPU.
+    /// GPU backs off 600 × (0.5 + u); u = 0.5 → 600 s; CPU backoff cleared; no_work flags cleared.
     #[test]
     fn asked_and_not_got_backs_off() {
         let mut state = seed_two_projects();
@@ -150,7 +155,8 @@ mod tests {
         assert_eq!((out.backoffs[0].0, out.backoffs[0].1.secs), (1, 600.0));
         assert_eq!(out.cleared, vec![0]);
         assert_eq!(state.projects[1].rsc[0].backoff_interval, 0.0);
-        assert!(state.projects[1].rsc[1].sched_req_no_work);
+        // Any job clears the flag for every resource (client behaviour).
+        assert!(!state.projects[1].rsc[1].sched_req_no_work);
         assert_eq!(state.projects[1].min_rpc_time, 1060.0);
         assert_eq!(state.projects[1].sched_rpc_pending, None);
     }

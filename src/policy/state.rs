@@ -496,6 +496,11 @@ pub struct Task {
     pub task_state: TaskState,
     /// Wall time of the last checkpoint (0 = never).
     pub checkpoint_wall_time: f64,
+    /// Elapsed time at the last checkpoint (`checkpoint_elapsed_time`; 0 =
+    /// never checkpointed, the task stays in memory when preempted, §6.3).
+    /// The emulator advances `checkpoint_wall_time` but never this one.
+    #[serde(default)]
+    pub checkpoint_elapsed: f64,
     /// Start of the current run interval.
     pub run_interval_start: f64,
     /// Smoothed resident set size in bytes.
@@ -518,6 +523,7 @@ impl Task {
             scheduler_state: SchedulerState::Uninitialized,
             task_state: TaskState::Uninitialized,
             checkpoint_wall_time: 0.0,
+            checkpoint_elapsed: 0.0,
             run_interval_start: 0.0,
             rss_smoothed: 0.0,
             once_ran_edf: false,

@@ -254,14 +254,19 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
             notes.dropped_projects.push(name);
             continue;
         }
-        // no_rsc_apps: resources for which the project has no app version.
-        for rsc in 1..n_rsc {
-            if let Some(entry) = project.rsc.get_mut(rsc) {
-                entry.no_rsc_apps = !project.app_versions.iter().any(|v| v.usage.rsc == rsc);
+        // no_rsc_apps: the client takes it from the state file only (the
+        // scheduler sends it); it is not derived from missing app versions
+        // (gpu_no_gpu_work_backoff: CpuOnly has no GPU version, no flag, and
+        // gets a GPU share).
+        for rsc in &recorded_project.no_rsc_apps {
+            let r = if !rsc.is_coproc() {
+                Some(0)
+            } else {
+                rsc_index(&state.host, rsc)
+            };
+            if let Some(entry) = r.and_then(|r| project.rsc.get_mut(r)) {
+                entry.no_rsc_apps = true;
             }
-        }
-        if let Some(entry) = project.rsc.get_mut(0) {
-            entry.no_rsc_apps = !project.app_versions.iter().any(|v| v.usage.rsc == 0);
         }
         let project_idx = state.projects.len();
         for result in &recorded_project.results {
@@ -304,8 +309,76 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
         }
         state.projects.push(project);
     }
+    // The emulator loads the jobs of client_state.xml ordered by the md5 of
+    // their names (all received at the start).
+    state
+        .jobs
+        .sort_by_cached_key(|job| md5_hex(job.name.as_bytes()));
     state
         .validate()
         .map_err(|e| ReplayError::Engine(e.to_string()))?;
     Ok((state, notes))
+}
+
+/// MD5 digest (RFC 1321) as lowercase hex: the emulator orders the jobs it
+/// loads from client_state.xml by the md5 of their names (§9.7 quirks).
+fn md5_hex(data: &[u8]) -> String {
+    const S: [u32; 64] = [
+        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5,
+        9, 14, 20, 5, 9, 14, 20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10,
+        15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
+    ];
+    let k: Vec<u32> = (0..64)
+        .map(|i| ((i as f64 + 1.0).sin().abs() * 4294967296.0) as u32)
+        .collect();
+    let mut msg = data.to_vec();
+    let bit_len = (data.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bit_len.to_le_bytes());
+    let (mut a0, mut b0, mut c0, mut d0) =
+        (0x67452301u32, 0xefcdab89u32, 0x98badcfeu32, 0x10325476u32);
+    for chunk in msg.chunks(64) {
+        let m: Vec<u32> = chunk
+            .chunks(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let (mut a, mut b, mut c, mut d) = (a0, b0, c0, d0);
+        for i in 0..64 {
+            let (f, g) = match i / 16 {
+                0 => ((b & c) | (!b & d), i),
+                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
+                2 => (b ^ c ^ d, (3 * i + 5) % 16),
+                _ => (c ^ (b | !d), (7 * i) % 16),
+            };
+            let f = f.wrapping_add(a).wrapping_add(k[i]).wrapping_add(m[g]);
+            a = d;
+            d = c;
+            c = b;
+            b = b.wrapping_add(f.rotate_left(S[i]));
+        }
+        a0 = a0.wrapping_add(a);
+        b0 = b0.wrapping_add(b);
+        c0 = c0.wrapping_add(c);
+        d0 = d0.wrapping_add(d);
+    }
+    [a0, b0, c0, d0]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod md5_tests {
+    #[test]
+    fn md5_matches_rfc_1321() {
+        assert_eq!(super::md5_hex(b""), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(
+            super::md5_hex(b"The quick brown fox jumps over the lazy dog"),
+            "9e107d9d372bb6826bd81d3542a419d6"
+        );
+    }
 }

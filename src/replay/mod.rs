@@ -20,27 +20,34 @@
 //!   app versions, workunits, results, REC), global_prefs(.override).xml,
 //!   cc_config.xml options, app_config.xml files;
 //! - job arrivals (`result state=FILES_DOWNLOADED for X from simulate_rpc`),
-//!   in (time, seq) order;
-//! - the emulator start time (3600 s) and the time of each decision point
-//!   (the log's stamps: the replay is anchored at them);
+//!   in (time, seq) order, applied at the step of the RPC that delivered them;
+//! - job sizes: the FLOPs of the first `[rr_sim] ... finishes` or `Starting
+//!   task ... FLOPS left` line naming the job (else the app's `fpops_est`),
+//!   and the FLOPS rate of its first `[rr_sim]` line, which tells the app
+//!   version apart; its deadline comes from the app's `latency_bound`;
+//! - RPC outcomes: `RPC skipped: project down` with the drawn deferral that
+//!   follows (sets `min_rpc_time`);
+//! - the drawn per-resource backoff (`backing off RSC N sec`): converted to
+//!   the random factor against the replay's own interval; a draw outside
+//!   [0.5, 1.5] × that interval is an engine error (divergence);
+//! - the emulator start time (3600 s) and its time step (`--delta`, from the
+//!   first `recent est credit ... in N sec` line); steps run at
+//!   3600 + k·delta and recorded points are matched with the replay's own
+//!   decisions of the same kind in the same step, in order;
 //! - in self-consistency mode only (choices and requests re-derived from a
-//!   recorded state dump): the dump itself (REC, prio, reasons, shortfall,
-//!   nidle, saturated, busy, shares) and, from the `set_request()` line, the
-//!   instance count `ninst` and the simulated `nused_total`. The reason of
-//!   every such point says "self-consistency".
+//!   recorded state dump, when no client_state.xml is given): the dump itself
+//!   (REC, prio, reasons, shortfall, nidle, saturated, busy, shares) and,
+//!   from the `set_request()` line, the instance count `ninst` and the
+//!   simulated `nused_total`. The reason of every such point says
+//!   "self-consistency".
 //!
-//! Planned, once the engine parts land (not yet used): job sizes from the
-//! first `[rr_sim]`/`Starting task` line of a job, RPC outcomes (`Got N
-//! tasks`, `RPC skipped: project down`, `Deferring communication`), host
-//! availability gaps, and the drawn backoff factor (`backing off RSC N sec`,
-//! checked to lie in [0.5, 1.5] × the replay's own interval).
+//! Not yet used: host availability gaps (`GPUs disabled`, gaps in the log).
 //!
-//! # Limits on this branch
+//! # Limits
 //!
-//! The policy engine provides REC/priority and the round-robin simulation;
-//! job scheduling, work-fetch reasons/shares, piggybacking and backoffs are
-//! landing on branch `policy`. Decisions that need them are reported as not
-//! replayed (divergent, with the reason), and listed in `unchecked`.
+//! Not replayed (listed in `unchecked`): the project choice of a dump that
+//! `piggyback_work_request` prints (no choice is made there), and the
+//! project-down deferral (a random draw of the emulator's server model).
 
 pub mod build;
 pub mod compare;
@@ -217,7 +224,8 @@ pub fn audit(
         queue,
         build::EMULATOR_START,
         contexts,
-    );
+    )
+    .with_emulator(emulator_inputs(trace));
     let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
     for point in &points {
         let replayed = driver.replay(point);
@@ -262,6 +270,34 @@ pub fn audit(
         }
     }
     Ok(report)
+}
+
+/// The emulator's world beyond the event queue: time step, job sizes, and
+/// the latency bound and FLOPs estimate of each app's generated jobs.
+fn emulator_inputs(trace: &Trace) -> driver::EmulatorInputs {
+    let mut apps = BTreeMap::new();
+    for state in trace.state.client_states.iter().take(1) {
+        for project in &state.projects {
+            let name = project
+                .project_name
+                .clone()
+                .or_else(|| project.master_url.clone())
+                .unwrap_or_default();
+            for app in &project.apps {
+                if let Some(app_name) = &app.name {
+                    apps.insert(
+                        (name.clone(), app_name.clone()),
+                        (app.latency_bound, app.fpops_est),
+                    );
+                }
+            }
+        }
+    }
+    driver::EmulatorInputs {
+        delta: queue::time_step(&trace.events).unwrap_or(0.0),
+        sizes: queue::job_sizes(&trace.events),
+        apps,
+    }
 }
 
 /// Up to `n` log lines before and after event `idx`, as printed in the log

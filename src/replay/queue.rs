@@ -23,13 +23,40 @@ pub enum ExternalEvent {
         /// The job.
         job: String,
     },
+    /// `RPC skipped: project down` and the drawn deferral that follows.
+    RpcSkipped {
+        /// Seconds on the trace's time base.
+        time: f64,
+        /// Sequence number (event index).
+        seq: usize,
+        /// The project.
+        project: String,
+        /// The drawn deferral (`Deferring communication for ...`), if printed.
+        defer_secs: Option<f64>,
+    },
+    /// A drawn per-resource backoff (`backing off RSC N sec`): the random
+    /// factor is an input; the replay checks it lies in its own range.
+    BackoffDrawn {
+        /// Seconds on the trace's time base.
+        time: f64,
+        /// Sequence number (event index).
+        seq: usize,
+        /// The project.
+        project: String,
+        /// Long resource name.
+        rsc: String,
+        /// The printed length, seconds.
+        secs: f64,
+    },
 }
 
 impl ExternalEvent {
     /// The (time, seq) ordering key.
     pub fn key(&self) -> (f64, usize) {
         match self {
-            ExternalEvent::JobArrival { time, seq, .. } => (*time, *seq),
+            ExternalEvent::JobArrival { time, seq, .. }
+            | ExternalEvent::RpcSkipped { time, seq, .. }
+            | ExternalEvent::BackoffDrawn { time, seq, .. } => (*time, *seq),
         }
     }
 }
@@ -49,15 +76,44 @@ impl ExternalQueue {
             if let Some(secs) = event.time.secs() {
                 last_time = secs;
             }
-            if let Message::ResultStateChange { state, job, from } = &event.message {
-                if *state == ResultState::FilesDownloaded && from == "simulate_rpc" {
+            let project = event.project.as_deref().unwrap_or_default().to_string();
+            match &event.message {
+                Message::ResultStateChange { state, job, from }
+                    if *state == ResultState::FilesDownloaded && from == "simulate_rpc" =>
+                {
                     out.push(ExternalEvent::JobArrival {
                         time: last_time,
                         seq,
-                        project: event.project.as_deref().unwrap_or_default().to_string(),
+                        project,
                         job: job.to_string(),
                     });
                 }
+                Message::EmuRpcSkippedProjectDown => {
+                    let defer_secs =
+                        events[seq + 1..]
+                            .iter()
+                            .take(3)
+                            .find_map(|e| match &e.message {
+                                Message::DeferringCommunication { secs } => Some(*secs),
+                                _ => None,
+                            });
+                    let defer_secs = defer_secs
+                        .map(|secs| refine_deferral(events, seq, last_time, &project, secs));
+                    out.push(ExternalEvent::RpcSkipped {
+                        time: last_time,
+                        seq,
+                        project,
+                        defer_secs,
+                    });
+                }
+                Message::BackingOff { rsc, secs } => out.push(ExternalEvent::BackoffDrawn {
+                    time: last_time,
+                    seq,
+                    secs: refine_draw(events, seq, last_time, &project, rsc.long_name(), *secs),
+                    project,
+                    rsc: rsc.long_name().to_string(),
+                }),
+                _ => {}
             }
         }
         out.sort_by(|a, b| {
@@ -84,6 +140,19 @@ impl ExternalQueue {
         out
     }
 
+    /// Removes and returns every event at exactly `time` (one emulator step).
+    pub fn pop_at(&mut self, time: f64) -> Vec<ExternalEvent> {
+        let mut out = Vec::new();
+        while self.events.front().is_some_and(|e| e.key().0 <= time) {
+            if let Some(event) = self.events.pop_front() {
+                if event.key().0 == time {
+                    out.push(event);
+                }
+            }
+        }
+        out
+    }
+
     /// Events left.
     pub fn len(&self) -> usize {
         self.events.len()
@@ -93,6 +162,133 @@ impl ExternalQueue {
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
     }
+}
+
+/// The drawn backoff is printed in whole seconds (`backing off RSC N sec`);
+/// the next work-fetch dump prints what is left of the same draw with two
+/// decimals (`resource backoff: X`). Both are the same external input (the
+/// random draw); the finer one, plus the time elapsed, is used when it lies
+/// within the rounding of the first.
+fn refine_draw(
+    events: &[LogEvent],
+    seq: usize,
+    time: f64,
+    project: &str,
+    rsc: &str,
+    secs: f64,
+) -> f64 {
+    let mut current_rsc: Option<String> = None;
+    for event in events.iter().skip(seq + 1).take(5000) {
+        match &event.message {
+            Message::BackingOff { .. } if event.project.as_deref() == Some(project) => break,
+            Message::StateFor { rsc } => current_rsc = Some(rsc.long_name().to_string()),
+            Message::WorkFetchShare {
+                backoff: Some(b), ..
+            } if event.project.as_deref() == Some(project)
+                && current_rsc.as_deref() == Some(rsc) =>
+            {
+                let elapsed = event.time.secs().map_or(0.0, |t| t - time);
+                let refined = b.backoff + elapsed;
+                return if (refined - secs).abs() <= 0.5 + 0.005 {
+                    refined
+                } else {
+                    secs
+                };
+            }
+            _ => {}
+        }
+    }
+    secs
+}
+
+/// Like [`refine_draw`] for the project deferral (`Deferring communication
+/// for HH:MM:SS`), refined by the next dump's `(project backoff: X)`.
+fn refine_deferral(events: &[LogEvent], seq: usize, time: f64, project: &str, secs: f64) -> f64 {
+    let mut own_line = true;
+    for event in events.iter().skip(seq + 1).take(5000) {
+        match &event.message {
+            // The first deferral line is the draw itself; a later one is a new draw.
+            Message::DeferringCommunication { .. }
+                if event.project.as_deref() == Some(project)
+                    && !std::mem::replace(&mut own_line, false) =>
+            {
+                break
+            }
+            Message::WorkFetchRec {
+                backoff: Some(b), ..
+            } if event.project.as_deref() == Some(project) => {
+                let elapsed = event.time.secs().map_or(0.0, |t| t - time);
+                let refined = b + elapsed;
+                return if (refined - secs).abs() <= 1.0 {
+                    refined
+                } else {
+                    secs
+                };
+            }
+            _ => {}
+        }
+    }
+    secs
+}
+
+/// A job's size as the trace shows it: the FLOPs of the first `[rr_sim]` or
+/// `Starting task` line naming it (an external input: the emulator draws
+/// sizes at random), and the FLOPS rate of its first `[rr_sim]` line (which
+/// tells the app version apart when a project has several).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct JobSize {
+    /// FLOPs left when first seen (the job's full size: it had not run).
+    pub flops: Option<f64>,
+    /// FLOPS rate of its app version, as printed (`/N.NNG`).
+    pub rate: Option<f64>,
+}
+
+/// Collects the size of every job named in the log.
+pub fn job_sizes(events: &[LogEvent]) -> std::collections::BTreeMap<String, JobSize> {
+    let mut out: std::collections::BTreeMap<String, JobSize> = Default::default();
+    for event in events {
+        match &event.message {
+            Message::SimFinishes {
+                job,
+                gflops_left,
+                gflops_rate,
+                ..
+            } => {
+                let size = out.entry(job.to_string()).or_default();
+                size.flops.get_or_insert(gflops_left * 1e9);
+                size.rate.get_or_insert(gflops_rate * 1e9);
+            }
+            Message::EmuTaskStart {
+                job,
+                gflops_left: Some(left),
+                ..
+            } => {
+                out.entry(job.to_string())
+                    .or_default()
+                    .flops
+                    .get_or_insert(left * 1e9);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The emulator's time step (`--delta`): the interval of the first
+/// `recent est credit ... in N sec` line, else the period of an ignored REC interval.
+pub fn time_step(events: &[LogEvent]) -> Option<f64> {
+    events
+        .iter()
+        .find_map(|e| match &e.message {
+            Message::RecentEstCredit { secs, .. } => Some(*secs),
+            _ => None,
+        })
+        .or_else(|| {
+            events.iter().find_map(|e| match &e.message {
+                Message::AdjustRecIgnored { period, .. } => Some(*period),
+                _ => None,
+            })
+        })
 }
 
 #[cfg(test)]

@@ -224,7 +224,11 @@ impl Extractor<'_> {
                         point.decision = Decision::Choice(Some("(unresolved)".into()));
                     }
                 }
-                self.choice = Some(self.push(idx, Decision::Choice(None), None));
+                // A dump printed by piggyback_work_request() on a report RPC
+                // makes no project choice.
+                if !self.report_rpc {
+                    self.choice = Some(self.push(idx, Decision::Choice(None), None));
+                }
                 self.dump = Some(self.push(idx, Decision::FetchState(FetchDump::default()), None));
                 self.dump_rsc = None;
             }
@@ -326,6 +330,10 @@ impl Extractor<'_> {
                 });
             }
             Message::EmuRpcReportResults => self.report_rpc = true,
+            // A report RPC skipped (project down) prints no request line.
+            Message::EmuRpcSkippedProjectDown | Message::EmuGotTasks { .. } => {
+                self.report_rpc = false
+            }
             Message::EmuRpcGetWork => {
                 self.report_rpc = false;
                 if self.choice.is_some() {
@@ -363,6 +371,7 @@ impl Extractor<'_> {
                 }
             }
             Message::MakeRunListStart => {
+                self.report_rpc = false;
                 self.run_list = Some(self.push(idx, Decision::RunList(Vec::new()), None));
             }
             Message::AddToRunList {
