@@ -136,8 +136,9 @@ fn audit_dir(dir: &Path, options: &AuditOptions) -> DivergenceReport {
 }
 
 /// The agreement reached on the trimmed copies: a regression fails.
-/// suspended_and_nnw is not replayed yet beyond its first steps (suspended
-/// and no-new-tasks projects; see the report).
+/// suspended_and_nnw diverges from its first enforcement on (the order of
+/// equally important jobs in `enforce_run_list`) and the replay does not
+/// model host/GPU availability gaps yet.
 const LEVELS: [(&str, f64); 8] = [
     ("buffer_small", 1.0),
     ("cpu_two_projects_unequal_share", 1.0),
@@ -146,7 +147,7 @@ const LEVELS: [(&str, f64); 8] = [
     ("multithread_mixed", 1.0),
     ("seed_cpu_gpu_two_projects", 1.0),
     ("tight_deadline_edf", 1.0),
-    ("suspended_and_nnw", 0.09),
+    ("suspended_and_nnw", 0.16),
 ];
 
 #[test]

@@ -45,9 +45,12 @@
 //!
 //! # Limits
 //!
-//! Not replayed (listed in `unchecked`): the project choice of a dump that
-//! `piggyback_work_request` prints (no choice is made there), and the
-//! project-down deferral (a random draw of the emulator's server model).
+//! Not modelled yet: host and GPU availability (steps missing from the log
+//! while the emulated host is off or disconnected, `GPUs disabled`), so
+//! suspended_and_nnw diverges; the order `enforce_run_list` gives equally
+//! important jobs (the client's `std::sort` is not stable) differs in a few
+//! steps. A dump printed by `piggyback_work_request` makes no project
+//! choice and is not a choice point.
 
 pub mod build;
 pub mod compare;

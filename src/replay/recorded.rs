@@ -229,6 +229,9 @@ impl Extractor<'_> {
                 if !self.report_rpc {
                     self.choice = Some(self.push(idx, Decision::Choice(None), None));
                 }
+                // set_request() lines of a pass whose RPC was skipped (project
+                // down) have no request line: they do not carry over.
+                self.set_requests.clear();
                 self.dump = Some(self.push(idx, Decision::FetchState(FetchDump::default()), None));
                 self.dump_rsc = None;
             }
