@@ -102,9 +102,7 @@ fn counts_match_the_logs_for_every_scenario() {
         let total = |kind| by_kind.get(&kind).map_or(0, |c| c.total);
         assert_eq!(
             total(DecisionKind::WorkFetchChoice),
-            // A dump printed by piggyback_work_request() makes no choice.
-            count_lines(&log, "------- start work fetch state -------")
-                - count_lines(&log, "piggyback_work_request()"),
+            count_lines(&log, "------- start work fetch state -------"),
             "{}",
             dir.display()
         );

@@ -701,6 +701,22 @@ impl<'a> Driver<'a> {
             );
         }
         if piggyback {
+            let target = outcome
+                .chosen
+                .and_then(|p| self.state.as_ref()?.projects.get(p))
+                .map(|project| project.name.to_string());
+            let reason = format!(
+                "§7.1/§7.9 RPC poll at {now:.0}: results due for {}, so a report RPC with piggyback_work_request",
+                target.as_deref().unwrap_or("-")
+            );
+            self.push(
+                now,
+                Slot::Choice,
+                Made::Ready(Replayed::Decision {
+                    decision: Decision::Choice(target),
+                    reason,
+                }),
+            );
             self.push(now, Slot::Request, Made::Fetch(Box::new(outcome.clone())));
         } else {
             self.push(now, Slot::Choice, Made::Fetch(Box::new(outcome.clone())));

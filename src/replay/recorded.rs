@@ -118,6 +118,8 @@ struct Extractor<'a> {
     last_label: String,
     /// The last emulator RPC line was `doing RPC to report results`.
     report_rpc: bool,
+    /// The project of the current report RPC.
+    report_project: Option<String>,
 }
 
 /// Extracts every recorded decision point, in log order.
@@ -138,6 +140,7 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         last_time: 0.0,
         last_label: String::new(),
         report_rpc: false,
+        report_project: None,
     };
     for idx in 0..events.len() {
         extractor.step(idx);
@@ -224,9 +227,13 @@ impl Extractor<'_> {
                         point.decision = Decision::Choice(Some("(unresolved)".into()));
                     }
                 }
-                // A dump printed by piggyback_work_request() on a report RPC
-                // makes no project choice.
-                if !self.report_rpc {
+                // A dump printed by piggyback_work_request() on a report RPC:
+                // the project was chosen by the RPC poll (results due), not
+                // by choose_project(); the decision point is that choice.
+                if self.report_rpc {
+                    let target = self.report_project.clone();
+                    self.push(idx, Decision::Choice(target), None);
+                } else {
                     self.choice = Some(self.push(idx, Decision::Choice(None), None));
                 }
                 // set_request() lines of a pass whose RPC was skipped (project
@@ -332,7 +339,10 @@ impl Extractor<'_> {
                     req_secs: *req_secs,
                 });
             }
-            Message::EmuRpcReportResults => self.report_rpc = true,
+            Message::EmuRpcReportResults => {
+                self.report_rpc = true;
+                self.report_project = project.clone();
+            }
             // A report RPC skipped (project down) prints no request line.
             Message::EmuRpcSkippedProjectDown | Message::EmuGotTasks { .. } => {
                 self.report_rpc = false
