@@ -218,6 +218,20 @@ pub enum BenchCommand {
     /// The given logs are concatenated (repeatedly, in memory) into one log of
     /// at least --min-mb megabytes, which is then parsed into typed events.
     Parse(BenchParseArgs),
+    /// Audit time (parse + replay) of each scenario folder, beside the
+    /// emulator's own `Simulator CPU time` from its outputs/summary.txt.
+    Audit(BenchAuditArgs),
+}
+
+/// Arguments of `bench audit`.
+#[derive(Debug, clap::Args)]
+pub struct BenchAuditArgs {
+    /// Scenario folders, or folders holding scenario folders.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// How many timed runs per scenario (the best is reported).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub runs: u32,
 }
 
 /// Arguments of `bench parse`.

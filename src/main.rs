@@ -18,9 +18,9 @@ use boinc_audit::report::{render_with, Format, RenderOptions};
 use boinc_audit::trace::LogEvent;
 use clap::Parser;
 use cli::{
-    AuditArgs, AuditFormat, BenchCommand, BenchParseArgs, Cli, ColorChoice, Command, DateOrderArg,
-    GoldenCheckArgs, GoldenCommand, GoldenReviewArgs, ListFormat, ParamsArgs, ParseArgs,
-    ParseFormat, PolicyCommand,
+    AuditArgs, AuditFormat, BenchAuditArgs, BenchCommand, BenchParseArgs, Cli, ColorChoice,
+    Command, DateOrderArg, GoldenCheckArgs, GoldenCommand, GoldenReviewArgs, ListFormat,
+    ParamsArgs, ParseArgs, ParseFormat, PolicyCommand,
 };
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
@@ -30,6 +30,9 @@ use std::time::Instant;
 const EXIT_OK: u8 = 0;
 /// Trouble: usage, I/O or parse errors.
 const EXIT_TROUBLE: u8 = 2;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -59,6 +62,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Golden(GoldenCommand::Reject(args)) => run_golden_review(&args, Review::Reject),
         Command::Policy(PolicyCommand::Params(args)) => run_policy_params(&args),
         Command::Bench(BenchCommand::Parse(args)) => run_bench_parse(&args),
+        Command::Bench(BenchCommand::Audit(args)) => run_bench_audit(&args),
     }
 }
 
@@ -374,5 +378,78 @@ fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
         megabytes / best,
         megabytes / median
     );
+    Ok(EXIT_OK)
+}
+
+/// The scenario folders under `dirs`: a folder with `inputs/` is one;
+/// otherwise its sub-folders with `inputs/` are.
+fn scenario_dirs(dirs: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for dir in dirs {
+        if dir.join("inputs").is_dir() {
+            found.push(dir.clone());
+            continue;
+        }
+        let mut children: Vec<_> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.join("inputs").is_dir())
+            .collect();
+        children.sort();
+        found.extend(children);
+    }
+    found
+}
+
+/// `Simulator CPU time: 0.121635 secs` from the emulator's summary.txt.
+fn emulator_cpu_secs(dir: &std::path::Path) -> Option<f64> {
+    let text = std::fs::read_to_string(dir.join("outputs/summary.txt")).ok()?;
+    let line = text
+        .lines()
+        .find(|line| line.starts_with("Simulator CPU time:"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+fn run_bench_audit(args: &BenchAuditArgs) -> Result<u8> {
+    let dirs = scenario_dirs(&args.dirs);
+    if dirs.is_empty() {
+        anyhow::bail!("no scenario folder (with inputs/) under the given paths");
+    }
+    let mut out = open_output(None)?;
+    writeln!(out, "| scenario | decision points | agreement | audit (best of {}) | emulator CPU time | ratio |", args.runs.max(1))?;
+    writeln!(out, "|---|---|---|---|---|---|")?;
+    for dir in &dirs {
+        let mut best = f64::INFINITY;
+        let mut last = None;
+        for _ in 0..args.runs.max(1) {
+            let start = Instant::now();
+            let parsed = parse::load_trace(std::slice::from_ref(dir), &LogOptions::default());
+            let report = audit::audit_trace(
+                &parsed.value,
+                &dir.to_string_lossy(),
+                &AuditOptions::default(),
+            )
+            .with_context(|| format!("cannot audit {}", dir.display()))?;
+            best = best.min(start.elapsed().as_secs_f64());
+            last = Some(report);
+        }
+        let Some(report) = last else { continue };
+        let name = dir
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let emulator = emulator_cpu_secs(dir);
+        writeln!(
+            out,
+            "| {name} | {} | {:.2}% | {best:.3} s | {} | {} |",
+            report.points.len(),
+            report.agreement() * 100.0,
+            emulator.map_or("-".to_string(), |secs| format!("{secs:.3} s")),
+            emulator.map_or("-".to_string(), |secs| format!("{:.1}x", best / secs)),
+        )?;
+    }
+    out.flush().context("cannot write output")?;
     Ok(EXIT_OK)
 }

@@ -30,6 +30,9 @@ pub enum Replayed {
 
 /// True when two printed values agree within `tolerance` (relative).
 pub fn values_agree(recorded: &Value, replayed: &Value, tolerance: f64) -> bool {
+    if let Some(agree) = same_printed_digits(recorded, replayed) {
+        return agree;
+    }
     let (a, b) = (recorded.render(), replayed.render());
     if a == b {
         return true;
@@ -40,6 +43,45 @@ pub fn values_agree(recorded: &Value, replayed: &Value, tolerance: f64) -> bool 
             (x - y).abs() <= tolerance * scale
         }
         _ => false,
+    }
+}
+
+/// Fast path of [`values_agree`] for two numbers printed with the same
+/// number of decimals: `Some(true)` when both print the same digits, decided
+/// without formatting when neither value lies near a rounding tie (where
+/// printf's exact-binary rounding could differ from scaled arithmetic);
+/// `None` when the slow, formatting path must decide.
+fn same_printed_digits(recorded: &Value, replayed: &Value) -> Option<bool> {
+    let (
+        Value::Num {
+            value: x,
+            decimals: dx,
+        },
+        Value::Num {
+            value: y,
+            decimals: dy,
+        },
+    ) = (recorded, replayed)
+    else {
+        return None;
+    };
+    if dx != dy || *dx > 15 || !x.is_finite() || !y.is_finite() {
+        return None;
+    }
+    if x == y {
+        return Some(true);
+    }
+    let scale = 10f64.powi(i32::try_from(*dx).ok()?);
+    let scaled = |v: f64| -> Option<f64> {
+        let s = v * scale;
+        let frac = s - s.floor();
+        // Far from a tie (and well inside exact integer range): round() agrees with printf.
+        ((frac - 0.5).abs() > 1e-6 && s.abs() < 1e15).then(|| s.round())
+    };
+    match (scaled(*x), scaled(*y)) {
+        // Same digits: agree. Different digits: the tolerance path decides.
+        (Some(a), Some(b)) if a == b => Some(true),
+        _ => None,
     }
 }
 
@@ -156,6 +198,33 @@ pub fn render_event(event: &LogEvent) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn num(value: f64, decimals: usize) -> Value {
+        Value::Num { value, decimals }
+    }
+
+    #[test]
+    fn fast_path_agrees_with_printing() {
+        // 207359.996 prints as 207360.00 with two decimals, like the recorded value.
+        assert_eq!(
+            same_printed_digits(&num(207360.0, 2), &num(207359.996, 2)),
+            Some(true)
+        );
+        assert!(values_agree(&num(207360.0, 2), &num(207359.996, 2), 0.0));
+        // Different digits: the fast path defers; the slow path then says no at zero tolerance.
+        assert_eq!(
+            same_printed_digits(&num(0.750, 3), &num(0.7496, 3)),
+            Some(true)
+        );
+        assert_eq!(same_printed_digits(&num(0.750, 3), &num(0.7494, 3)), None);
+        assert!(!values_agree(&num(0.750, 3), &num(0.7494, 3), 0.0));
+        // A value at a rounding tie (0.125 with two decimals) is left to printf.
+        assert_eq!(same_printed_digits(&num(0.13, 2), &num(0.125, 2)), None);
+        assert_eq!(
+            values_agree(&num(0.12, 2), &num(0.125, 2), 0.0),
+            format!("{:.2}", 0.125) == "0.12"
+        );
+    }
 
     #[test]
     fn tolerance_applies_after_formatting() {
