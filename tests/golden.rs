@@ -39,9 +39,27 @@ fn run_case(case_toml: &Path) -> datatest_stable::Result<()> {
     if failures.is_empty() {
         Ok(())
     } else {
-        Err(failures.join("\n").into())
+        Err(Box::new(Report(failures.join("\n"))))
     }
 }
+
+/// A failure report printed as written (the harness prints errors with
+/// `Debug`, which would escape the diff's line breaks).
+struct Report(String);
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Report {}
 
 datatest_stable::harness! {
     { test = run_case, root = "golden", pattern = r"case\.toml$" },
