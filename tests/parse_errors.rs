@@ -6,22 +6,13 @@
 //! Parsing must never panic.
 
 use boinc_audit::parse::{self, LogOptions};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod common;
 
 fn run_case(errors_txt: &Path) -> datatest_stable::Result<()> {
     let case_dir = errors_txt.parent().ok_or("errors.txt has no parent")?;
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    for entry in std::fs::read_dir(case_dir)? {
-        let path = entry?.path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !matches!(name.as_str(), "errors.txt" | "case.toml" | "README.md") {
-            inputs.push(path);
-        }
-    }
-    inputs.sort();
+    let inputs = common::case_inputs(case_dir)?;
     let outcome = parse::parse_paths(&inputs, &LogOptions::default(), &mut |_| {});
     let actual: Vec<String> = outcome
         .errors

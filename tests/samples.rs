@@ -13,12 +13,14 @@
 use boinc_audit::parse::{self, LogOptions};
 use boinc_audit::trace::LogEvent;
 use serde_json::Value as Json;
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 fn run_case(case_toml: &Path) -> datatest_stable::Result<()> {
     let case_dir = case_toml.parent().ok_or("case.toml has no parent")?;
     let case: toml::Table = toml::from_str(&std::fs::read_to_string(case_toml)?)?;
-    let inputs = input_files(case_dir)?;
+    let inputs = common::case_inputs(case_dir)?;
     let mut events: Vec<LogEvent> = Vec::new();
     let outcome = parse::parse_paths(&inputs, &LogOptions::default(), &mut |event| {
         events.push(event.clone())
@@ -103,23 +105,6 @@ fn run_case(case_toml: &Path) -> datatest_stable::Result<()> {
         )
         .into())
     }
-}
-
-/// Every file of the case folder except the case description, sorted.
-fn input_files(case_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(case_dir)? {
-        let path = entry?.path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !matches!(name.as_str(), "case.toml" | "README.md" | "errors.txt") {
-            files.push(path);
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 fn check_event(expect: &toml::Table, events: &[LogEvent], failures: &mut Vec<String>) {
