@@ -302,12 +302,16 @@ impl<'a> Driver<'a> {
         let exited = self.progress(now);
         if let Some(&first) = exited.first() {
             let params = self.params.clone();
-            let state = self.state.as_mut().expect("state");
+            let Some(state) = self.state.as_mut() else {
+                return;
+            };
             let adjustment = adjust_rec(state, now, Some(first), &params);
             if let Some(made) = rec_made(state, &adjustment, now) {
                 self.push(now, Slot::Rec, made);
             }
-            let state = self.state.as_mut().expect("state");
+            let Some(state) = self.state.as_mut() else {
+                return;
+            };
             for &j in &exited {
                 if let Some(job) = state.jobs.get_mut(j) {
                     job.task = None;
@@ -431,7 +435,9 @@ impl<'a> Driver<'a> {
         }
         let reuse = self.step_sim.clone().filter(|s| s.now == now);
         let fresh = reuse.is_none();
-        let state = self.state.as_mut().expect("state");
+        let Some(state) = self.state.as_mut() else {
+            return;
+        };
         let out = match make_run_list(state, now, reuse, &params) {
             Ok(out) => out,
             Err(e) => {
@@ -439,7 +445,9 @@ impl<'a> Driver<'a> {
                 return;
             }
         };
-        let state = self.state.as_ref().expect("state");
+        let Some(state) = self.state.as_ref() else {
+            return;
+        };
         let mut made = Vec::new();
         if fresh {
             made.push((Slot::RrSim, rr_sim_made(state, &out.sim)));
@@ -491,7 +499,9 @@ impl<'a> Driver<'a> {
 
     fn enforce(&mut self, now: f64, run_list: &[crate::policy::cpu_sched::RunListEntry]) -> Made {
         let params = self.params.clone();
-        let state = self.state.as_mut().expect("state");
+        let Some(state) = self.state.as_mut() else {
+            return Made::Ready(Replayed::NotReplayed("no state".into()));
+        };
         let before: Vec<Option<TaskState>> = state
             .jobs
             .iter()
@@ -623,7 +633,9 @@ impl<'a> Driver<'a> {
         if self.step_sim.as_ref().is_none_or(|s| s.now != now) {
             match rr_simulate(state, now, &params) {
                 Ok(sim) => {
-                    let state = self.state.as_ref().expect("state");
+                    let Some(state) = self.state.as_ref() else {
+                        return false;
+                    };
                     let made = rr_sim_made(state, &sim);
                     let prio = (!sim.prio_init.lines.is_empty())
                         .then(|| prio_made(state, &sim.prio_init, now, "simulation"));
@@ -640,7 +652,9 @@ impl<'a> Driver<'a> {
             }
         }
         let sim = self.step_sim.clone();
-        let state = self.state.as_mut().expect("state");
+        let Some(state) = self.state.as_mut() else {
+            return false;
+        };
         let (target, request) = if let Some(p) = due {
             state.projects[p].sched_rpc_pending = Some(RpcReason::ResultsDue);
             match piggyback_work_request(state, p, now, sim, &params) {
@@ -675,7 +689,9 @@ impl<'a> Driver<'a> {
     }
 
     fn push_fetch(&mut self, now: f64, outcome: &WorkFetchOutcome, piggyback: bool) {
-        let state = self.state.as_ref().expect("state");
+        let Some(state) = self.state.as_ref() else {
+            return;
+        };
         let mut outcome = outcome.clone();
         if piggyback {
             // The dump is printed by WORK_FETCH::setup, before
@@ -754,7 +770,9 @@ impl<'a> Driver<'a> {
                     defer_secs,
                     ..
                 } => {
-                    let state = self.state.as_mut().expect("state");
+                    let Some(state) = self.state.as_mut() else {
+                        return false;
+                    };
                     let mut made = None;
                     if let Some(p) = state
                         .projects
@@ -823,7 +841,9 @@ impl<'a> Driver<'a> {
         let (Some(p), false) = (target, skipped) else {
             return got;
         };
-        let state = self.state.as_mut().expect("state");
+        let Some(state) = self.state.as_mut() else {
+            return false;
+        };
         // The drawn factors, checked against the replay's own intervals.
         let (lo, hi) = params.rsc_backoff_factor_range();
         let mut us = Vec::new();
@@ -850,7 +870,9 @@ impl<'a> Driver<'a> {
             request_delay: 0.0,
             too_recent: false,
         };
-        let state = self.state.as_mut().expect("state");
+        let Some(state) = self.state.as_mut() else {
+            return false;
+        };
         match handle_scheduler_reply(state, p, request, &reply, now, &us, &params) {
             Ok(outcome) => {
                 for (r, backoff) in outcome.backoffs {
@@ -876,7 +898,9 @@ impl<'a> Driver<'a> {
             Err(e) => self.push(now, Slot::Backoff, engine_error(e)),
         }
         // Report the project's finished jobs.
-        let state = self.state.as_mut().expect("state");
+        let Some(state) = self.state.as_mut() else {
+            return false;
+        };
         let mut keep = Vec::new();
         for (j, job) in state.jobs.iter().enumerate() {
             keep.push(!(job.project == p && job.ready_to_report));
