@@ -41,6 +41,65 @@ pub enum Command {
     /// Measure performance on real inputs.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Closed-loop simulation: the engine's decisions drive a simulated host
+    /// and simulated project servers (like the client emulator, client/sim.cpp);
+    /// prints the emulator's figures of merit and per-project usage.
+    ///
+    /// SCENARIO is an emulator-style folder (client_state.xml with the
+    /// emulator's <app> <latency_bound>/<fpops_est>/<fpops>, <project>
+    /// <available>, global_prefs.xml, cc_config.xml, app_config.xml; the folder
+    /// itself or one holding inputs/), or a seed-notation string:
+    ///
+    ///   'P1(1000, 2000, .5) P2(1, 10, .5) NCPUS=2 min_queue=0.1'
+    ///   'A(1, 168, .5, gpu=1) B(1, 168, .5, gpu=1, mixed) NCPUS=1 NGPUS=1 f=1e9 gpu_peak=1e10'
+    ///
+    /// NAME(C, D, R[, gpu=G][, mixed][, cpus=N][, sd=X]): C = task hours, D =
+    /// delay bound hours, R = share; gpu=G: tasks use G GPUs (+0.01 CPU);
+    /// mixed: a CPU app too. Keys: NCPUS, NGPUS, f, gpu_peak, min_queue|min_buf
+    /// and add_buf (days), cpu_scheduling_period (hours), leave_in_memory, H
+    /// (REC half-life, days). See docs/simulate.md.
+    ///
+    /// Exit status: 0 done, 2 trouble.
+    Simulate(SimulateArgs),
+}
+
+/// Output format of `simulate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SimulateFormat {
+    /// Human-readable table.
+    Table,
+    /// JSON: {"figures_of_merit": {...}, "usage": [...], "projects": [...], ...}.
+    Json,
+}
+
+/// Arguments of `simulate`.
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// Scenario folder or seed notation.
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: String,
+    /// Policy generation (only `current` is simulated).
+    #[arg(long, default_value = "current")]
+    pub policy: String,
+    /// Simulated seconds (emulator --duration).
+    #[arg(long, default_value_t = 172800.0, value_name = "S")]
+    pub duration: f64,
+    /// Time step in seconds (emulator --delta).
+    #[arg(long, default_value_t = 300.0, value_name = "S")]
+    pub delta: f64,
+    /// Seed of the one PRNG.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Servers send no jobs (emulator --existing_jobs_only).
+    #[arg(long)]
+    pub existing_jobs_only: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SimulateFormat::Table)]
+    pub format: SimulateFormat,
+    /// Override a policy constant (repeatable; see `policy params`). Defaults:
+    /// rec_adjust_period = delta, runtime_model = emulator.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// `golden` subcommands.

@@ -23,5 +23,6 @@ pub mod replay;
 pub mod report;
 pub mod resource;
 pub mod server;
+pub mod simulate;
 pub mod source;
 pub mod trace;

@@ -15,12 +15,13 @@ use boinc_audit::replay::AuditOptions;
 use boinc_audit::report::params::{write_params_json, write_params_table, ParamRow};
 use boinc_audit::report::parse_summary::ParseSummary;
 use boinc_audit::report::{render_with, Format, RenderOptions};
+use boinc_audit::simulate;
 use boinc_audit::trace::LogEvent;
 use clap::Parser;
 use cli::{
     AuditArgs, AuditFormat, BenchAuditArgs, BenchCommand, BenchParseArgs, Cli, ColorChoice,
     Command, DateOrderArg, GoldenCheckArgs, GoldenCommand, GoldenReviewArgs, ListFormat,
-    ParamsArgs, ParseArgs, ParseFormat, PolicyCommand,
+    ParamsArgs, ParseArgs, ParseFormat, PolicyCommand, SimulateArgs, SimulateFormat,
 };
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
@@ -63,6 +64,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Policy(PolicyCommand::Params(args)) => run_policy_params(&args),
         Command::Bench(BenchCommand::Parse(args)) => run_bench_parse(&args),
         Command::Bench(BenchCommand::Audit(args)) => run_bench_audit(&args),
+        Command::Simulate(args) => run_simulate(&args),
     }
 }
 
@@ -223,6 +225,42 @@ fn run_golden_review(args: &GoldenReviewArgs, review: Review) -> Result<u8> {
 }
 
 /// Applies `--set KEY=VALUE` overrides to the default parameters.
+fn run_simulate(args: &SimulateArgs) -> Result<u8> {
+    if args.policy != "current" {
+        anyhow::bail!(
+            "--policy {}: only `current` can be simulated (legacy generations are not wired in)",
+            args.policy
+        );
+    }
+    let mut params = simulate::emulator_params(args.delta);
+    for assignment in &args.set {
+        let (key, value) = assignment
+            .split_once('=')
+            .with_context(|| format!("--set {assignment:?}: expected KEY=VALUE"))?;
+        params
+            .set(key.trim(), value.trim())
+            .with_context(|| format!("--set {assignment}"))?;
+    }
+    let options = simulate::SimOptions {
+        duration: args.duration,
+        delta: args.delta,
+        seed: args.seed,
+        existing_jobs_only: args.existing_jobs_only,
+        params: Some(params),
+    };
+    let report = simulate::simulate_scenario(&args.scenario, &options)?;
+    let mut out = open_output(None)?;
+    match args.format {
+        SimulateFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &report)?;
+            writeln!(out)?;
+        }
+        SimulateFormat::Table => write!(out, "{}", simulate::render_table(&report))?,
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
 fn params_from_overrides(overrides: &[String]) -> Result<Params> {
     let mut params = Params::default();
     for assignment in overrides {

@@ -1,0 +1,150 @@
+//! The simulated host: task progress, job exits and the usage accounting of
+//! one step (the emulator's `ACTIVE_TASK_SET::poll`, client/sim.cpp).
+//!
+//! The CPU may be over-committed by GPU tasks' CPU share; CPU jobs are then
+//! slowed by `cpu_scale = (ncpus − cpu_of_gpu_jobs) / cpu_of_cpu_jobs`. GPUs
+//! are never over-committed. A task checkpoints continuously, so preemption
+//! loses no work. A job exits when its remaining FLOPs reach ≤ 0.
+
+use super::merit::Accounts;
+use crate::policy::state::{HostState, JobIdx, TaskState};
+
+/// Per-job bookkeeping beside the engine's job (same index).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JobSide {
+    /// Peak FLOPs it consumed (counted as wasted if reported late).
+    pub peak_flops: f64,
+    /// When it finished computing (0 = not yet).
+    pub completed_time: f64,
+}
+
+/// Instance-seconds per project and resource.
+#[derive(Clone, Debug, Default)]
+pub struct Usage {
+    /// `[project][rsc]`: instance-seconds of the project's jobs of that resource
+    /// (CPU: its CPU jobs' CPUs; GPU: its GPU jobs' GPU instances).
+    pub secs: Vec<Vec<f64>>,
+    /// Per project: CPU-seconds of its GPU jobs (over-committed on top of the CPUs).
+    pub gpu_job_cpu_secs: Vec<f64>,
+}
+
+/// Per-instance peak FLOPS of resource `rsc` relative to one CPU
+/// (GPU: 0.2 × the device's peak FLOPS, as the client rates it).
+pub fn instance_speed(state: &HostState, rsc: usize, gpu_efficiency: f64) -> f64 {
+    match rsc.checked_sub(1).and_then(|i| state.host.coprocs.get(i)) {
+        None => 1.0,
+        Some(c) => gpu_efficiency * c.peak_flops / state.host.p_fpops,
+    }
+}
+
+/// Advances executing tasks by `diff` seconds at `now`; returns the jobs that exited.
+#[allow(clippy::too_many_arguments)]
+pub fn progress(
+    state: &mut HostState,
+    side: &mut [JobSide],
+    accounts: &mut Accounts,
+    usage: &mut Usage,
+    diff: f64,
+    now: f64,
+    gpu_active: bool,
+    gpu_efficiency: f64,
+) -> Vec<JobIdx> {
+    let executing = |t: Option<&crate::policy::state::Task>| {
+        t.is_some_and(|t| t.task_state == TaskState::Executing)
+    };
+    let mut cpu_of_cpu = 0.0;
+    let mut cpu_of_gpu = 0.0;
+    for job in &state.jobs {
+        if !executing(job.task.as_ref()) {
+            continue;
+        }
+        if job.usage.rsc != 0 {
+            if gpu_active {
+                cpu_of_gpu += job.usage.avg_ncpus;
+            }
+        } else {
+            cpu_of_cpu += job.usage.avg_ncpus;
+        }
+    }
+    let ncpus = state.n_usable_cpus() as f64;
+    let cpu_scale = if cpu_of_cpu + cpu_of_gpu > ncpus && cpu_of_cpu > 0.0 {
+        ((ncpus - cpu_of_gpu) / cpu_of_cpu).max(0.0)
+    } else {
+        1.0
+    };
+    let speeds: Vec<f64> = (0..state.n_rsc())
+        .map(|r| instance_speed(state, r, gpu_efficiency))
+        .collect();
+    let f = state.host.p_fpops;
+    let mut ran = vec![false; state.projects.len()];
+    let mut exits = Vec::new();
+    for (j, job) in state.jobs.iter_mut().enumerate() {
+        if !executing(job.task.as_ref()) {
+            continue;
+        }
+        let gpu = job.usage.rsc != 0;
+        if gpu && !gpu_active {
+            continue;
+        }
+        let flops = job.usage.flops * if gpu { 1.0 } else { cpu_scale };
+        let left = job.exact_flops_remaining.unwrap_or(job.rsc_fpops_est) - diff * flops;
+        job.exact_flops_remaining = Some(left);
+        if let Some(task) = job.task.as_mut() {
+            task.elapsed += diff;
+            task.fraction_done = if job.rsc_fpops_est > 0.0 {
+                (1.0 - left / job.rsc_fpops_est).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            task.fraction_done_elapsed = task.elapsed;
+            task.checkpoint_wall_time = now;
+            if left <= 0.0 {
+                task.task_state = TaskState::Exited;
+                job.ready_to_report = true;
+                if let Some(s) = side.get_mut(j) {
+                    s.completed_time = now;
+                }
+                exits.push(j);
+            }
+        }
+        let mut peak = job.usage.avg_ncpus * cpu_scale;
+        if gpu {
+            peak += job.usage.coproc_usage * speeds.get(job.usage.rsc).copied().unwrap_or(0.0);
+        }
+        let pf = diff * peak * f;
+        if let Some(x) = accounts.flops_used.get_mut(job.project) {
+            *x += pf;
+        }
+        if let Some(s) = side.get_mut(j) {
+            s.peak_flops += pf;
+        }
+        if let Some(row) = usage.secs.get_mut(job.project) {
+            if gpu {
+                if let Some(cell) = row.get_mut(job.usage.rsc) {
+                    *cell += diff * job.usage.coproc_usage;
+                }
+                if let Some(cell) = usage.gpu_job_cpu_secs.get_mut(job.project) {
+                    *cell += diff * job.usage.avg_ncpus;
+                }
+            } else if let Some(cell) = row.get_mut(0) {
+                *cell += diff * job.usage.avg_ncpus;
+            }
+        }
+        if let Some(r) = ran.get_mut(job.project) {
+            *r = true;
+        }
+    }
+    for (p, ran) in ran.iter().enumerate() {
+        if *ran {
+            accounts.idle_time[p] = 0.0;
+        } else {
+            accounts.idle_time[p] += diff;
+            accounts.idle_time_sumsq[p] += diff * accounts.idle_time[p] * accounts.idle_time[p];
+        }
+    }
+    accounts.active_time += diff;
+    if gpu_active {
+        accounts.gpu_active_time += diff;
+    }
+    exits
+}

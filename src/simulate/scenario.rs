@@ -1,0 +1,496 @@
+//! Scenarios: an emulator-style input folder or a seed-notation string,
+//! turned into the simulated world (the engine's `HostState` plus the
+//! simulated servers and host availability).
+//!
+//! # Seed notation
+//!
+//! ```text
+//! P1(1000, 2000, .5) P2(1, 10, .5) NCPUS=2 min_queue=0.1
+//! A(1, 168, .5, gpu=1) B(1, 168, .5, gpu=1, mixed) NCPUS=1 NGPUS=1 f=1e9 gpu_peak=1e10
+//! ```
+//!
+//! A project term `NAME(C, D, R[, options])`: `C` = CPU (or GPU) hours per
+//! task, `D` = delay bound in hours (deadline − send time), `R` = resource
+//! share (any positive scale). Options:
+//! - `gpu=G`: tasks use `G` instances of the GPU (and `cpus` CPUs, default
+//!   0.01); the project has only this GPU app unless `mixed` is given;
+//! - `mixed`: the project has both a CPU app and the GPU app (`cpu+gpu`);
+//! - `cpus=N`: CPUs per CPU task (multi-threaded), or per GPU task;
+//! - `sd=X`: standard deviation of the task size as a fraction of it (default 0).
+//!
+//! Host and preference terms (`KEY=VALUE`, case-insensitive keys):
+//! `NCPUS` (default 1), `NGPUS` (default 1 if any project has a GPU app,
+//! else 0), `f` (CPU FLOPS, default 1e9), `gpu_peak` (GPU peak FLOPS,
+//! default 1e10: a GPU rated 0.2 × 1e10 = 2 CPU-equivalents),
+//! `min_queue`/`min_buf` (work_buf_min_days, default 0.1), `add_buf`
+//! (work_buf_additional_days, default 0.25), `cpu_scheduling_period`
+//! (hours, default 1), `leave_in_memory` (0/1/true/false), `H` (REC
+//! half-life in days, default 10). Terms are separated by whitespace,
+//! commas or newlines; `P(C, D, R; gpu)` (semicolon) is accepted as `gpu=1`.
+
+use super::rng::{OnOff, Rng};
+use super::server::{ServerApp, ServerProject};
+use super::SimError;
+use crate::parse::{self, LogOptions};
+use crate::policy::state::{App, AppVersion, Coproc, Host, HostState, Project, ResourceUsage};
+use crate::replay::build::build_emulator_state;
+use crate::resource::ResourceType;
+use std::path::{Path, PathBuf};
+
+/// Host availability processes (`<time_stats>` fractions with the emulator's `*_lambda`).
+#[derive(Clone, Debug)]
+pub struct HostAvailability {
+    /// The client runs.
+    pub on: OnOff,
+    /// The network is connected.
+    pub connected: OnOff,
+    /// GPU computing is allowed.
+    pub gpu_active: OnOff,
+}
+
+/// The simulated world at the start of a run.
+#[derive(Clone, Debug)]
+pub struct World {
+    /// The client's state (projects in the scenario's order).
+    pub state: HostState,
+    /// One server per project of `state`, same order.
+    pub servers: Vec<ServerProject>,
+    /// Host availability.
+    pub host: HostAvailability,
+    /// Projects dropped for want of a usable app version.
+    pub dropped_projects: Vec<String>,
+}
+
+/// Reads an emulator-style scenario: `path` is the `inputs/` folder or a
+/// folder containing one. Applies the emulator's start-up rules (see
+/// [`crate::replay::build`]). `rng` draws the initial availability states.
+pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
+    let inputs: PathBuf = if path.join("inputs").is_dir() {
+        path.join("inputs")
+    } else {
+        path.to_path_buf()
+    };
+    if !inputs.is_dir() {
+        return Err(SimError::Scenario(format!(
+            "{} is neither a scenario folder nor seed notation",
+            path.display()
+        )));
+    }
+    let outcome = parse::parse_paths(
+        std::slice::from_ref(&inputs),
+        &LogOptions::default(),
+        &mut |_| {},
+    );
+    if let Some(err) = outcome.errors.first() {
+        return Err(SimError::Scenario(format!("{}: {err}", inputs.display())));
+    }
+    let trace = outcome.trace;
+    let (state, notes) =
+        build_emulator_state(&trace).map_err(|e| SimError::Scenario(e.to_string()))?;
+    let recorded = trace
+        .state
+        .client_states
+        .first()
+        .ok_or_else(|| SimError::Scenario("no client_state.xml".into()))?;
+    let mut servers = Vec::new();
+    for project in &state.projects {
+        let rp = recorded
+            .projects
+            .iter()
+            .find(|rp| {
+                rp.project_name.as_deref() == Some(project.name.as_str())
+                    || rp.master_url.as_deref() == Some(project.url.as_str())
+            })
+            .ok_or_else(|| SimError::Scenario(format!("project {} vanished", project.name)))?;
+        let mut apps = Vec::new();
+        for app in &project.apps {
+            let ra = rp
+                .apps
+                .iter()
+                .find(|a| a.name.as_deref() == Some(app.name.as_str()));
+            let wu = rp
+                .workunits
+                .iter()
+                .find(|wu| wu.app_name.as_deref() == Some(app.name.as_str()));
+            let job_latency = rp.results.iter().find_map(|r| {
+                let wu = rp
+                    .workunits
+                    .iter()
+                    .find(|wu| wu.name.is_some() && wu.name == r.wu_name)?;
+                if wu.app_name.as_deref() != Some(app.name.as_str()) {
+                    return None;
+                }
+                Some(r.report_deadline? - r.received_time.unwrap_or(0.0))
+            });
+            let fpops_est = ra
+                .and_then(|a| a.fpops_est)
+                .filter(|x| *x > 0.0)
+                .or(wu.and_then(|wu| wu.rsc_fpops_est))
+                .unwrap_or(3600e11);
+            let latency_bound = ra
+                .and_then(|a| a.latency_bound)
+                .filter(|x| *x > 0.0)
+                .or(job_latency)
+                .unwrap_or(864000.0);
+            let dist = ra.and_then(|a| a.fpops.clone()).unwrap_or_default();
+            apps.push(ServerApp {
+                name: app.name.to_string(),
+                fpops_est,
+                fpops_mean: dist.mean.filter(|m| *m > 0.0).unwrap_or(fpops_est),
+                fpops_std_dev: dist.std_dev.unwrap_or(0.0).max(0.0),
+                latency_bound,
+                weight: ra
+                    .and_then(|a| a.weight)
+                    .filter(|w| *w > 0.0)
+                    .unwrap_or(1.0),
+            });
+        }
+        let available = match &rp.available {
+            Some(a) => OnOff::new(a.frac.unwrap_or(1.0), a.lambda.unwrap_or(3600.0), rng),
+            None => OnOff::always(),
+        };
+        servers.push(ServerProject {
+            name: project.name.to_string(),
+            apps,
+            available,
+            last_rpc_time: 0.0,
+            next_job: 0,
+        });
+    }
+    let ts = recorded.time_stats.clone().unwrap_or_default();
+    let process = |frac: Option<f64>, lambda: Option<f64>, rng: &mut Rng| match lambda {
+        Some(l) => OnOff::new(frac.unwrap_or(1.0), l, rng),
+        None => OnOff::always(),
+    };
+    let host = HostAvailability {
+        on: process(ts.on_frac, ts.on_lambda, rng),
+        connected: process(ts.connected_frac, ts.connected_lambda, rng),
+        gpu_active: process(ts.gpu_active_frac, ts.gpu_active_lambda, rng),
+    };
+    Ok(World {
+        state,
+        servers,
+        host,
+        dropped_projects: notes.dropped_projects,
+    })
+}
+
+/// True if `text` looks like seed notation rather than a path.
+pub fn is_notation(text: &str) -> bool {
+    text.contains('(') && !Path::new(text).exists()
+}
+
+#[derive(Debug)]
+struct ProjectTerm {
+    name: String,
+    c_hours: f64,
+    d_hours: f64,
+    share: f64,
+    gpu: Option<f64>,
+    mixed: bool,
+    cpus: Option<f64>,
+    sd: f64,
+}
+
+fn num(text: &str, what: &str) -> Result<f64, SimError> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| SimError::Scenario(format!("bad number {text:?} for {what}")))
+}
+
+fn split_terms(text: &str) -> Result<Vec<String>, SimError> {
+    let mut terms = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                cur.push(c);
+            }
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(SimError::Scenario("unbalanced ')'".into()));
+                }
+                cur.push(c);
+            }
+            c if depth == 0 && (c.is_whitespace() || c == ',' || c == ';') => {
+                if !cur.is_empty() {
+                    terms.push(std::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if depth != 0 {
+        return Err(SimError::Scenario("unbalanced '('".into()));
+    }
+    if !cur.is_empty() {
+        terms.push(cur);
+    }
+    // Re-join `KEY = VALUE` written with spaces.
+    let mut joined: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < terms.len() {
+        let t = &terms[i];
+        if t == "=" && !joined.is_empty() && i + 1 < terms.len() {
+            let last = joined.pop().unwrap_or_default();
+            joined.push(format!("{last}={}", terms[i + 1]));
+            i += 2;
+        } else if t.ends_with('=') && !t.contains('(') && i + 1 < terms.len() {
+            joined.push(format!("{t}{}", terms[i + 1]));
+            i += 2;
+        } else if t.starts_with('=') && !joined.is_empty() {
+            let last = joined.pop().unwrap_or_default();
+            joined.push(format!("{last}{t}"));
+            i += 1;
+        } else {
+            joined.push(t.clone());
+            i += 1;
+        }
+    }
+    Ok(joined)
+}
+
+fn project_term(term: &str) -> Result<ProjectTerm, SimError> {
+    let open = term.find('(').unwrap_or(term.len());
+    let name = term[..open].trim().to_string();
+    if name.is_empty() || !term.ends_with(')') {
+        return Err(SimError::Scenario(format!("bad project term {term:?}")));
+    }
+    let inner = &term[open + 1..term.len() - 1];
+    let parts: Vec<&str> = inner
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() < 3 {
+        return Err(SimError::Scenario(format!(
+            "project term {term:?} needs (C, D, R)"
+        )));
+    }
+    let mut p = ProjectTerm {
+        name,
+        c_hours: num(parts[0], "C")?,
+        d_hours: num(parts[1], "D")?,
+        share: num(parts[2], "R")?,
+        gpu: None,
+        mixed: false,
+        cpus: None,
+        sd: 0.0,
+    };
+    if p.c_hours <= 0.0 || p.d_hours <= 0.0 || p.share < 0.0 {
+        return Err(SimError::Scenario(format!(
+            "project term {term:?}: C and D must be > 0, R >= 0"
+        )));
+    }
+    for opt in &parts[3..] {
+        let (key, value) = match opt.split_once('=') {
+            Some((k, v)) => (k.trim().to_ascii_lowercase(), Some(v.trim())),
+            None => (opt.trim().to_ascii_lowercase(), None),
+        };
+        match (key.as_str(), value) {
+            ("gpu", v) => p.gpu = Some(v.map_or(Ok(1.0), |v| num(v, "gpu"))?),
+            ("cpu+gpu" | "mixed", None) => {
+                p.mixed = true;
+                p.gpu.get_or_insert(1.0);
+            }
+            ("cpus", Some(v)) => p.cpus = Some(num(v, "cpus")?),
+            ("sd", Some(v)) => p.sd = num(v, "sd")?,
+            _ => {
+                return Err(SimError::Scenario(format!(
+                    "unknown option {opt:?} in {term:?} (gpu=G, mixed, cpus=N, sd=X)"
+                )))
+            }
+        }
+    }
+    Ok(p)
+}
+
+fn flag(value: &str) -> Result<bool, SimError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Ok(true),
+        "0" | "false" | "no" => Ok(false),
+        other => Err(SimError::Scenario(format!("bad flag {other:?}"))),
+    }
+}
+
+/// Builds the world of a seed-notation scenario (see the module docs).
+pub fn from_notation(text: &str) -> Result<World, SimError> {
+    let mut projects = Vec::new();
+    let mut ncpus = 1.0;
+    let mut ngpus: Option<f64> = None;
+    let mut f = 1e9;
+    let mut gpu_peak = 1e10;
+    let mut min_buf = 0.1;
+    let mut add_buf = 0.25;
+    let mut period_hours = 1.0;
+    let mut leave_in_memory = false;
+    let mut half_life = 10.0;
+    for term in split_terms(text)? {
+        if term.contains('(') {
+            projects.push(project_term(&term)?);
+            continue;
+        }
+        let Some((key, value)) = term.split_once('=') else {
+            return Err(SimError::Scenario(format!("bad term {term:?}")));
+        };
+        match key.trim().to_ascii_lowercase().as_str() {
+            "ncpus" => ncpus = num(value, "NCPUS")?,
+            "ngpus" => ngpus = Some(num(value, "NGPUS")?),
+            "f" | "flops" => f = num(value, "f")?,
+            "gpu_peak" => gpu_peak = num(value, "gpu_peak")?,
+            "min_queue" | "min_buf" => min_buf = num(value, "min_queue")?,
+            "add_buf" => add_buf = num(value, "add_buf")?,
+            "cpu_scheduling_period" => period_hours = num(value, "cpu_scheduling_period")?,
+            "leave_in_memory" => leave_in_memory = flag(value)?,
+            "h" => half_life = num(value, "H")?,
+            other => return Err(SimError::Scenario(format!("unknown key {other:?}"))),
+        }
+    }
+    if projects.is_empty() {
+        return Err(SimError::Scenario("no project term NAME(C, D, R)".into()));
+    }
+    if ncpus < 1.0 || f <= 0.0 || gpu_peak <= 0.0 {
+        return Err(SimError::Scenario("NCPUS >= 1, f > 0, gpu_peak > 0".into()));
+    }
+    let any_gpu = projects.iter().any(|p| p.gpu.is_some());
+    let ngpus = ngpus.unwrap_or(if any_gpu { 1.0 } else { 0.0 }).max(0.0) as usize;
+    if any_gpu && ngpus == 0 {
+        return Err(SimError::Scenario("a gpu project needs NGPUS >= 1".into()));
+    }
+    let mut coprocs = Vec::new();
+    if ngpus > 0 {
+        coprocs.push(Coproc {
+            rsc_type: ResourceType::Nvidia,
+            count: ngpus,
+            peak_flops: gpu_peak,
+            non_gpu: false,
+        });
+    }
+    let host = Host {
+        p_ncpus: ncpus as u32,
+        p_fpops: f,
+        m_nbytes: 16e9,
+        coprocs,
+    };
+    let mut state = HostState::new(host);
+    state.prefs.work_buf_min_days = min_buf;
+    state.prefs.work_buf_additional_days = add_buf;
+    state.prefs.cpu_scheduling_period_minutes = period_hours * 60.0;
+    state.prefs.leave_apps_in_memory = leave_in_memory;
+    state.config.rec_half_life_days = half_life;
+    let n_rsc = state.n_rsc();
+    let gpu_speed = 0.2 * gpu_peak;
+    let mut servers = Vec::new();
+    for (k, term) in projects.iter().enumerate() {
+        let mut project = Project::new(&term.name, term.share, n_rsc);
+        project.url = format!("https://{}.example.org/", term.name.to_lowercase()).into();
+        project.alloc_seq = k as u32;
+        project.dont_use_dcf = true;
+        let mut apps = Vec::new();
+        let latency = term.d_hours * 3600.0;
+        let mut add_app = |project: &mut Project, name: String, usage: ResourceUsage| {
+            let fpops = term.c_hours * 3600.0 * usage.flops;
+            project.apps.push(App::new(&name));
+            project.app_versions.push(AppVersion {
+                app: name.as_str().into(),
+                usage,
+                needs_network: false,
+            });
+            apps.push(ServerApp {
+                name,
+                fpops_est: fpops,
+                fpops_mean: fpops,
+                fpops_std_dev: fpops * term.sd,
+                latency_bound: latency,
+                weight: 1.0,
+            });
+        };
+        if term.gpu.is_none() || term.mixed {
+            let cpus = if term.gpu.is_none() {
+                term.cpus.unwrap_or(1.0)
+            } else {
+                1.0
+            };
+            add_app(
+                &mut project,
+                format!("{}_cpu", term.name.to_lowercase()),
+                ResourceUsage::cpu(cpus, f * cpus),
+            );
+        }
+        if let Some(g) = term.gpu {
+            let cpus = term.cpus.unwrap_or(0.01);
+            add_app(
+                &mut project,
+                format!("{}_gpu", term.name.to_lowercase()),
+                ResourceUsage::coproc(cpus, 1, g, gpu_speed * g),
+            );
+        }
+        for r in 0..n_rsc {
+            let has = project.app_versions.iter().any(|v| v.usage.rsc == r);
+            if let Some(entry) = project.rsc.get_mut(r) {
+                entry.no_rsc_apps = !has;
+            }
+        }
+        servers.push(ServerProject {
+            name: term.name.clone(),
+            apps,
+            available: OnOff::always(),
+            last_rpc_time: 0.0,
+            next_job: 0,
+        });
+        state.projects.push(project);
+    }
+    state
+        .validate()
+        .map_err(|e| SimError::Scenario(e.to_string()))?;
+    Ok(World {
+        state,
+        servers,
+        host: HostAvailability {
+            on: OnOff::always(),
+            connected: OnOff::always(),
+            gpu_active: OnOff::always(),
+        },
+        dropped_projects: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_002_notation() {
+        let w = from_notation("P1(1000, 2000, .5) P2(1, 10, .5) NCPUS=2 min_queue=0.1").unwrap();
+        assert_eq!(w.state.projects.len(), 2);
+        assert_eq!(w.state.host.p_ncpus, 2);
+        assert_eq!(w.servers[1].apps[0].latency_bound, 36000.0);
+        assert_eq!(w.servers[0].apps[0].fpops_est, 1000.0 * 3600.0 * 1e9);
+    }
+
+    #[test]
+    fn gpu_terms() {
+        let w = from_notation("A(1, 168, .5, gpu=1) B(1, 168, .5; cpu+gpu) f=1e9 gpu_peak=1e10")
+            .unwrap();
+        assert_eq!(w.state.n_rsc(), 2);
+        assert_eq!(w.state.projects[0].app_versions.len(), 1);
+        assert_eq!(w.state.projects[1].app_versions.len(), 2);
+        assert!(w.state.projects[0].rsc[0].no_rsc_apps);
+    }
+
+    #[test]
+    fn spaced_keys_and_errors() {
+        let w = from_notation(
+            "P1(0.1, 1, .5)\nP2(1, 24, .25) leave_in_memory = false cpu_scheduling_period = 1",
+        )
+        .unwrap();
+        assert_eq!(w.state.prefs.cpu_scheduling_period_minutes, 60.0);
+        assert!(from_notation("P1(1, 2)").is_err());
+        assert!(from_notation("P1(1, 2, .5) X=1").is_err());
+    }
+}
