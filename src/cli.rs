@@ -61,6 +61,71 @@ pub enum Command {
     ///
     /// Exit status: 0 done, 2 trouble.
     Simulate(SimulateArgs),
+    /// A/B comparison: the same input under two policies or two parameter sets.
+    ///
+    /// INPUT is a recorded trace (anchored replay under both sides: the
+    /// decision points whose decisions differ, and each side's agreement with
+    /// the recording) or a scenario (emulator inputs folder or seed notation,
+    /// as for `simulate`: figures of merit and usage side by side).
+    ///
+    ///   boinc-audit compare TRACE --policy current --policy current --set-b rec_half_life_days=1
+    ///   boinc-audit compare 'A(1, 168, .5, gpu=1) B(1, 168, .5, gpu=1, mixed)' --set-b H=1
+    ///
+    /// Exit status: 0 both sides decide the same, 1 they differ, 2 trouble.
+    Compare(CompareArgs),
+}
+
+/// What `compare` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompareMode {
+    /// A folder with an event log → replay; otherwise (inputs only, seed notation) → simulate.
+    Auto,
+    /// Anchored replay of a recorded trace.
+    Replay,
+    /// Closed-loop simulation of a scenario.
+    Simulate,
+}
+
+/// Arguments of `compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// A recorded trace (folder or files) or a scenario (folder or seed notation).
+    #[arg(required = true, value_name = "INPUT")]
+    pub input: Vec<String>,
+    /// Policy of side A, then of side B (give it once for both sides; default auto for a
+    /// trace, current for a scenario).
+    #[arg(long, value_name = "POLICY", num_args = 1)]
+    pub policy: Vec<String>,
+    /// Override a policy constant on both sides (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Override a policy constant on side A only (repeatable; applied after --set).
+    #[arg(long = "set-a", value_name = "KEY=VALUE")]
+    pub set_a: Vec<String>,
+    /// Override a policy constant on side B only (repeatable; applied after --set).
+    #[arg(long = "set-b", value_name = "KEY=VALUE")]
+    pub set_b: Vec<String>,
+    /// Replay or simulate.
+    #[arg(long, value_enum, default_value_t = CompareMode::Auto)]
+    pub mode: CompareMode,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SimulateFormat::Table)]
+    pub format: SimulateFormat,
+    /// How many changed decisions the table lists.
+    #[arg(long, default_value_t = 40, value_name = "N")]
+    pub limit: usize,
+    /// Replay: relative tolerance for numeric comparisons with the recording.
+    #[arg(long, default_value_t = 1e-6, value_name = "REL")]
+    pub tolerance: f64,
+    /// Simulate: simulated seconds.
+    #[arg(long, default_value_t = 172800.0, value_name = "S")]
+    pub duration: f64,
+    /// Simulate: time step in seconds.
+    #[arg(long, default_value_t = 300.0, value_name = "S")]
+    pub delta: f64,
+    /// Simulate: seed of the one PRNG (the same on both sides).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// Output format of `simulate`.

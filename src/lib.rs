@@ -14,6 +14,7 @@
 //! - `golden` depends on nothing but std and similar: it compares texts.
 
 pub mod audit;
+pub mod compare;
 pub mod divergence;
 pub mod golden;
 pub mod golden_suite;

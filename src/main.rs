@@ -3,6 +3,7 @@
 //! `error: {:#}` on trouble. A closed output pipe exits 0.
 
 mod cli;
+mod commands;
 
 use anyhow::{Context, Result};
 use boinc_audit::audit;
@@ -65,6 +66,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Bench(BenchCommand::Parse(args)) => run_bench_parse(&args),
         Command::Bench(BenchCommand::Audit(args)) => run_bench_audit(&args),
         Command::Simulate(args) => run_simulate(&args),
+        Command::Compare(args) => commands::compare::run(&args),
     }
 }
 
@@ -233,14 +235,7 @@ fn run_simulate(args: &SimulateArgs) -> Result<u8> {
         );
     }
     let mut params = simulate::emulator_params(args.delta);
-    for assignment in &args.set {
-        let (key, value) = assignment
-            .split_once('=')
-            .with_context(|| format!("--set {assignment:?}: expected KEY=VALUE"))?;
-        params
-            .set(key.trim(), value.trim())
-            .with_context(|| format!("--set {assignment}"))?;
-    }
+    apply_overrides(&mut params, &args.set)?;
     let options = simulate::SimOptions {
         duration: args.duration,
         delta: args.delta,
@@ -263,6 +258,12 @@ fn run_simulate(args: &SimulateArgs) -> Result<u8> {
 
 fn params_from_overrides(overrides: &[String]) -> Result<Params> {
     let mut params = Params::default();
+    apply_overrides(&mut params, overrides)?;
+    Ok(params)
+}
+
+/// Applies `KEY=VALUE` overrides (`--set`) to `params`, in order.
+fn apply_overrides(params: &mut Params, overrides: &[String]) -> Result<()> {
     for assignment in overrides {
         let (key, value) = assignment
             .split_once('=')
@@ -271,7 +272,7 @@ fn params_from_overrides(overrides: &[String]) -> Result<Params> {
             .set(key.trim(), value.trim())
             .with_context(|| format!("--set {assignment}"))?;
     }
-    Ok(params)
+    Ok(())
 }
 
 fn run_policy_params(args: &ParamsArgs) -> Result<u8> {

@@ -177,3 +177,110 @@ fn audit_json_contract_on_the_default_trace() {
         .sum();
     assert_eq!(Some(total), json["decision_points"].as_u64());
 }
+
+/// Runs `boinc-audit ARGS`, checks the exit code and returns its JSON output.
+fn run_json(args: &[&str], want: &[i32]) -> serde_json::Value {
+    let output = boinc_audit().args(args).output().unwrap();
+    let code = output.status.code().unwrap_or(-1);
+    assert!(
+        want.contains(&code),
+        "exit {code}, wanted {want:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON on standard output")
+}
+
+#[test]
+fn compare_of_a_trace_with_itself_exits_0() {
+    let json = run_json(
+        &[
+            "compare",
+            "traces/valid/cpu_two_projects_unequal_share",
+            "--format",
+            "json",
+        ],
+        &[0],
+    );
+    assert_eq!(json["mode"], "replay");
+    assert!(json["compared"].as_u64().unwrap() > 100);
+    assert_eq!(json["compared"], json["a"]["decision_points"]);
+    assert_eq!(json["changed"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn compare_of_two_half_lives_lists_the_decisions_that_change() {
+    let json = run_json(
+        &[
+            "compare",
+            "traces/valid/cpu_two_projects_unequal_share",
+            "--policy",
+            "current",
+            "--set-b",
+            "rec_half_life_days=1",
+            "--format",
+            "json",
+        ],
+        &[1],
+    );
+    // Side A is today's policy, which agrees with this reference trace everywhere;
+    // side B's REC decays ten times faster.
+    assert_eq!(json["a"]["divergent"], 0);
+    assert!(json["b"]["divergent"].as_u64().unwrap() > 0);
+    let changed = json["changed"].as_array().unwrap();
+    let first = &changed[0];
+    // REC first moves at the first accounting step after a job ran (01:05:00).
+    assert_eq!(first["kind"], "priority");
+    assert_eq!(first["time_label"], "01:05:00");
+    assert!(changed
+        .iter()
+        .all(|c| c["a_agrees"] == true && c["b_agrees"] == false));
+    assert!(json["changed_by_kind"]["priority"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn compare_of_a_seed_scenario_sets_figures_side_by_side() {
+    // Seed "Work fetch and GPUs", Example 1 (acceptance-scenarios.md S-EX1):
+    // the GPU goes 75 % to the GPU-only project A whatever the half-life.
+    let json = run_json(
+        &[
+            "compare",
+            "A(1, 168, .5, gpu=1) B(1, 168, .5, gpu=1, mixed) NCPUS=1 NGPUS=1",
+            "--set-b",
+            "rec_half_life_days=1",
+            "--duration",
+            "86400",
+            "--format",
+            "json",
+        ],
+        &[0, 1],
+    );
+    assert_eq!(json["mode"], "simulation");
+    let usage = json["usage"].as_array().unwrap();
+    let gpu_a = usage
+        .iter()
+        .find(|r| r["name"] == "usage A NVIDIA GPU")
+        .unwrap();
+    for side in ["a", "b"] {
+        let fraction = gpu_a[side].as_f64().unwrap();
+        assert!((0.70..=0.80).contains(&fraction), "{side}: {fraction}");
+    }
+    assert_eq!(json["figures_of_merit"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn compare_rejects_three_policies() {
+    let output = boinc_audit()
+        .args([
+            "compare",
+            "traces/default",
+            "--policy",
+            "current",
+            "--policy",
+            "current",
+            "--policy",
+            "current",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}

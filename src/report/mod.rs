@@ -16,6 +16,7 @@
 //! serde_json are used here (similar also in `golden`); polars only in
 //! `frame.rs`.
 
+pub mod compare;
 pub mod diff;
 #[cfg(feature = "frame")]
 pub mod frame;

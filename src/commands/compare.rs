@@ -1,0 +1,156 @@
+//! `boinc-audit compare`: one input under two policies or parameter sets.
+
+use crate::cli::{CompareArgs, CompareMode, DateOrderArg, SimulateFormat};
+use crate::{apply_overrides, log_options, open_output, EXIT_DIVERGED, EXIT_OK};
+use anyhow::{Context, Result};
+use boinc_audit::compare::{self, Comparison, ReplayRun, SideSpec, SimulationRun};
+use boinc_audit::parse;
+use boinc_audit::policy::Params;
+use boinc_audit::replay::AuditOptions;
+use boinc_audit::report::compare::{write_json, write_table};
+use boinc_audit::simulate::{self, scenario::is_notation, SimOptions};
+use boinc_audit::trace::FileKind;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Runs `compare`; exit 0 when both sides decide alike, 1 when they differ.
+pub fn run(args: &CompareArgs) -> Result<u8> {
+    let (spec_a, spec_b) = sides(args)?;
+    let comparison = match mode(args) {
+        CompareMode::Simulate => Comparison::Simulation(simulation(args, &spec_a, &spec_b)?),
+        _ => Comparison::Replay(replay(args, &spec_a, &spec_b)?),
+    };
+    let mut out = open_output(None)?;
+    match args.format {
+        SimulateFormat::Json => write_json(&comparison, &mut out)?,
+        SimulateFormat::Table => write_table(&comparison, args.limit, &mut out)?,
+    }
+    out.flush().context("cannot write output")?;
+    Ok(if comparison.identical() {
+        EXIT_OK
+    } else {
+        EXIT_DIVERGED
+    })
+}
+
+/// The two sides as given: `--policy` once (both) or twice (A, B); shared
+/// `--set` first, then the side's own.
+fn sides(args: &CompareArgs) -> Result<(SideSpec, SideSpec)> {
+    let (policy_a, policy_b) = match args.policy.as_slice() {
+        [] => (None, None),
+        [both] => (Some(both.clone()), Some(both.clone())),
+        [a, b] => (Some(a.clone()), Some(b.clone())),
+        more => anyhow::bail!(
+            "--policy given {} times; give it once (both sides) or twice (A, B)",
+            more.len()
+        ),
+    };
+    let auto = |p: Option<String>| p.filter(|p| p != "auto");
+    let side = |label: &str, policy: Option<String>, own: &[String]| SideSpec {
+        label: label.to_string(),
+        policy: auto(policy),
+        overrides: args.set.iter().chain(own).cloned().collect(),
+    };
+    let a = side("A", policy_a, &args.set_a);
+    let b = side("B", policy_b, &args.set_b);
+    if a.policy == b.policy && a.overrides == b.overrides {
+        eprintln!(
+            "note: sides A and B are the same ({}); give two --policy values or --set-a/--set-b",
+            a.describe()
+        );
+    }
+    Ok((a, b))
+}
+
+fn mode(args: &CompareArgs) -> CompareMode {
+    match args.mode {
+        CompareMode::Auto => match args.input.as_slice() {
+            [one] if is_notation(one) => CompareMode::Simulate,
+            [one] if !has_event_log(one) => CompareMode::Simulate,
+            _ => CompareMode::Replay,
+        },
+        chosen => chosen,
+    }
+}
+
+/// Does this path record what a host did (an event log or scheduler
+/// transcripts), rather than only the inputs of a scenario?
+fn has_event_log(path: &str) -> bool {
+    let path = PathBuf::from(path);
+    if !path.is_dir() {
+        return true;
+    }
+    let (inputs, _) = parse::discover::discover(std::slice::from_ref(&path));
+    inputs.iter().any(|input| {
+        !matches!(
+            input.kind,
+            FileKind::ClientState
+                | FileKind::GlobalPrefs
+                | FileKind::CcConfig
+                | FileKind::AppConfig
+        )
+    })
+}
+
+fn replay(args: &CompareArgs, a: &SideSpec, b: &SideSpec) -> Result<compare::ReplayComparison> {
+    let paths: Vec<PathBuf> = args.input.iter().map(PathBuf::from).collect();
+    let parsed = parse::load_trace(&paths, &log_options(DateOrderArg::Auto));
+    if !parsed.errors.is_empty() {
+        for error in &parsed.errors {
+            eprintln!("{error}");
+        }
+        anyhow::bail!("the trace has {} parse errors", parsed.errors.len());
+    }
+    let run = |spec: &SideSpec| -> Result<ReplayRun> {
+        let mut params = Params::default();
+        apply_overrides(&mut params, &spec.overrides)?;
+        Ok(ReplayRun {
+            spec: spec.clone(),
+            options: AuditOptions {
+                params,
+                tolerance: args.tolerance,
+                policy: spec.policy.clone(),
+            },
+        })
+    };
+    let name = args.input.join(" ");
+    Ok(compare::compare_replay(
+        &parsed.value,
+        &name,
+        &run(a)?,
+        &run(b)?,
+    )?)
+}
+
+fn simulation(
+    args: &CompareArgs,
+    a: &SideSpec,
+    b: &SideSpec,
+) -> Result<compare::SimulationComparison> {
+    let [scenario] = args.input.as_slice() else {
+        anyhow::bail!("a scenario is one folder or one seed-notation string");
+    };
+    let run = |spec: &SideSpec| -> Result<SimulationRun> {
+        if let Some(policy) = spec.policy.as_deref().filter(|p| *p != "current") {
+            anyhow::bail!(
+                "side {}: --policy {policy}: only `current` can be simulated today",
+                spec.label
+            );
+        }
+        let mut params = simulate::emulator_params(args.delta);
+        apply_overrides(&mut params, &spec.overrides)?;
+        let mut spec = spec.clone();
+        spec.policy.get_or_insert_with(|| "current".to_string());
+        Ok(SimulationRun {
+            spec,
+            options: SimOptions {
+                duration: args.duration,
+                delta: args.delta,
+                seed: args.seed,
+                existing_jobs_only: false,
+                params: Some(params),
+            },
+        })
+    };
+    Ok(compare::compare_simulation(scenario, &run(a)?, &run(b)?)?)
+}

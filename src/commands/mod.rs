@@ -1,0 +1,3 @@
+//! Command runners that live outside main.rs.
+
+pub mod compare;
