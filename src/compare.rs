@@ -387,6 +387,30 @@ fn figure_rows(a: &SimReport, b: &SimReport) -> Vec<FigureRow> {
         .collect()
 }
 
+/// Every number of a simulation outcome by name, in a stable order: the five
+/// figures of merit, `usage <project> <resource>` and `flops <project>`
+/// (also what simulation golden cases record and check).
+pub fn named_values(report: &SimReport) -> Vec<(String, f64)> {
+    let mut rows: Vec<(String, f64)> = figures(report)
+        .iter()
+        .map(|(name, value)| ((*name).to_string(), *value))
+        .collect();
+    rows.extend(usage_rows(report));
+    rows.extend(report.projects.iter().flat_map(|p| {
+        [
+            (
+                format!("deadlines_met {}", p.project),
+                p.deadlines_met as f64,
+            ),
+            (
+                format!("deadlines_missed {}", p.project),
+                p.deadlines_missed as f64,
+            ),
+        ]
+    }));
+    rows
+}
+
 fn usage_rows(report: &SimReport) -> Vec<(String, f64)> {
     let mut rows: Vec<(String, f64)> = report
         .usage

@@ -12,6 +12,15 @@
 //! - `divergences.txt`: the divergences from the recorded reference (`none`
 //!   normally). Every divergence must be explained in `case.toml`.
 //!
+//! A **simulation case** has `scenario = "..."` (seed notation, or an inputs
+//! folder relative to the case folder) instead of `trace`, with `duration`,
+//! `delta`, `seed` (defaults 172800, 300, 1), and `[[expect]]` entries
+//! (`value` as named in figures.txt, `min` and/or `max`, `why`): the seeds'
+//! stated outcomes. Its golden texts are `figures.txt` (every figure of merit,
+//! usage and deadline count, fixed precision: the change detector) and
+//! `expectations.txt` (one verdict line per expectation); a failed
+//! expectation fails the case even after `golden accept`.
+//!
 //! Architecture Invariant: this is orchestration (parse → replay → texts →
 //! [`crate::golden::check`]); it adds no policy logic and renders nothing but
 //! the golden texts.
@@ -29,6 +38,10 @@ use std::path::{Path, PathBuf};
 pub const DECISIONS_FILE: &str = "decisions.txt";
 /// The divergences file's name.
 pub const DIVERGENCES_FILE: &str = "divergences.txt";
+/// A simulation case's figures file.
+pub const FIGURES_FILE: &str = "figures.txt";
+/// A simulation case's expectation verdicts.
+pub const EXPECTATIONS_FILE: &str = "expectations.txt";
 /// How many unexplained divergences a failure lists before summarising.
 const MAX_LISTED_UNEXPLAINED: usize = 10;
 /// The case description's file name.
@@ -61,6 +74,44 @@ impl Explained {
     }
 }
 
+/// A closed-loop simulation instead of a trace replay.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimulationCase {
+    /// Seed notation, or the path of an inputs folder.
+    pub scenario: String,
+    /// Simulated seconds.
+    pub duration: f64,
+    /// Time step.
+    pub delta: f64,
+    /// PRNG seed.
+    pub seed: u64,
+}
+
+/// An expected outcome of a simulation case: `value` within `[min, max]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expectation {
+    /// The figure's name as in figures.txt (`usage A NVIDIA GPU`, `idle_fraction`, …).
+    pub value: String,
+    /// Lower bound, inclusive.
+    pub min: Option<f64>,
+    /// Upper bound, inclusive.
+    pub max: Option<f64>,
+    /// Where the expectation comes from.
+    pub why: String,
+}
+
+impl Expectation {
+    fn range(&self) -> String {
+        let bound =
+            |b: Option<f64>, inf: &str| b.map_or_else(|| inf.to_string(), |b| b.to_string());
+        format!("[{}, {}]", bound(self.min, "-inf"), bound(self.max, "inf"))
+    }
+
+    fn holds(&self, value: f64) -> bool {
+        self.min.is_none_or(|min| value >= min) && self.max.is_none_or(|max| value <= max)
+    }
+}
+
 /// One golden case, as described by its `case.toml`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GoldenCase {
@@ -78,6 +129,10 @@ pub struct GoldenCase {
     pub tolerance: f64,
     /// Explanations of expected divergences.
     pub explained: Vec<Explained>,
+    /// A simulation case (then `trace` is empty).
+    pub simulation: Option<SimulationCase>,
+    /// A simulation case's expected outcomes.
+    pub expect: Vec<Expectation>,
 }
 
 /// The result of running one case.
@@ -95,6 +150,8 @@ pub struct CaseResult {
     pub first_change: Option<String>,
     /// Trouble running the case (bad case.toml, unreadable trace, replay error).
     pub error: Option<String>,
+    /// Simulation cases: expectations that do not hold, as sentences.
+    pub failed_expectations: Vec<String>,
 }
 
 impl CaseResult {
@@ -102,6 +159,7 @@ impl CaseResult {
     pub fn passed(&self) -> bool {
         self.error.is_none()
             && self.unexplained.is_empty()
+            && self.failed_expectations.is_empty()
             && self.decisions.as_ref().is_some_and(Check::passed)
             && self.divergences.as_ref().is_some_and(Check::passed)
     }
@@ -122,6 +180,9 @@ impl CaseResult {
         }
         if let Some(first) = &self.first_change {
             text.push_str(&format!("first changed decision: {first}\n"));
+        }
+        for line in &self.failed_expectations {
+            text.push_str(&format!("expectation not met: {line}\n"));
         }
         for line in self.unexplained.iter().take(MAX_LISTED_UNEXPLAINED) {
             text.push_str(&format!(
@@ -202,7 +263,9 @@ fn read_case(dir: &Path, name: String) -> Result<GoldenCase, String> {
             _ => Vec::new(),
         }
     };
+    let simulation = read_simulation(&table, dir, &case_file)?;
     let trace: Vec<PathBuf> = match strings("trace") {
+        _ if simulation.is_some() => Vec::new(),
         paths if paths.is_empty() => vec![dir.to_path_buf()],
         paths => paths.iter().map(|path| dir.join(path)).collect(),
     };
@@ -252,21 +315,93 @@ fn read_case(dir: &Path, name: String) -> Result<GoldenCase, String> {
             .and_then(|v| v.as_float())
             .unwrap_or(1e-6),
         explained,
+        simulation,
+        expect: read_expectations(&table, &case_file)?,
     })
+}
+
+fn read_simulation(
+    table: &toml::Table,
+    dir: &Path,
+    case_file: &Path,
+) -> Result<Option<SimulationCase>, String> {
+    let Some(scenario) = table.get("scenario").and_then(|v| v.as_str()) else {
+        return Ok(None);
+    };
+    let scenario = if crate::simulate::scenario::is_notation(scenario) {
+        scenario.to_string()
+    } else {
+        let path = dir.join(scenario);
+        if !path.exists() {
+            return Err(format!(
+                "{}: scenario {} is neither seed notation nor an existing folder",
+                case_file.display(),
+                path.display()
+            ));
+        }
+        path.to_string_lossy().into_owned()
+    };
+    let number = |key: &str, default: f64| -> Result<f64, String> {
+        match table.get(key) {
+            None => Ok(default),
+            Some(value) => value
+                .as_float()
+                .or_else(|| value.as_integer().map(|i| i as f64))
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .ok_or_else(|| format!("{}: {key} must be a positive number", case_file.display())),
+        }
+    };
+    Ok(Some(SimulationCase {
+        scenario,
+        duration: number("duration", 172800.0)?,
+        delta: number("delta", 300.0)?,
+        seed: number("seed", 1.0)? as u64,
+    }))
+}
+
+fn read_expectations(table: &toml::Table, case_file: &Path) -> Result<Vec<Expectation>, String> {
+    let mut out = Vec::new();
+    for entry in table
+        .get("expect")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let get = |key: &str| entry.get(key).and_then(|v| v.as_str()).map(str::to_string);
+        let bound = |key: &str| {
+            entry
+                .get(key)
+                .and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+        };
+        let (Some(value), Some(why)) = (get("value"), get("why").filter(|w| !w.trim().is_empty()))
+        else {
+            return Err(format!(
+                "{}: every [[expect]] entry needs a value and a non-empty why",
+                case_file.display()
+            ));
+        };
+        let (min, max) = (bound("min"), bound("max"));
+        if min.is_none() && max.is_none() {
+            return Err(format!(
+                "{}: [[expect]] {value:?} needs min or max",
+                case_file.display()
+            ));
+        }
+        out.push(Expectation {
+            value,
+            min,
+            max,
+            why,
+        });
+    }
+    Ok(out)
 }
 
 /// Replays `case` (with `extra_set` overrides after the case's own) and returns
 /// the report.
 pub fn replay_case(case: &GoldenCase, extra_set: &[String]) -> Result<DivergenceReport, String> {
     let mut params = Params::default();
-    for assignment in case.set.iter().chain(extra_set) {
-        let (key, value) = assignment
-            .split_once('=')
-            .ok_or_else(|| format!("set {assignment:?}: expected KEY=VALUE"))?;
-        params
-            .set(key.trim(), value.trim())
-            .map_err(|err| format!("set {assignment}: {err}"))?;
-    }
+    apply_sets(&mut params, case.set.iter().chain(extra_set))?;
     let parsed = load_trace(&case.trace, &LogOptions::default());
     if let Some(error) = parsed.errors.first() {
         return Err(format!("the trace does not parse: {error}"));
@@ -279,7 +414,22 @@ pub fn replay_case(case: &GoldenCase, extra_set: &[String]) -> Result<Divergence
     audit::audit_trace(&parsed.value, &case.name, &options).map_err(|err| err.to_string())
 }
 
-/// Runs one case: replays it and checks both golden texts.
+fn apply_sets<'a>(
+    params: &mut Params,
+    sets: impl Iterator<Item = &'a String>,
+) -> Result<(), String> {
+    for assignment in sets {
+        let (key, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| format!("set {assignment:?}: expected KEY=VALUE"))?;
+        params
+            .set(key.trim(), value.trim())
+            .map_err(|err| format!("set {assignment}: {err}"))?;
+    }
+    Ok(())
+}
+
+/// Runs one case: replays (or simulates) it and checks both golden texts.
 pub fn run_case(case: &GoldenCase, extra_set: &[String], env: &GoldenEnv) -> CaseResult {
     let mut result = CaseResult {
         name: case.name.clone(),
@@ -288,7 +438,12 @@ pub fn run_case(case: &GoldenCase, extra_set: &[String], env: &GoldenEnv) -> Cas
         unexplained: Vec::new(),
         first_change: None,
         error: None,
+        failed_expectations: Vec::new(),
     };
+    if let Some(simulation) = &case.simulation {
+        run_simulation_case(case, simulation, extra_set, env, &mut result);
+        return result;
+    }
     let report = match replay_case(case, extra_set) {
         Ok(report) => report,
         Err(error) => {
@@ -360,4 +515,162 @@ fn describe_change(report: &DivergenceReport, mismatch: &Mismatch) -> String {
         text.push_str(&format!("; rule: {}", reasons.join("; ")));
     }
     text
+}
+
+/// Simulates a simulation case, writes its figures and expectation verdicts,
+/// and checks them against the golden files.
+fn run_simulation_case(
+    case: &GoldenCase,
+    simulation: &SimulationCase,
+    extra_set: &[String],
+    env: &GoldenEnv,
+    result: &mut CaseResult,
+) {
+    let mut params = crate::simulate::emulator_params(simulation.delta);
+    if let Err(error) = apply_sets(&mut params, case.set.iter().chain(extra_set)) {
+        result.error = Some(error);
+        return;
+    }
+    let options = crate::simulate::SimOptions {
+        duration: simulation.duration,
+        delta: simulation.delta,
+        seed: simulation.seed,
+        existing_jobs_only: false,
+        params: Some(params),
+    };
+    let report = match crate::simulate::simulate_scenario(&simulation.scenario, &options) {
+        Ok(report) => report,
+        Err(error) => {
+            result.error = Some(error.to_string());
+            return;
+        }
+    };
+    let values = crate::compare::named_values(&report);
+    let mut figures = String::new();
+    for (name, value) in &values {
+        let decimals = if name.starts_with("deadlines_") { 0 } else { 6 };
+        figures.push_str(&format!("{name} {}\n", golden::fixed(*value, decimals)));
+    }
+    let mut verdicts = String::new();
+    for expectation in &case.expect {
+        let value = values
+            .iter()
+            .find(|(name, _)| *name == expectation.value)
+            .map(|(_, value)| *value);
+        let verdict = match value {
+            Some(value) if expectation.holds(value) => "ok".to_string(),
+            Some(value) => {
+                result.failed_expectations.push(format!(
+                    "{} = {} not in {} ({})",
+                    expectation.value,
+                    golden::fixed(value, 6),
+                    expectation.range(),
+                    expectation.why
+                ));
+                "NOT MET".to_string()
+            }
+            None => {
+                result.failed_expectations.push(format!(
+                    "{}: no such figure (see {FIGURES_FILE})",
+                    expectation.value
+                ));
+                "NO SUCH FIGURE".to_string()
+            }
+        };
+        verdicts.push_str(&format!(
+            "{} in {}: {verdict}\n",
+            expectation.value,
+            expectation.range()
+        ));
+    }
+    match golden::check(&case.dir.join(FIGURES_FILE), &figures, env) {
+        Ok(check) => {
+            result.first_change = check.mismatch().map(|mismatch| {
+                format!(
+                    "line {}: was {:?}, now {:?}",
+                    mismatch.first_changed_line,
+                    mismatch.golden_line.as_deref().unwrap_or("(none)"),
+                    mismatch.actual_line.as_deref().unwrap_or("(none)")
+                )
+            });
+            result.decisions = Some(check);
+        }
+        Err(err) => result.error = Some(err.to_string()),
+    }
+    match golden::check(&case.dir.join(EXPECTATIONS_FILE), &verdicts, env) {
+        Ok(check) => result.divergences = Some(check),
+        Err(err) => result.error = Some(err.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch case folder under the system's temporary directory.
+    fn scratch_case(name: &str, case_toml: &str) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("boinc-audit-{}-{name}", std::process::id()));
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(CASE_FILE), case_toml).unwrap();
+        root
+    }
+
+    #[test]
+    fn a_simulation_case_fails_when_an_expectation_does_not_hold() {
+        // One CPU-only project on one CPU: it must get (nearly) all of it, so a
+        // maximum of 0.5 cannot hold, and a figure that does not exist is named.
+        let root = scratch_case(
+            "sim",
+            r#"
+scenario = "P(1, 24, 1) NCPUS=1"
+duration = 86400
+delta = 600
+[[expect]]
+value = "usage P CPU"
+max = 0.5
+why = "deliberately wrong"
+[[expect]]
+value = "usage Q CPU"
+min = 0
+why = "no such project"
+"#,
+        );
+        let cases = discover_cases(&root, None).unwrap();
+        assert_eq!(cases.len(), 1);
+        assert!(cases[0].simulation.is_some() && cases[0].trace.is_empty());
+        let env = GoldenEnv::from_vars(Some("no"), Some("true")).unwrap();
+        let result = run_case(&cases[0], &[], &env);
+        assert_eq!(result.error, None);
+        assert!(!result.passed());
+        assert_eq!(
+            result.failed_expectations.len(),
+            2,
+            "{:?}",
+            result.failed_expectations
+        );
+        assert!(result.failed_expectations[0].starts_with("usage P CPU = "));
+        assert!(result
+            .failure_text()
+            .contains("expectation not met: usage Q CPU: no such figure"));
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn an_expectation_needs_a_bound_and_a_why() {
+        for (name, body) in [
+            (
+                "nobound",
+                "scenario = \"P(1, 24, 1)\"\n[[expect]]\nvalue = \"usage P CPU\"\nwhy = \"x\"\n",
+            ),
+            (
+                "nowhy",
+                "scenario = \"P(1, 24, 1)\"\n[[expect]]\nvalue = \"usage P CPU\"\nmin = 0\n",
+            ),
+        ] {
+            let root = scratch_case(name, body);
+            assert!(discover_cases(&root, None).is_err(), "{name}");
+            std::fs::remove_dir_all(root).unwrap();
+        }
+    }
 }
