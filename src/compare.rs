@@ -13,12 +13,11 @@
 //! diff) and adds no policy logic.
 
 use crate::audit;
-use crate::divergence::{DecisionPoint, DivergenceReport};
+use crate::divergence::{DecisionKind, DecisionPoint, DivergenceReport};
 use crate::replay::{AuditOptions, ReplayError};
 use crate::simulate::{self, SimError, SimOptions, SimReport};
 use crate::trace::Trace;
 use serde::Serialize;
-use similar::{capture_diff_slices, Algorithm, DiffOp};
 use std::collections::BTreeMap;
 
 /// One side of a comparison, as the user described it.
@@ -248,64 +247,47 @@ fn replay_side(spec: &SideSpec, report: &DivergenceReport) -> ReplaySide {
     }
 }
 
-/// Aligns the two sides' decision points by (time, kind, project) — the
-/// recorded points are the same when both sides use the same generation,
-/// but two generations may extract different points — and returns how many
-/// were present on both sides and those whose decisions differ.
+/// Aligns the two sides' decision points — the recorded points are the same
+/// when both sides use the same generation, but two generations may extract
+/// different points — and returns how many were present on both sides and
+/// those whose decisions differ. Points pair up by (time, kind, project,
+/// occurrence): the k-th point of a kind and project at one time on side A
+/// with the k-th on side B.
 fn changed_decisions(a: &[DecisionPoint], b: &[DecisionPoint]) -> (usize, Vec<ChangedDecision>) {
-    let key = |p: &DecisionPoint| (p.time_label.clone(), p.kind, p.project.clone());
-    let keys_a: Vec<_> = a.iter().map(key).collect();
-    let keys_b: Vec<_> = b.iter().map(key).collect();
+    type Key = (String, DecisionKind, Option<String>, usize);
+    fn keyed(points: &[DecisionPoint]) -> BTreeMap<Key, (usize, &DecisionPoint)> {
+        let mut seen: BTreeMap<(String, DecisionKind, Option<String>), usize> = BTreeMap::new();
+        let mut out = BTreeMap::new();
+        for (idx, point) in points.iter().enumerate() {
+            let base = (point.time_label.clone(), point.kind, point.project.clone());
+            let occurrence = seen.entry(base.clone()).or_default();
+            out.insert((base.0, base.1, base.2, *occurrence), (idx, point));
+            *occurrence += 1;
+        }
+        out
+    }
+    let (map_a, map_b) = (keyed(a), keyed(b));
     let mut compared = 0;
-    let mut changed = Vec::new();
-    for op in capture_diff_slices(Algorithm::Myers, &keys_a, &keys_b) {
-        match op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => {
-                compared += len;
-                for (pa, pb) in a[old_index..old_index + len]
-                    .iter()
-                    .zip(&b[new_index..new_index + len])
-                {
-                    if pa.replayed != pb.replayed {
-                        changed.push(change(pa, Some(pa), Some(pb)));
-                    }
+    // (time, position on its side, change): trace order when sorted.
+    let mut changed: Vec<(f64, usize, ChangedDecision)> = Vec::new();
+    for (key, (idx, pa)) in &map_a {
+        match map_b.get(key) {
+            Some((_, pb)) => {
+                compared += 1;
+                if pa.replayed != pb.replayed {
+                    changed.push((pa.time, *idx, change(pa, Some(pa), Some(pb))));
                 }
             }
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => {
-                for pa in &a[old_index..old_index + old_len] {
-                    changed.push(change(pa, Some(pa), None));
-                }
-            }
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                for pb in &b[new_index..new_index + new_len] {
-                    changed.push(change(pb, None, Some(pb)));
-                }
-            }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for pa in &a[old_index..old_index + old_len] {
-                    changed.push(change(pa, Some(pa), None));
-                }
-                for pb in &b[new_index..new_index + new_len] {
-                    changed.push(change(pb, None, Some(pb)));
-                }
-            }
+            None => changed.push((pa.time, *idx, change(pa, Some(pa), None))),
         }
     }
-    changed.sort_by(|x, y| x.time.total_cmp(&y.time));
-    (compared, changed)
+    for (key, (idx, pb)) in &map_b {
+        if !map_a.contains_key(key) {
+            changed.push((pb.time, *idx, change(pb, None, Some(pb))));
+        }
+    }
+    changed.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    (compared, changed.into_iter().map(|(_, _, c)| c).collect())
 }
 
 fn change(
@@ -453,7 +435,6 @@ fn pair_rows(a: &[(String, f64)], b: &[(String, f64)]) -> Vec<FigureRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::divergence::DecisionKind;
 
     fn point(time: f64, kind: DecisionKind, replayed: &str, n_div: usize) -> DecisionPoint {
         DecisionPoint {
