@@ -1,7 +1,7 @@
 //! `boinc-audit compare`: one input under two policies or parameter sets.
 
+use super::{apply_overrides, log_options, open_output, EXIT_DIVERGED, EXIT_OK};
 use crate::cli::{CompareArgs, CompareMode, DateOrderArg, SimulateFormat};
-use crate::{apply_overrides, log_options, open_output, EXIT_DIVERGED, EXIT_OK};
 use anyhow::{Context, Result};
 use boinc_audit::compare::{self, Comparison, ReplayRun, SideSpec, SimulationRun};
 use boinc_audit::parse;

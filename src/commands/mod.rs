@@ -1,3 +1,62 @@
-//! Command runners that live outside main.rs.
+//! Command runners: one file per subcommand, called from `main.rs`; this
+//! file holds what they share (exit codes, output, `--set` overrides).
 
+pub mod audit;
+pub mod bench;
 pub mod compare;
+pub mod golden;
+pub mod parse;
+pub mod policy;
+pub mod simulate;
+
+use crate::cli::DateOrderArg;
+use anyhow::{Context, Result};
+use boinc_audit::parse::{DateOrder, LogOptions};
+use boinc_audit::policy::Params;
+use std::io::{self, BufWriter, Write};
+
+/// Everything agreed / parsed.
+pub const EXIT_OK: u8 = 0;
+/// Divergences found (or: the two sides of a comparison differ).
+pub const EXIT_DIVERGED: u8 = 1;
+/// Trouble: usage, I/O or parse errors.
+pub const EXIT_TROUBLE: u8 = 2;
+
+pub fn params_from_overrides(overrides: &[String]) -> Result<Params> {
+    let mut params = Params::default();
+    apply_overrides(&mut params, overrides)?;
+    Ok(params)
+}
+
+/// Applies `KEY=VALUE` overrides (`--set`) to `params`, in order.
+pub fn apply_overrides(params: &mut Params, overrides: &[String]) -> Result<()> {
+    for assignment in overrides {
+        let (key, value) = assignment
+            .split_once('=')
+            .with_context(|| format!("--set {assignment:?}: expected KEY=VALUE"))?;
+        params
+            .set(key.trim(), value.trim())
+            .with_context(|| format!("--set {assignment}"))?;
+    }
+    Ok(())
+}
+
+pub fn open_output(path: Option<&std::path::Path>) -> Result<Box<dyn Write>> {
+    Ok(match path {
+        Some(path) if path.as_os_str() != "-" => Box::new(BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        _ => Box::new(BufWriter::new(io::stdout().lock())),
+    })
+}
+
+pub fn log_options(date_order: DateOrderArg) -> LogOptions {
+    LogOptions {
+        date_order: match date_order {
+            DateOrderArg::Auto => DateOrder::Auto,
+            DateOrderArg::DayFirst => DateOrder::DayFirst,
+            DateOrderArg::MonthFirst => DateOrder::MonthFirst,
+        },
+    }
+}

@@ -1,0 +1,70 @@
+//! `boinc-audit audit`: replay a trace and report the divergences.
+
+use super::{log_options, open_output, params_from_overrides, EXIT_DIVERGED, EXIT_OK};
+use crate::cli::{AuditArgs, AuditFormat, ColorChoice};
+use anyhow::{Context, Result};
+use boinc_audit::audit;
+use boinc_audit::parse;
+use boinc_audit::replay::AuditOptions;
+use boinc_audit::report::{render_with, Format, RenderOptions};
+use std::io::{self, IsTerminal, Write};
+
+pub fn run_audit(args: &AuditArgs) -> Result<u8> {
+    let params = params_from_overrides(&args.set)?;
+    let format = match args.format {
+        AuditFormat::Table => Format::Table,
+        AuditFormat::Diff => Format::Diff,
+        AuditFormat::Json => Format::Json,
+        AuditFormat::Csv => Format::Csv,
+        AuditFormat::Parquet => Format::Parquet,
+    };
+    let to_terminal = match args.output.as_deref() {
+        Some(path) if path.as_os_str() != "-" => false,
+        _ => io::stdout().is_terminal(),
+    };
+    if format.is_binary() && to_terminal {
+        anyhow::bail!("refusing to write parquet to a terminal; use --output FILE or redirect standard output");
+    }
+    let parsed = parse::load_trace(&args.paths, &log_options(args.date_order));
+    for warning in &parsed.warnings {
+        eprintln!("{warning}");
+    }
+    if !parsed.errors.is_empty() {
+        for error in &parsed.errors {
+            eprintln!("{error}");
+        }
+        anyhow::bail!(
+            "the trace has {} parse errors; fix them or run `boinc-audit parse` to see them all",
+            parsed.errors.len()
+        );
+    }
+    let trace_name = args
+        .paths
+        .iter()
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let options = AuditOptions {
+        params,
+        tolerance: args.tolerance,
+        policy: (args.policy != "auto").then(|| args.policy.clone()),
+    };
+    let report = audit::audit_trace(&parsed.value, &trace_name, &options)
+        .context("cannot audit the trace")?;
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let mut out = open_output(args.output.as_deref())?;
+    match render_with(&report, format, &RenderOptions { color }, &mut out) {
+        Err(err) if err.is_broken_pipe() => return Ok(EXIT_OK),
+        result => result.context("cannot write the report")?,
+    }
+    out.flush().context("cannot write output")?;
+    Ok(if report.n_divergent() == 0 {
+        EXIT_OK
+    } else {
+        EXIT_DIVERGED
+    })
+}

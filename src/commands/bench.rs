@@ -1,0 +1,139 @@
+//! `boinc-audit bench parse|audit`: throughput and audit time on real inputs.
+
+use super::{open_output, EXIT_OK};
+use crate::cli::{BenchAuditArgs, BenchParseArgs};
+use anyhow::{Context, Result};
+use boinc_audit::audit;
+use boinc_audit::parse::{self, discover, event_log, input, LogOptions};
+use boinc_audit::replay::AuditOptions;
+use std::io::{self, Write};
+use std::time::Instant;
+
+pub fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
+    let (inputs, errors) = discover::discover(&args.paths);
+    if let Some(err) = errors.first() {
+        anyhow::bail!("{err}");
+    }
+    let mut one_pass = Vec::new();
+    let mut kind = None;
+    for found in inputs.iter().filter(|found| parse::is_log_kind(found.kind)) {
+        let bytes = input::read_input(&found.path).map_err(|err| anyhow::anyhow!("{err}"))?;
+        kind.get_or_insert(found.kind);
+        one_pass.extend_from_slice(&bytes);
+        if !one_pass.ends_with(b"\n") {
+            one_pass.push(b'\n');
+        }
+    }
+    let Some(kind) = kind else {
+        anyhow::bail!("no event log found under the given paths")
+    };
+    let min_bytes = args.min_mb.saturating_mul(1_000_000) as usize;
+    let mut log = Vec::with_capacity(min_bytes + one_pass.len());
+    while log.len() < min_bytes.max(1) {
+        log.extend_from_slice(&one_pass);
+    }
+    let path: std::sync::Arc<str> = std::sync::Arc::from("<bench>");
+    let options = LogOptions::default();
+    let mut timings = Vec::new();
+    let mut n_events = 0u64;
+    let mut n_unrecognized = 0u64;
+    for _ in 0..args.runs.max(1) {
+        let mut reader = io::Cursor::new(&log[..]);
+        let (mut events, mut unrecognized) = (0u64, 0u64);
+        let start = Instant::now();
+        let parsed = event_log::read_event_log(&path, kind, &mut reader, &options, &mut |event| {
+            events += 1;
+            unrecognized += u64::from(event.is_unrecognized());
+        });
+        timings.push(start.elapsed().as_secs_f64());
+        std::hint::black_box(&parsed);
+        n_events = events;
+        n_unrecognized = unrecognized;
+    }
+    timings.sort_by(f64::total_cmp);
+    let megabytes = log.len() as f64 / 1e6;
+    let best = timings[0];
+    let median = timings[timings.len() / 2];
+    println!(
+        "parsed {megabytes:.1} MB ({n_events} events, {n_unrecognized} unrecognized) in {best:.3} s best, {median:.3} s median"
+    );
+    println!(
+        "throughput: {:.0} MB/s best, {:.0} MB/s median (one core)",
+        megabytes / best,
+        megabytes / median
+    );
+    Ok(EXIT_OK)
+}
+
+/// The scenario folders under `dirs`: a folder with `inputs/` is one;
+/// otherwise its sub-folders with `inputs/` are.
+fn scenario_dirs(dirs: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for dir in dirs {
+        if dir.join("inputs").is_dir() {
+            found.push(dir.clone());
+            continue;
+        }
+        let mut children: Vec<_> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.join("inputs").is_dir())
+            .collect();
+        children.sort();
+        found.extend(children);
+    }
+    found
+}
+
+/// `Simulator CPU time: 0.121635 secs` from the emulator's summary.txt.
+fn emulator_cpu_secs(dir: &std::path::Path) -> Option<f64> {
+    let text = std::fs::read_to_string(dir.join("outputs/summary.txt")).ok()?;
+    let line = text
+        .lines()
+        .find(|line| line.starts_with("Simulator CPU time:"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+pub fn run_bench_audit(args: &BenchAuditArgs) -> Result<u8> {
+    let dirs = scenario_dirs(&args.dirs);
+    if dirs.is_empty() {
+        anyhow::bail!("no scenario folder (with inputs/) under the given paths");
+    }
+    let mut out = open_output(None)?;
+    writeln!(out, "| scenario | decision points | agreement | audit (best of {}) | emulator CPU time | ratio |", args.runs.max(1))?;
+    writeln!(out, "|---|---|---|---|---|---|")?;
+    for dir in &dirs {
+        let mut best = f64::INFINITY;
+        let mut last = None;
+        for _ in 0..args.runs.max(1) {
+            let start = Instant::now();
+            let parsed = parse::load_trace(std::slice::from_ref(dir), &LogOptions::default());
+            let report = audit::audit_trace(
+                &parsed.value,
+                &dir.to_string_lossy(),
+                &AuditOptions::default(),
+            )
+            .with_context(|| format!("cannot audit {}", dir.display()))?;
+            best = best.min(start.elapsed().as_secs_f64());
+            last = Some(report);
+        }
+        let Some(report) = last else { continue };
+        let name = dir
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let emulator = emulator_cpu_secs(dir);
+        writeln!(
+            out,
+            "| {name} | {} | {:.2}% | {best:.3} s | {} | {} |",
+            report.points.len(),
+            report.agreement() * 100.0,
+            emulator.map_or("-".to_string(), |secs| format!("{secs:.3} s")),
+            emulator.map_or("-".to_string(), |secs| format!("{:.1}x", best / secs)),
+        )?;
+    }
+    out.flush().context("cannot write output")?;
+    Ok(EXIT_OK)
+}
