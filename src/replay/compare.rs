@@ -8,7 +8,7 @@
 //!
 //! Architecture Invariant: knows nothing of the engine; consumes [`Decision`]s.
 
-use super::decision::{Decision, Field, Value};
+use super::decision::{fields_line, Decision, Field, Value};
 use super::recorded::RecordedPoint;
 use crate::divergence::{DecisionPoint, Divergence};
 use crate::source::Location;
@@ -89,6 +89,15 @@ fn location(events: &[LogEvent], idx: usize) -> Option<Location> {
     events.get(idx).map(|event| event.location.clone())
 }
 
+/// The field of `fields` with `field`'s key: both sides usually list their
+/// fields in the same order, so position `idx` is tried first.
+fn matching<'a>(fields: &'a [Field], idx: usize, field: &Field) -> Option<&'a Field> {
+    match fields.get(idx) {
+        Some(same) if same.same_key(field) => Some(same),
+        _ => fields.iter().find(|other| other.same_key(field)),
+    }
+}
+
 /// Compares one point; returns the decision point and its divergences.
 pub fn compare_point(
     point: &RecordedPoint,
@@ -97,7 +106,8 @@ pub fn compare_point(
     events: &[LogEvent],
 ) -> (DecisionPoint, Vec<Divergence>) {
     let kind = point.kind();
-    let recorded_line = point.decision.line();
+    let recorded_fields = point.decision.fields();
+    let recorded_line = fields_line(&recorded_fields);
     let loc = location(events, point.event_idx);
     let divergence = |field: &Field, recorded: String, replayed: String, reason: &str| Divergence {
         time: point.time,
@@ -129,11 +139,9 @@ pub fn compare_point(
             format!("(not replayed: {why})")
         }
         Replayed::Decision { decision, reason } => {
-            let recorded_fields = point.decision.fields();
             let replayed_fields = decision.fields();
-            for field in &recorded_fields {
-                let key = field.key();
-                match replayed_fields.iter().find(|f| f.key() == key) {
+            for (idx, field) in recorded_fields.iter().enumerate() {
+                match matching(&replayed_fields, idx, field) {
                     Some(other) => {
                         if !values_agree(&field.value, &other.value, tolerance) {
                             divergences.push(divergence(
@@ -152,9 +160,8 @@ pub fn compare_point(
                     )),
                 }
             }
-            for field in &replayed_fields {
-                let key = field.key();
-                if !recorded_fields.iter().any(|f| f.key() == key) {
+            for (idx, field) in replayed_fields.iter().enumerate() {
+                if matching(&recorded_fields, idx, field).is_none() {
                     divergences.push(divergence(
                         field,
                         "(absent)".to_string(),
@@ -163,7 +170,7 @@ pub fn compare_point(
                     ));
                 }
             }
-            decision.line()
+            fields_line(&replayed_fields)
         }
     };
     let decision_point = DecisionPoint {

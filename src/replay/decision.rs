@@ -94,21 +94,63 @@ impl Field {
     /// The key that matches a recorded field with its replayed counterpart.
     pub fn key(&self) -> String {
         let mut key = String::new();
+        self.write_key(&mut key);
+        key
+    }
+
+    fn write_key(&self, out: &mut String) {
         for part in [&self.project, &self.resource, &self.job]
             .into_iter()
             .flatten()
         {
-            key.push_str(part);
-            key.push('/');
+            out.push_str(part);
+            out.push('/');
         }
-        key.push_str(self.name);
-        key
+        out.push_str(self.name);
+    }
+
+    /// True when `other` has the same key (without building either key).
+    pub fn same_key(&self, other: &Field) -> bool {
+        self.name == other.name
+            && self.project == other.project
+            && self.resource == other.resource
+            && self.job == other.job
     }
 
     /// `key=value`, as shown in the one-line texts.
     pub fn render(&self) -> String {
-        format!("{}={}", self.key(), self.value.render())
+        let mut out = String::new();
+        self.write_to(&mut out);
+        out
     }
+
+    fn write_to(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        self.write_key(out);
+        out.push('=');
+        match &self.value {
+            Value::Num { value, decimals } => {
+                let _ = write!(out, "{value:.decimals$}");
+            }
+            Value::Text(text) => out.push_str(text),
+        }
+    }
+}
+
+/// The one-line text of a decision's fields: `key=value` joined by spaces,
+/// `(empty)` when there are none.
+pub fn fields_line(fields: &[Field]) -> String {
+    if fields.is_empty() {
+        return "(empty)".to_string();
+    }
+    let mut out = String::with_capacity(fields.len() * 24);
+    for (idx, field) in fields.iter().enumerate() {
+        if idx > 0 {
+            out.push(' ');
+        }
+        field.write_to(&mut out);
+    }
+    out
 }
 
 /// Per-(project, resource) lines of a work-fetch state dump.
@@ -429,15 +471,7 @@ impl Decision {
 
     /// The one-line text of a decision point (byte-stable).
     pub fn line(&self) -> String {
-        let fields = self.fields();
-        if fields.is_empty() {
-            return "(empty)".to_string();
-        }
-        fields
-            .iter()
-            .map(Field::render)
-            .collect::<Vec<_>>()
-            .join(" ")
+        fields_line(&self.fields())
     }
 }
 
