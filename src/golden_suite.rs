@@ -21,6 +21,12 @@
 //! `expectations.txt` (one verdict line per expectation); a failed
 //! expectation fails the case even after `golden accept`.
 //!
+//! A **snapshot case** has a `[snapshot]` table (`ncpus`, `flops`,
+//! `min_buf`, `add_buf`, `deadline` in seconds, `seed_rates`, and
+//! `[[snapshot.project]]` entries with `name`, `share`, `rec` and `jobs` =
+//! CPU seconds of queued jobs): one simulation of the `policy` generation
+//! ([`crate::snapshot`]), recorded and checked like a simulation case.
+//!
 //! Architecture Invariant: this is orchestration (parse → replay → texts →
 //! [`crate::golden::check`]); it adds no policy logic and renders nothing but
 //! the golden texts.
@@ -29,9 +35,11 @@ use crate::audit;
 use crate::divergence::{Divergence, DivergenceReport};
 use crate::golden::{self, Check, GoldenEnv, Mismatch};
 use crate::parse::{load_trace, LogOptions};
+use crate::policy::generation::Generation;
 use crate::policy::Params;
 use crate::replay::AuditOptions;
 use crate::report::timeline::{divergence_line, divergences_text, timeline_text, Side};
+use crate::snapshot::{self, Snapshot, SnapshotProject};
 use std::path::{Path, PathBuf};
 
 /// The replayed decision timeline's file name.
@@ -107,8 +115,11 @@ impl Expectation {
         format!("[{}, {}]", bound(self.min, "-inf"), bound(self.max, "inf"))
     }
 
+    /// Inclusive, with a relative slack of 1e-9 for the last bits of a float.
     fn holds(&self, value: f64) -> bool {
-        self.min.is_none_or(|min| value >= min) && self.max.is_none_or(|max| value <= max)
+        let slack = |bound: f64| 1e-9 * bound.abs().max(1.0);
+        self.min.is_none_or(|min| value >= min - slack(min))
+            && self.max.is_none_or(|max| value <= max + slack(max))
     }
 }
 
@@ -131,7 +142,9 @@ pub struct GoldenCase {
     pub explained: Vec<Explained>,
     /// A simulation case (then `trace` is empty).
     pub simulation: Option<SimulationCase>,
-    /// A simulation case's expected outcomes.
+    /// A snapshot case (then `trace` is empty).
+    pub snapshot: Option<Snapshot>,
+    /// A simulation or snapshot case's expected outcomes.
     pub expect: Vec<Expectation>,
 }
 
@@ -264,8 +277,9 @@ fn read_case(dir: &Path, name: String) -> Result<GoldenCase, String> {
         }
     };
     let simulation = read_simulation(&table, dir, &case_file)?;
+    let snapshot = read_snapshot(&table, &case_file)?;
     let trace: Vec<PathBuf> = match strings("trace") {
-        _ if simulation.is_some() => Vec::new(),
+        _ if simulation.is_some() || snapshot.is_some() => Vec::new(),
         paths if paths.is_empty() => vec![dir.to_path_buf()],
         paths => paths.iter().map(|path| dir.join(path)).collect(),
     };
@@ -316,6 +330,7 @@ fn read_case(dir: &Path, name: String) -> Result<GoldenCase, String> {
             .unwrap_or(1e-6),
         explained,
         simulation,
+        snapshot,
         expect: read_expectations(&table, &case_file)?,
     })
 }
@@ -356,6 +371,69 @@ fn read_simulation(
         duration: number("duration", 172800.0)?,
         delta: number("delta", 300.0)?,
         seed: number("seed", 1.0)? as u64,
+    }))
+}
+
+fn read_snapshot(table: &toml::Table, case_file: &Path) -> Result<Option<Snapshot>, String> {
+    let Some(snap) = table.get("snapshot").and_then(|v| v.as_table()) else {
+        return Ok(None);
+    };
+    let bad = |what: &str| format!("{}: [snapshot] {what}", case_file.display());
+    let number = |t: &toml::Table, key: &str, default: Option<f64>| -> Result<f64, String> {
+        match t.get(key) {
+            None => default.ok_or_else(|| bad(&format!("needs {key}"))),
+            Some(v) => v
+                .as_float()
+                .or_else(|| v.as_integer().map(|i| i as f64))
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| bad(&format!("{key} must be a number >= 0"))),
+        }
+    };
+    let policy = match table.get("policy").and_then(|v| v.as_str()) {
+        Some(name) => name
+            .parse::<Generation>()
+            .map_err(|err| bad(&err.to_string()))?,
+        None => Generation::Current,
+    };
+    let mut projects = Vec::new();
+    for p in snap
+        .get("project")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_table())
+    {
+        let name = p
+            .get("name")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| bad("every [[snapshot.project]] needs a name"))?;
+        let jobs = match p.get("jobs").and_then(|v| v.as_array()) {
+            None => Vec::new(),
+            Some(values) => values
+                .iter()
+                .map(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+                .collect::<Option<Vec<f64>>>()
+                .ok_or_else(|| bad(&format!("{name}: jobs must be numbers (CPU seconds)")))?,
+        };
+        projects.push(SnapshotProject {
+            name: name.to_string(),
+            share: number(p, "share", None)?,
+            rec: number(p, "rec", Some(0.0))?,
+            jobs,
+        });
+    }
+    Ok(Some(Snapshot {
+        policy,
+        ncpus: number(snap, "ncpus", Some(1.0))? as usize,
+        flops: number(snap, "flops", Some(1e9))?,
+        min_buf: number(snap, "min_buf", None)?,
+        add_buf: number(snap, "add_buf", Some(0.0))?,
+        deadline: number(snap, "deadline", Some(7.0 * 86400.0))?,
+        projects,
+        seed_rates: snap
+            .get("seed_rates")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false),
     }))
 }
 
@@ -442,6 +520,16 @@ pub fn run_case(case: &GoldenCase, extra_set: &[String], env: &GoldenEnv) -> Cas
     };
     if let Some(simulation) = &case.simulation {
         run_simulation_case(case, simulation, extra_set, env, &mut result);
+        return result;
+    }
+    if let Some(snapshot) = &case.snapshot {
+        let mut params = Params::default();
+        let values = apply_sets(&mut params, case.set.iter().chain(extra_set))
+            .and_then(|()| snapshot::evaluate(snapshot, &params));
+        match values {
+            Ok(values) => check_figures(case, &values, env, &mut result),
+            Err(error) => result.error = Some(error),
+        }
         return result;
     }
     let report = match replay_case(case, extra_set) {
@@ -546,8 +634,19 @@ fn run_simulation_case(
         }
     };
     let values = crate::compare::named_values(&report);
+    check_figures(case, &values, env, result);
+}
+
+/// Writes a simulation or snapshot case's figures and expectation verdicts
+/// and checks them against the golden files.
+fn check_figures(
+    case: &GoldenCase,
+    values: &[(String, f64)],
+    env: &GoldenEnv,
+    result: &mut CaseResult,
+) {
     let mut figures = String::new();
-    for (name, value) in &values {
+    for (name, value) in values {
         let decimals = if name.starts_with("deadlines_") { 0 } else { 6 };
         figures.push_str(&format!("{name} {}\n", golden::fixed(*value, decimals)));
     }

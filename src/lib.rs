@@ -25,5 +25,6 @@ pub mod report;
 pub mod resource;
 pub mod server;
 pub mod simulate;
+pub mod snapshot;
 pub mod source;
 pub mod trace;
