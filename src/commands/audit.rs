@@ -1,5 +1,6 @@
 //! `boinc-audit audit`: replay a trace and report the divergences.
 
+use super::progress::Progress;
 use super::{log_options, open_output, params_from_overrides, EXIT_DIVERGED, EXIT_OK};
 use crate::cli::{AuditArgs, AuditFormat, ColorChoice};
 use anyhow::{Context, Result};
@@ -25,7 +26,12 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
     if format.is_binary() && to_terminal {
         anyhow::bail!("refusing to write parquet to a terminal; use --output FILE or redirect standard output");
     }
-    let parsed = parse::load_trace(&args.paths, &log_options(args.date_order));
+    let mut progress = Progress::on_stderr();
+    let parsed =
+        parse::load_trace_observed(&args.paths, &log_options(args.date_order), &mut |event| {
+            progress.event(event)
+        });
+    progress.finish();
     for warning in &parsed.warnings {
         eprintln!("{warning}");
     }
@@ -49,8 +55,13 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         tolerance: args.tolerance,
         policy: (args.policy != "auto").then(|| args.policy.clone()),
     };
+    progress.phase(&format!(
+        "replaying the policy over {} events",
+        parsed.value.events.len()
+    ));
     let report = audit::audit_trace(&parsed.value, &trace_name, &options)
         .context("cannot audit the trace")?;
+    progress.finish();
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod golden;
 pub mod parse;
 pub mod policy;
+pub mod progress;
 pub mod simulate;
 
 use crate::cli::DateOrderArg;

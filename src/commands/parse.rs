@@ -1,5 +1,6 @@
 //! `boinc-audit parse`: what the parsers understood of the inputs.
 
+use super::progress::Progress;
 use super::{log_options, open_output, EXIT_OK, EXIT_TROUBLE};
 use crate::cli::{ParseArgs, ParseFormat};
 use anyhow::{Context, Result};
@@ -12,8 +13,10 @@ pub fn run_parse(args: &ParseArgs) -> Result<u8> {
     let options = log_options(args.date_order);
     let mut out = open_output(args.output.as_deref())?;
     let mut write_error: Option<io::Error> = None;
+    let mut progress = Progress::on_stderr();
     let outcome = if args.format == ParseFormat::Ndjson {
         parse::parse_paths(&args.paths, &options, &mut |event: &LogEvent| {
+            progress.event(event);
             if write_error.is_none() {
                 if let Err(err) = write_event(&mut out, event) {
                     write_error = Some(err);
@@ -21,8 +24,9 @@ pub fn run_parse(args: &ParseArgs) -> Result<u8> {
             }
         })
     } else {
-        parse::parse_paths(&args.paths, &options, &mut |_| {})
+        parse::parse_paths(&args.paths, &options, &mut |event| progress.event(event))
     };
+    progress.finish();
     if let Some(err) = write_error {
         return Err(err).context("cannot write events");
     }

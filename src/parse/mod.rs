@@ -121,8 +121,21 @@ pub fn parse_paths(
 
 /// Parses every input under `paths` into one [`Trace`], events included.
 pub fn load_trace(paths: &[PathBuf], options: &LogOptions) -> Parsed<Trace> {
+    load_trace_observed(paths, options, &mut |_| {})
+}
+
+/// [`load_trace`], calling `observe` with each event as it is parsed (for
+/// progress reports).
+pub fn load_trace_observed(
+    paths: &[PathBuf],
+    options: &LogOptions,
+    observe: &mut dyn FnMut(&LogEvent),
+) -> Parsed<Trace> {
     let mut events = Vec::with_capacity(expected_events(paths));
-    let outcome = parse_paths(paths, options, &mut |event| events.push(event.clone()));
+    let outcome = parse_paths(paths, options, &mut |event| {
+        observe(event);
+        events.push(event.clone());
+    });
     let mut trace = outcome.trace;
     trace.events = events;
     Parsed {
