@@ -5,6 +5,9 @@
 //!
 //! ```text
 //!  inputs ──parse──▶ Trace ──replay(policy)──▶ DivergenceReport ──report──▶ table/diff/json/csv/parquet
+//!  scenario ──simulate(policy)──▶ SimReport (figures of merit, usage)
+//!  trace | scenario ──compare(policy A, policy B)──▶ Comparison ──report::compare──▶ table/json
+//!  golden/<case> ──golden_suite(replay | simulate | snapshot)──▶ golden texts ──golden──▶ check/accept
 //! ```
 //!
 //! Architecture Invariants:
