@@ -148,6 +148,9 @@ pub fn classify_file(path: &Path) -> Result<FileKind, ParseError> {
 
 /// Decides the kind of an input from its first bytes.
 pub fn detect_kind(head: &[u8]) -> FileKind {
+    if crate::parse::emulator_timeline::is_emulator_timeline(head) {
+        return FileKind::EmulatorTimeline;
+    }
     if let Some(kind) = xml_root_kind(head) {
         return kind;
     }

@@ -16,6 +16,7 @@ pub mod cc_config;
 pub mod client_state;
 pub mod discover;
 pub mod emulator_inputs;
+pub mod emulator_timeline;
 pub mod error;
 pub mod event_log;
 pub mod input;

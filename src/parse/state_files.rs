@@ -35,6 +35,21 @@ pub fn parse_state_file(
     bytes: &[u8],
     trace: &mut Trace,
 ) -> Parsed<()> {
+    if kind == FileKind::EmulatorTimeline {
+        let parsed = crate::parse::emulator_timeline::parse_emulator_timeline(path, bytes);
+        trace.state.files.push(FileNote {
+            path: path.to_string(),
+            kind,
+            unknown_elements: 0,
+            unknown_names: Vec::new(),
+        });
+        trace.availability = parsed.value;
+        return Parsed {
+            value: (),
+            errors: parsed.errors,
+            warnings: parsed.warnings,
+        };
+    }
     if kind == FileKind::JobLog {
         let parsed = job_log::parse_job_log(path, bytes);
         trace.state.files.push(FileNote {

@@ -521,7 +521,10 @@ pub fn enforce_run_list(
     list.sort_by(|a, b| {
         let (ja, jb) = (&state.jobs[a.0], &state.jobs[b.0]);
         let (ca, cb) = (ja.usage.uses_coprocs(), jb.usage.uses_coprocs());
-        let key = |coproc: bool, edf: bool, uts: bool, ncpus: f64, seq: usize| {
+        // The last key is the client's tie-breaker `r0 < r1` (object
+        // addresses, i.e. creation order): it orders the running jobs that
+        // append_unfinished_time_slice() added with one shared seqno.
+        let key = |coproc: bool, edf: bool, uts: bool, ncpus: f64, seq: usize, alloc: u64| {
             (
                 !(prioritize_gpu && coproc),
                 !edf,
@@ -529,10 +532,11 @@ pub fn enforce_run_list(
                 !uts,
                 if coproc { 0.0 } else { -ncpus },
                 seq,
+                alloc,
             )
         };
-        key(ca, a.1, a.3, ja.usage.avg_ncpus, a.2)
-            .partial_cmp(&key(cb, b.1, b.3, jb.usage.avg_ncpus, b.2))
+        key(ca, a.1, a.3, ja.usage.avg_ncpus, a.2, ja.alloc_seq)
+            .partial_cmp(&key(cb, b.1, b.3, jb.usage.avg_ncpus, b.2, jb.alloc_seq))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     let sorted: Vec<JobIdx> = list.iter().map(|entry| entry.0).collect();
@@ -753,5 +757,36 @@ mod tests {
         let out = enforce_run_list(&mut state, &list, 600.0, &Params::default()).unwrap();
         assert_eq!(out.final_list, vec![1, 0]);
         assert_eq!(out.actions, vec![EnforceAction::Schedule(1)]);
+    }
+
+    /// §6.3, client `more_important()`: running jobs appended with one shared
+    /// seqno are ordered by object address, i.e. creation order — not by the
+    /// job list's order. suspended_and_nnw 01:00:00 (second pass): the
+    /// emulator holds Nnw's jobs md5-ordered (init_2, init_0, init_1,
+    /// init_3) but lists them init_0, init_1, init_2, init_3, the state-file
+    /// order in which it created them.
+    #[test]
+    fn appended_running_jobs_follow_creation_order() {
+        let mut host = seed_host();
+        host.coprocs.clear();
+        host.p_ncpus = 4;
+        let mut state = HostState::new(host);
+        state.projects.push(Project::new("Nnw", 100.0, 1));
+        for (name, alloc) in [("init_2", 2), ("init_0", 0), ("init_1", 1), ("init_3", 3)] {
+            let mut job = Job::new(name, 0, "j", ResourceUsage::cpu(1.0, 1e9), 1e13);
+            job.alloc_seq = alloc;
+            let mut task = crate::policy::state::Task::new();
+            task.scheduler_state = SchedulerState::Scheduled;
+            task.task_state = TaskState::Executing;
+            job.task = Some(task);
+            state.jobs.push(job);
+        }
+        let out = enforce_run_list(&mut state, &[], 600.0, &Params::default()).unwrap();
+        let names: Vec<&str> = out
+            .final_list
+            .iter()
+            .map(|&j| state.jobs[j].name.as_str())
+            .collect();
+        assert_eq!(names, ["init_0", "init_1", "init_2", "init_3"]);
     }
 }

@@ -1,6 +1,7 @@
 //! Handling of a successful scheduler reply (spec §7.12, §7.13, §7.14):
 //! per-resource backoffs, `sched_req_no_work`, the project RPC backoff and
-//! the request delay.
+//! the request delay; and which project has results due for a report RPC
+//! (§7.1 step 6).
 //!
 //! Architecture Invariant: pure; no I/O, no clock, no parsers.
 
@@ -111,6 +112,60 @@ pub fn handle_scheduler_reply(
     Ok(outcome)
 }
 
+/// A reported result is delayed at most this long after completion
+/// (`MAX_REPORT_DELAY`, client/cs_scheduler.cpp).
+pub const MAX_REPORT_DELAY: f64 = 3600.0;
+/// Results are reported once their deadline is this close
+/// (`REPORT_DEADLINE_CUSHION`, one day; or `work_buf_min` if larger).
+pub const REPORT_DEADLINE_CUSHION: f64 = 86400.0;
+/// A project with this many results ready is contacted
+/// (`RESULT_REPORT_IF_AT_LEAST_N`, client/client_state.h).
+pub const RESULT_REPORT_IF_AT_LEAST_N: usize = 64;
+
+/// Mirrors CLIENT_STATE::find_project_with_overdue_results() in
+/// client/cs_scheduler.cpp (§7.1 step 6): the first project, in job order,
+/// with a result ready to report that is due — the project asked for "no
+/// new tasks" (its results would otherwise wait for a work fetch that never
+/// comes), the deadline is within `max(one day, work_buf_min)`, the result
+/// completed more than [`MAX_REPORT_DELAY`] ago, or the project has
+/// [`RESULT_REPORT_IF_AT_LEAST_N`] results ready. Projects in RPC backoff or
+/// suspended are skipped. `completed[j]` is job `j`'s completion time, when
+/// known. (Per-result, per-app and cc_config `report_results_immediately`
+/// and sporadic connections are not modelled.)
+pub fn project_with_overdue_results(
+    state: &HostState,
+    completed: &[Option<f64>],
+    now: f64,
+    params: &Params,
+) -> Option<ProjectIdx> {
+    let cushion = REPORT_DEADLINE_CUSHION.max(state.work_buf_min(params));
+    let mut n_ready = vec![0usize; state.projects.len()];
+    for (j, job) in state.jobs.iter().enumerate() {
+        if !job.ready_to_report {
+            continue;
+        }
+        let Some(project) = state.projects.get(job.project) else {
+            continue;
+        };
+        if project.min_rpc_time > now || project.suspended_via_gui {
+            continue;
+        }
+        let late_report = completed
+            .get(j)
+            .copied()
+            .flatten()
+            .is_some_and(|done| now > done + MAX_REPORT_DELAY);
+        if project.dont_request_more_work || now > job.report_deadline - cushion || late_report {
+            return Some(job.project);
+        }
+        n_ready[job.project] += 1;
+        if n_ready[job.project] >= RESULT_REPORT_IF_AT_LEAST_N {
+            return Some(job.project);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +232,66 @@ mod tests {
         )
         .unwrap();
         assert!(out.backoffs.is_empty());
+    }
+
+    mod overdue {
+        use super::super::*;
+        use crate::policy::state::tests::seed_host;
+        use crate::policy::state::{HostState, Job, Project, ResourceUsage};
+
+        fn state_with_done_job(nnw: bool) -> HostState {
+            let mut state = HostState::new(seed_host());
+            let mut project = Project::new("P", 100.0, 1);
+            project.dont_request_more_work = nnw;
+            state.projects.push(project);
+            let mut job = Job::new("P_1", 0, "a", ResourceUsage::cpu(1.0, 1e9), 1e12);
+            job.ready_to_report = true;
+            job.report_deadline = 10.0 * 86400.0;
+            state.jobs.push(job);
+            state
+        }
+
+        #[test]
+        fn no_new_tasks_reports_at_once() {
+            // suspended_and_nnw 02:00:00: Nnw_init_5_0 finishes and Nnw, which
+            // has "no new tasks", is contacted in the same step
+            // ("[Nnw] doing RPC to report results").
+            let params = Params::default();
+            let state = state_with_done_job(true);
+            assert_eq!(
+                project_with_overdue_results(&state, &[Some(7200.0)], 7200.0, &params),
+                Some(0)
+            );
+        }
+
+        #[test]
+        fn otherwise_a_result_waits_an_hour_or_until_the_deadline_nears() {
+            let params = Params::default();
+            let mut state = state_with_done_job(false);
+            let done = [Some(7200.0)];
+            assert_eq!(
+                project_with_overdue_results(&state, &done, 7200.0, &params),
+                None
+            );
+            assert_eq!(
+                project_with_overdue_results(&state, &done, 10800.0, &params),
+                None
+            );
+            assert_eq!(
+                project_with_overdue_results(&state, &done, 10800.5, &params),
+                Some(0)
+            );
+            // Deadline 10 days, cushion max(1 day, work_buf_min).
+            let near = 9.0 * 86400.0 + 1.0;
+            assert_eq!(
+                project_with_overdue_results(&state, &[None], near, &params),
+                Some(0)
+            );
+            state.projects[0].min_rpc_time = near + 1.0;
+            assert_eq!(
+                project_with_overdue_results(&state, &[None], near, &params),
+                None
+            );
+        }
     }
 }

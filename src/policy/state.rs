@@ -579,6 +579,12 @@ pub struct Job {
     pub download_stalled: bool,
     /// `RESULT::index` (position after the last sort; emulator: 0 for generated jobs).
     pub index: i64,
+    /// Creation order of the `RESULT` object: state-file order for the jobs
+    /// loaded at start-up, then arrival order. The client's last tie-breaker
+    /// in `more_important()` compares object addresses, which follow it
+    /// (§6.3; policy-legacy B.15.3).
+    #[serde(default)]
+    pub alloc_seq: u64,
     /// Its active task, if it has one.
     pub task: Option<Task>,
 }
@@ -608,6 +614,7 @@ impl Job {
             schedule_backoff: 0.0,
             download_stalled: false,
             index: 0,
+            alloc_seq: 0,
             task: None,
         }
     }

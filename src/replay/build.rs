@@ -305,6 +305,7 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
             job.received_time = EMULATOR_START;
             job.report_deadline = EMULATOR_START + (deadline - received);
             job.exact_flops_remaining = Some(fpops);
+            job.alloc_seq = state.jobs.len() as u64;
             state.jobs.push(job);
         }
         state.projects.push(project);

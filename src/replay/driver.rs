@@ -24,14 +24,14 @@ use super::decision::{
     Decision, FetchDump, PrioEntry, ProjectState, RecEntry, RscRequestLine, RscState, RunListEntry,
     ShareState,
 };
-use super::queue::{ExternalEvent, ExternalQueue, JobSize};
+use super::queue::{Availability, ExternalEvent, ExternalQueue, JobSize};
 use super::recorded::RecordedPoint;
 use super::selfcheck::{self, ChoiceInputs};
 use crate::divergence::DecisionKind;
 use crate::policy::backoff::{project_rpc_backoff, RpcBackoff};
 use crate::policy::cpu_sched::{enforce_run_list, make_run_list, EnforceAction, RunListPhase};
 use crate::policy::rec::{adjust_rec, PriorityInit, RecAdjustment};
-use crate::policy::reply::{handle_scheduler_reply, SchedReply};
+use crate::policy::reply::{handle_scheduler_reply, project_with_overdue_results, SchedReply};
 use crate::policy::rr_sim::{rr_simulate, RrSimOutcome};
 use crate::policy::state::{HostState, Job, JobState, RpcReason, SchedulerState, TaskState};
 use crate::policy::work_fetch::{
@@ -110,6 +110,8 @@ pub struct EmulatorInputs {
     pub sizes: BTreeMap<String, JobSize>,
     /// (project, app) → (latency bound, fpops_est) of generated jobs.
     pub apps: BTreeMap<(String, String), (Option<f64>, Option<f64>)>,
+    /// Which steps the client ran, had GPUs allowed and polled for RPCs.
+    pub availability: Availability,
 }
 
 fn prio_entries(state: &HostState, init: &PriorityInit) -> Vec<PrioEntry> {
@@ -323,12 +325,26 @@ impl<'a> Driver<'a> {
                 }
             }
         }
-        // 3. Scheduling, then the RPC poll; a second scheduling pass after
-        // an RPC that delivered jobs.
+        // 3. While the client runs: scheduling, then the RPC poll when
+        // connected; the GPU state drawn for this step applies from then on
+        // (client/sim.cpp sets gpu_suspend_reason after the first pass); a
+        // second scheduling pass after an RPC that delivered jobs.
+        let availability = &self.emu.availability;
+        let (on, connected, gpu_active) = (
+            availability.on(now),
+            availability.connected(now),
+            availability.gpu_active(now),
+        );
+        if !on {
+            return;
+        }
         if self.state.as_ref().is_some_and(|s| !s.jobs.is_empty()) {
             self.sched_pass(now);
         }
-        let got_jobs = self.rpc_poll(now, &events);
+        let got_jobs = connected && self.rpc_poll(now, &events);
+        if let Some(state) = self.state.as_mut() {
+            state.gpu_suspended = !gpu_active;
+        }
         if got_jobs {
             self.sched_pass(now);
         }
@@ -361,6 +377,7 @@ impl<'a> Driver<'a> {
     /// whose remaining work reached ≤ 0 (in job order).
     fn progress(&mut self, now: f64) -> Vec<usize> {
         let delta = self.emu.delta;
+        let gpu_active = self.emu.availability.gpu_active(now);
         let mut exited = Vec::new();
         if self.steps_done <= 1 {
             return exited;
@@ -380,7 +397,9 @@ impl<'a> Driver<'a> {
         let (mut gpu_cpus, mut cpu_cpus) = (0.0, 0.0);
         for job in state.jobs.iter().filter(|j| running(j)) {
             if job.usage.uses_coprocs() {
-                gpu_cpus += job.usage.avg_ncpus;
+                if gpu_active {
+                    gpu_cpus += job.usage.avg_ncpus;
+                }
             } else {
                 cpu_cpus += job.usage.avg_ncpus;
             }
@@ -402,6 +421,7 @@ impl<'a> Driver<'a> {
             };
             if task.scheduler_state != SchedulerState::Scheduled
                 || task.task_state != TaskState::Executing
+                || (job.usage.uses_coprocs() && !gpu_active)
             {
                 continue;
             }
@@ -458,10 +478,13 @@ impl<'a> Driver<'a> {
                 ));
             }
         }
-        made.push((
-            Slot::Prio,
-            prio_made(state, &out.prio_init, now, "runnable"),
-        ));
+        // The client prints no `[prio]` group when no project has a runnable job.
+        if !out.prio_init.lines.is_empty() {
+            made.push((
+                Slot::Prio,
+                prio_made(state, &out.prio_init, now, "runnable"),
+            ));
+        }
         let entries = out
             .run_list
             .iter()
@@ -612,23 +635,7 @@ impl<'a> Driver<'a> {
         let Some(state) = self.state.as_mut() else {
             return false;
         };
-        let buf_min = state.work_buf_min(&params);
-        let due = (0..state.projects.len()).find(|&p| {
-            let project = &state.projects[p];
-            project.min_rpc_time <= now
-                && !project.suspended_via_gui
-                && state.jobs.iter().enumerate().any(|(j, job)| {
-                    job.project == p
-                        && job.ready_to_report
-                        && (self
-                            .completed
-                            .get(j)
-                            .copied()
-                            .flatten()
-                            .is_some_and(|c| now > c + 3600.0)
-                            || now > job.report_deadline - buf_min.max(86400.0))
-                })
-        });
+        let due = project_with_overdue_results(state, &self.completed, now, &params);
         // Make the step's simulation if scheduling did not (§8).
         if self.step_sim.as_ref().is_none_or(|s| s.now != now) {
             match rr_simulate(state, now, &params) {
@@ -660,7 +667,7 @@ impl<'a> Driver<'a> {
             match piggyback_work_request(state, p, now, sim, &params) {
                 Ok(outcome) => {
                     let request = outcome.request.clone();
-                    self.push_fetch(now, &outcome, true);
+                    self.push_fetch(now, &outcome, Some(p));
                     (Some(p), request)
                 }
                 Err(e) => {
@@ -676,7 +683,7 @@ impl<'a> Driver<'a> {
                     if let Some(p) = chosen {
                         state.projects[p].sched_rpc_pending = Some(RpcReason::NeedWork);
                     }
-                    self.push_fetch(now, &outcome, false);
+                    self.push_fetch(now, &outcome, None);
                     (chosen, request)
                 }
                 Err(e) => {
@@ -688,12 +695,14 @@ impl<'a> Driver<'a> {
         self.apply_rpc(now, target, &request, events)
     }
 
-    fn push_fetch(&mut self, now: f64, outcome: &WorkFetchOutcome, piggyback: bool) {
+    /// Records a work-fetch pass; `report` is the project of a report RPC
+    /// (the request is then piggybacked on it).
+    fn push_fetch(&mut self, now: f64, outcome: &WorkFetchOutcome, report: Option<usize>) {
         let Some(state) = self.state.as_ref() else {
             return;
         };
         let mut outcome = outcome.clone();
-        if piggyback {
+        if report.is_some() {
             // The dump is printed by WORK_FETCH::setup, before
             // piggyback_work_request marks the project "don't need": compare
             // the reason as printed (the RPC is made only when the project
@@ -716,10 +725,11 @@ impl<'a> Driver<'a> {
                 Made::Fetch(Box::new(outcome.clone())),
             );
         }
-        if piggyback {
-            let target = outcome
-                .chosen
-                .and_then(|p| self.state.as_ref()?.projects.get(p))
+        if let Some(report) = report {
+            let target = self
+                .state
+                .as_ref()
+                .and_then(|state| state.projects.get(report))
                 .map(|project| project.name.to_string());
             let reason = format!(
                 "§7.1/§7.9 RPC poll at {now:.0}: results due for {}, so a report RPC with piggyback_work_request",
@@ -961,6 +971,12 @@ impl<'a> Driver<'a> {
         job.received_time = now;
         job.report_deadline = now + latency.unwrap_or(864000.0);
         job.index = 0;
+        job.alloc_seq = state
+            .jobs
+            .iter()
+            .map(|j| j.alloc_seq + 1)
+            .max()
+            .unwrap_or(0);
         let rsc = job.usage.rsc;
         state.jobs.push(job);
         self.completed.push(None);

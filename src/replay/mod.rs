@@ -41,16 +41,28 @@
 //!   simulated `nused_total`. The reason of every such point says
 //!   "self-consistency".
 //!
-//! Not yet used: host availability gaps (`GPUs disabled`, gaps in the log).
+//! - host and GPU availability per step (the emulator's random draws): from
+//!   the emulator's timeline.html, `BOINC not running` (the client is off:
+//!   running CPU jobs still progress and exits are handled, but there is no
+//!   scheduling and no RPC) and `GPUs disabled` (GPU jobs do not progress;
+//!   from the end of that step's first pass the scheduler leaves them out);
+//!   and from the shape of the log, whether the client polled for RPCs: with
+//!   `work_fetch_debug` every polling step prints a work-fetch block (or
+//!   `doing RPC …`, `RPC skipped`), so a running step without one was
+//!   disconnected. Without timeline.html every step counts as running with
+//!   GPUs allowed; without any work-fetch block, as connected.
+//!
+//! The emulator's own orders are reproduced, not taken from the log: jobs of
+//! client_state.xml are held md5-ordered for picking but compare by creation
+//! (state-file) order where the client compares object addresses
+//! (`more_important()`'s last tie-breaker).
 //!
 //! # Limits
 //!
-//! Not modelled yet: host and GPU availability (steps missing from the log
-//! while the emulated host is off or disconnected, `GPUs disabled`), so
-//! suspended_and_nnw diverges; the order `enforce_run_list` gives equally
-//! important jobs (the client's `std::sort` is not stable) differs in a few
-//! steps. A dump printed by `piggyback_work_request` makes no project
-//! choice and is not a choice point.
+//! A dump printed by `piggyback_work_request` makes no project choice and is
+//! not a choice point. Real (non-emulator) logs carry no step structure: the
+//! anchored replay needs the emulator's time step and availability; a bare
+//! client log is checked in self-consistency mode.
 
 pub mod build;
 pub mod compare;
@@ -300,6 +312,7 @@ fn emulator_inputs(trace: &Trace) -> driver::EmulatorInputs {
         delta: queue::time_step(&trace.events).unwrap_or(0.0),
         sizes: queue::job_sizes(&trace.events),
         apps,
+        availability: queue::Availability::from_trace(&trace.availability, &trace.events),
     }
 }
 

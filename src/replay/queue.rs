@@ -6,7 +6,7 @@
 //! event's index in `Trace::events`, so equal times keep log order.
 
 use crate::trace::message::ResultState;
-use crate::trace::{LogEvent, Message};
+use crate::trace::{EventTime, LogEvent, Message, StepAvailability};
 use std::collections::VecDeque;
 
 /// One event of the external world.
@@ -291,6 +291,74 @@ pub fn time_step(events: &[LogEvent]) -> Option<f64> {
         })
 }
 
+/// Host availability per emulator step (external inputs, reference README):
+/// whether the client ran (`on`), GPUs were allowed (`gpu_active`) and the
+/// RPC poll ran (`connected`).
+///
+/// * `on` and `gpu_active` come from the emulator's timeline.html rows
+///   (`BOINC not running`, `GPUs disabled`) when the trace has it; without
+///   it every step counts as on with GPUs allowed.
+/// * `connected` comes from the shape of the log: with `work_fetch_debug`
+///   on, every step in which the emulator polled for RPCs prints a
+///   work-fetch block (or `doing RPC …` / `RPC skipped: project down`), so a
+///   running step without one was a disconnected step. A log without any
+///   work-fetch block says nothing, and every step counts as connected.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Availability {
+    steps: std::collections::BTreeMap<i64, StepAvailability>,
+    polled: Option<std::collections::BTreeSet<i64>>,
+}
+
+impl Availability {
+    /// Reads availability from the timeline rows and the log.
+    pub fn from_trace(steps: &[StepAvailability], events: &[LogEvent]) -> Self {
+        let mut polled = std::collections::BTreeSet::new();
+        let mut any_block = false;
+        for event in events {
+            let poll_evidence = matches!(
+                event.message,
+                Message::WorkFetchStateStart
+                    | Message::EmuRpcGetWork
+                    | Message::EmuRpcReportResults
+                    | Message::EmuRpcSkippedProjectDown
+            );
+            any_block |= matches!(event.message, Message::WorkFetchStateStart);
+            if poll_evidence {
+                if let EventTime::Simulated(secs) = event.time {
+                    polled.insert(i64::try_from(secs).unwrap_or(i64::MAX));
+                }
+            }
+        }
+        Availability {
+            steps: steps.iter().map(|s| (s.time, *s)).collect(),
+            polled: any_block.then_some(polled),
+        }
+    }
+
+    fn step(&self, now: f64) -> Option<&StepAvailability> {
+        self.steps.get(&(now.round() as i64))
+    }
+
+    /// The client ran in the step at `now`.
+    pub fn on(&self, now: f64) -> bool {
+        self.step(now).is_none_or(|s| s.on)
+    }
+
+    /// GPUs were allowed in the step at `now` (never while off).
+    pub fn gpu_active(&self, now: f64) -> bool {
+        self.step(now).is_none_or(|s| s.on && s.gpus_allowed)
+    }
+
+    /// The RPC poll ran in the step at `now` (only while on).
+    pub fn connected(&self, now: f64) -> bool {
+        self.on(now)
+            && self
+                .polled
+                .as_ref()
+                .is_none_or(|polled| polled.contains(&(now.round() as i64)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,5 +380,63 @@ mod tests {
         assert_eq!(first.len(), 2);
         assert_eq!(first[0].key(), (1.0, 0));
         assert_eq!(queue.len(), 1);
+    }
+
+    fn event_at(secs: u64, message: Message) -> LogEvent {
+        LogEvent {
+            location: crate::source::Location::new(std::sync::Arc::from("log.txt"), 1, 1),
+            time: EventTime::Simulated(secs),
+            project: None,
+            tag: None,
+            message,
+            internal_error: false,
+            from_server: false,
+            priority: None,
+        }
+    }
+
+    /// suspended_and_nnw (reference emulator scenario): timeline.html says
+    /// 04:18:00 `BOINC not running` and 04:54:00 `GPUs disabled`; the log has
+    /// a work-fetch block at 10:54:00 but none from 11:00:00 to 13:12:00
+    /// (the client ran but did not poll: disconnected).
+    #[test]
+    fn availability_from_the_timeline_and_the_log() {
+        let steps = [
+            StepAvailability {
+                time: 15480,
+                on: false,
+                gpus_allowed: false,
+            },
+            StepAvailability {
+                time: 17640,
+                on: true,
+                gpus_allowed: false,
+            },
+            StepAvailability {
+                time: 39240,
+                on: true,
+                gpus_allowed: true,
+            },
+            StepAvailability {
+                time: 39600,
+                on: true,
+                gpus_allowed: true,
+            },
+        ];
+        let events = [
+            event_at(39240, Message::WorkFetchStateStart),
+            event_at(39600, Message::MakeRunListStart),
+        ];
+        let availability = Availability::from_trace(&steps, &events);
+        assert!(!availability.on(15480.0) && !availability.gpu_active(15480.0));
+        assert!(!availability.connected(15480.0));
+        assert!(availability.on(17640.0) && !availability.gpu_active(17640.0));
+        assert!(availability.connected(39240.0));
+        assert!(availability.on(39600.0) && !availability.connected(39600.0));
+        // A step the timeline does not list counts as running, GPUs allowed.
+        assert!(availability.on(99999.0) && availability.gpu_active(99999.0));
+        // Without any work-fetch block the log says nothing about polling.
+        let silent = Availability::from_trace(&steps, &events[1..]);
+        assert!(silent.connected(39600.0));
     }
 }

@@ -52,6 +52,8 @@ pub enum FileKind {
     SimHost,
     /// The 6.10 emulator's sim_projects.xml.
     SimProjects,
+    /// The emulator's timeline.html (host and GPU availability per step).
+    EmulatorTimeline,
     /// Anything else (emulator summaries, HTML timelines, binaries): not parsed.
     Other,
 }
@@ -89,4 +91,19 @@ pub struct Trace {
     pub state: state::HostRecord,
     /// Scheduler RPC transcripts.
     pub rpcs: Vec<rpc::RpcFile>,
+    /// Per time step, whether the emulated client ran and GPUs were allowed
+    /// (from the emulator's timeline.html); empty when not recorded.
+    #[serde(default)]
+    pub availability: Vec<StepAvailability>,
+}
+
+/// The emulator's availability draws for one time step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepAvailability {
+    /// Simulated seconds of the step.
+    pub time: i64,
+    /// The client was running (`on`); off steps print `BOINC not running`.
+    pub on: bool,
+    /// GPUs were allowed (`gpu_active`); off steps and `GPUs disabled` say no.
+    pub gpus_allowed: bool,
 }

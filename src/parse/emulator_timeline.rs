@@ -1,0 +1,150 @@
+//! The emulator's timeline.html (client/sim.cpp `html_rec()`): one row per
+//! time step, which says whether the client was running (`BOINC not
+//! running`) and whether GPUs were allowed (`GPUs disabled` in a GPU
+//! column). The replay takes these as external inputs (host and GPU
+//! availability are random draws of the emulator; reference README).
+//!
+//! The file is HTML the emulator writes itself; only the step rows are read:
+//! `<td valign=top>TIME</td>` opens a row, and the text up to the next row
+//! decides its state. Times are printed like the log's (`01:00:00`,
+//! `1 day 01:06:00`, `24:00:00`).
+//!
+//! Architecture Invariant: parse knows nothing of policy, replay or report.
+
+use crate::parse::error::{ParseError, Parsed};
+use crate::source::{LineIndex, Location};
+use crate::trace::StepAvailability;
+use std::sync::Arc;
+
+/// What opens a step row.
+const ROW_OPEN: &[u8] = b"<td valign=top>";
+/// A row of a step in which the client was off.
+const NOT_RUNNING: &[u8] = b"BOINC not running";
+/// A GPU column of a step in which GPUs were not allowed.
+const GPUS_DISABLED: &[u8] = b"GPUs disabled";
+
+/// True when `head` looks like the emulator's timeline.html.
+pub fn is_emulator_timeline(head: &[u8]) -> bool {
+    memchr::memmem::find(head, b"BOINC client emulator results").is_some()
+}
+
+/// Reads the step rows: one [`StepAvailability`] per distinct step time, in
+/// file order (a step printed in two rows — its events, then its jobs — is
+/// one step).
+pub fn parse_emulator_timeline(path: &Arc<str>, bytes: &[u8]) -> Parsed<Vec<StepAvailability>> {
+    let mut steps: Vec<StepAvailability> = Vec::new();
+    let mut errors = Vec::new();
+    let index = LineIndex::new(bytes);
+    let starts: Vec<usize> = memchr::memmem::find_iter(bytes, ROW_OPEN).collect();
+    for (n, &start) in starts.iter().enumerate() {
+        let label_start = start + ROW_OPEN.len();
+        let end = starts.get(n + 1).copied().unwrap_or(bytes.len());
+        let Some(label_len) = memchr::memchr(b'<', &bytes[label_start..end]) else {
+            continue;
+        };
+        let label = String::from_utf8_lossy(&bytes[label_start..label_start + label_len]);
+        let label = label.trim();
+        if label.is_empty() || !label.as_bytes()[0].is_ascii_digit() {
+            continue;
+        }
+        let Some(time) = step_seconds(label) else {
+            let (line, column) = index.line_col(bytes, label_start);
+            errors.push(ParseError::expected(
+                Location::new(path.clone(), line, column),
+                "a step time such as 01:06:00 or 1 day 01:06:00",
+                label,
+            ));
+            continue;
+        };
+        let row = &bytes[label_start..end];
+        let off = memchr::memmem::find(row, NOT_RUNNING).is_some();
+        let gpus_disabled = memchr::memmem::find(row, GPUS_DISABLED).is_some();
+        match steps.last_mut() {
+            Some(last) if last.time == time => {
+                last.on &= !off;
+                last.gpus_allowed &= !gpus_disabled && !off;
+            }
+            _ => steps.push(StepAvailability {
+                time,
+                on: !off,
+                gpus_allowed: !off && !gpus_disabled,
+            }),
+        }
+    }
+    Parsed {
+        value: steps,
+        errors,
+        warnings: Vec::new(),
+    }
+}
+
+/// `01:06:00` → 3960, `1 day 01:06:00` → 90360, `2 days 00:00:00` → 172800.
+fn step_seconds(label: &str) -> Option<i64> {
+    let (days, clock) = match label.split_once(' ') {
+        Some((days, rest)) => {
+            let clock = rest
+                .strip_prefix("days ")
+                .or_else(|| rest.strip_prefix("day "))?;
+            (days.parse::<i64>().ok()?, clock)
+        }
+        None => (0, label),
+    };
+    let mut parts = clock.split(':');
+    let (h, m, s) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let (h, m, s): (i64, i64, i64) = (h.parse().ok()?, m.parse().ok()?, s.parse().ok()?);
+    if m >= 60 || s >= 60 || h > 24 {
+        return None;
+    }
+    Some(days * 86400 + h * 3600 + m * 60 + s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HTML: &str = "<head><style></style></head>\n<h2>BOINC client emulator results</h2>\n\
+<tr>    <td valign=top>01:00:00</td>    <td colspan=99 valign=top><font size=-2>Starting A_0<br></font></td></tr>\n\
+<tr>   <td valign=top>01:00:00</td>   <th>CPU</th><th>NVIDIA GPU</th>\n<td>x</td></tr>\n\
+<tr>    <td valign=top>01:06:00</td>    <td colspan=99 valign=top bgcolor=#aaaaaa>BOINC not running</td></tr>\n\
+<tr>   <td valign=top>1 day 01:12:00</td>   <th>CPU</th><th>NVIDIA GPU</th><td valign=top bgcolor=#aaaaaa>GPUs disabled</td></tr>\n";
+
+    #[test]
+    fn rows_give_on_and_gpu_state_per_step() {
+        let parsed = parse_emulator_timeline(&Arc::from("timeline.html"), HTML.as_bytes());
+        assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+        let got: Vec<(i64, bool, bool)> = parsed
+            .value
+            .iter()
+            .map(|s| (s.time, s.on, s.gpus_allowed))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (3600, true, true),
+                (3960, false, false),
+                (90720, true, false)
+            ]
+        );
+        assert!(is_emulator_timeline(HTML.as_bytes()));
+    }
+
+    #[test]
+    fn labels_follow_the_log() {
+        assert_eq!(step_seconds("24:00:00"), Some(86400));
+        assert_eq!(step_seconds("2 days 00:00:00"), Some(172800));
+        assert_eq!(step_seconds("1 day 00:00:01"), Some(86401));
+        assert_eq!(step_seconds("01:61:00"), None);
+        assert_eq!(step_seconds("1 week 00:00:00"), None);
+    }
+
+    #[test]
+    fn a_bad_step_time_is_an_error_with_its_line() {
+        let html = "<h2>BOINC client emulator results</h2>\n<td valign=top>99:00:00</td>";
+        let parsed = parse_emulator_timeline(&Arc::from("t.html"), html.as_bytes());
+        assert_eq!(parsed.errors.len(), 1);
+        assert_eq!(parsed.errors[0].location.line, 2);
+    }
+}
