@@ -165,6 +165,15 @@ pub struct SimulateArgs {
     /// rec_adjust_period = delta, runtime_model = emulator.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Work sequences on N hosts: SCENARIO is then the sequence notation
+    /// 'SEQ(C, D, L[, n=K][, ext=E]) [HOSTS=N] [f=F] [speeds=..] [avail=..] [fail=K@H]'
+    /// (see docs/work-sequences.md); every RPC is audited with the sequence rules.
+    #[arg(long, value_name = "N")]
+    pub hosts: Option<usize>,
+    /// Write the simulated scheduler transcripts (one rpc-NNNNN-hostK/ folder
+    /// per RPC) to DIR, where `boinc-audit audit DIR` can read them.
+    #[arg(long, value_name = "DIR")]
+    pub trace_out: Option<PathBuf>,
 }
 
 /// `golden` subcommands.

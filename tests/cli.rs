@@ -284,3 +284,60 @@ fn compare_rejects_three_policies() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// Issue 7, acceptance 3: three hosts, the first fails for good at hour 60
+/// while it holds results 3 and 4 of the only sequence (24-h results, 72-h
+/// deadlines); once a deadline passes the sequence moves to another host,
+/// from its first unvalidated result, and every exchange passes the server
+/// and sequence rules — in the run's own audit and in `audit` of the
+/// transcripts it wrote.
+#[test]
+fn simulate_hosts_relocates_a_sequence_after_a_missed_deadline() {
+    let dir = std::env::temp_dir().join(format!("boinc-audit-seq-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let json = run_json(
+        &[
+            "simulate",
+            "SEQ(24, 72, 8) speeds=1,0.8,0.6 fail=1@60",
+            "--hosts",
+            "3",
+            "--duration",
+            "1728000",
+            "--delta",
+            "600",
+            "--format",
+            "json",
+            "--trace-out",
+            dir.to_str().unwrap(),
+        ],
+        &[0],
+    );
+    let events = json["events"].as_array().unwrap();
+    let find = |name: &str| events.iter().find(|e| e["event"] == name).cloned().unwrap();
+    let (failed, revoked, relocated) = (find("host_failed"), find("revoked"), find("relocated"));
+    assert_eq!(failed["host"], 1);
+    assert_eq!(revoked["host"], 1);
+    assert_ne!(relocated["host"], 1);
+    // The first deadline of the failed host passes 72 h after its results
+    // were sent, after the failure; relocation happens then, not before.
+    let t = |e: &serde_json::Value| e["time"].as_f64().unwrap();
+    assert!(t(&revoked) > t(&failed) && t(&relocated) == t(&revoked));
+    assert!(t(&revoked) - t(&failed) <= 72.0 * 3600.0);
+    assert!(events.iter().any(|e| e["event"] == "completed"));
+    assert!(json["rules_checked"].as_u64().unwrap() > 1000);
+    assert_eq!(json["rule_violations"].as_array().unwrap().len(), 0);
+    let audit = run_json(&["audit", dir.to_str().unwrap(), "--format", "json"], &[0]);
+    assert_eq!(audit["divergent"], 0);
+    assert!(audit["by_kind"]["sequence_rule"]["total"].as_u64().unwrap() > 1000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn simulate_hosts_needs_sequence_notation() {
+    let output = boinc_audit()
+        .args(["simulate", "P1(1, 10, .5)", "--hosts", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("SEQ("));
+}

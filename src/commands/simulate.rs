@@ -2,12 +2,16 @@
 
 use super::{apply_overrides, open_output, EXIT_OK};
 use crate::cli::{SimulateArgs, SimulateFormat};
+use anyhow::Context;
 use anyhow::Result;
-use boinc_audit::simulate;
+use boinc_audit::simulate::{self, rng::Rng, sequences};
 use std::io::Write;
 
 /// Simulates the scenario and prints the figures of merit and usage.
 pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
+    if args.hosts.is_some() || sequences::is_sequence_notation(&args.scenario) {
+        return run_sequences(args);
+    }
     if args.policy != "current" {
         anyhow::bail!(
             "--policy {}: only `current` can be simulated (legacy generations are not wired in)",
@@ -34,4 +38,42 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// `simulate --hosts N` with a work-sequence scenario.
+fn run_sequences(args: &SimulateArgs) -> Result<u8> {
+    if !sequences::is_sequence_notation(&args.scenario) {
+        anyhow::bail!(
+            "--hosts runs work sequences: SCENARIO must be sequence notation such as \
+             'SEQ(24, 72, 10) speeds=1,0.8,0.6 fail=1@48' (see docs/work-sequences.md)"
+        );
+    }
+    let scenario = sequences::parse_sequence_scenario(&args.scenario, args.hosts)?;
+    let mut rng = Rng::new(args.seed);
+    let report = sequences::simulate_sequences(&scenario, args.duration, args.delta, &mut rng)?;
+    if let Some(dir) = &args.trace_out {
+        for (path, text) in &report.transcripts {
+            let path = dir.join(path);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("cannot create {}", parent.display()))?;
+            }
+            std::fs::write(&path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    let mut out = open_output(None)?;
+    match args.format {
+        SimulateFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &report)?;
+            writeln!(out)?;
+        }
+        SimulateFormat::Table => write!(out, "{}", sequences::render_table(&report))?,
+    }
+    out.flush()?;
+    Ok(if report.rule_violations.is_empty() {
+        EXIT_OK
+    } else {
+        super::EXIT_DIVERGED
+    })
 }

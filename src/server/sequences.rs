@@ -206,23 +206,35 @@ pub fn audit_sequences(exchanges: &[Exchange], audit: &mut ServerAudit) {
                 );
             }
         }
-        // W7: deadline misses detected at this request.
+        // W7: deadline misses detected at this request. The host holding
+        // the sequence loses it as soon as one of its results is past its
+        // deadline unreported — seen at any host's request, since a failed
+        // host may never ask again; the sequence may then be relocated. Only
+        // the host's own reply must tell it (revoke).
         let mut missed_now: Vec<String> = Vec::new();
         if let Some(now) = now {
             for ((p, name), state) in states.iter_mut() {
-                if *p != project || state.assigned_to.as_deref() != Some(host.as_str()) {
+                if *p != project {
                     continue;
                 }
+                let Some(owner) = state.assigned_to.clone() else {
+                    continue;
+                };
                 let missed = state.sent.iter().find(|(result, deadline, to)| {
-                    *to == host && deadline.is_some_and(|d| d < now) && !reported.contains(result)
+                    *to == owner && deadline.is_some_and(|d| d < now) && !reported.contains(result)
                 });
-                if let Some((result, deadline, _)) = missed {
+                let Some((result, deadline, _)) = missed.cloned() else {
+                    continue;
+                };
+                state.missed_by.push(owner.clone());
+                state.assigned_to = None;
+                if owner == host {
                     let deadline = deadline.unwrap_or(0.0);
                     if !revokes(name) {
                         push(
                             "W7",
                             seq_violation(
-                                Some(result),
+                                Some(&result),
                                 format!("{name} not revoked"),
                                 format!("<work_sequence> {name} revoked"),
                                 format!("W7: result {result} of {name} missed its deadline {deadline:.0} (request now {now:.0}) but the reply does not revoke {name} from {host}"),
@@ -230,7 +242,6 @@ pub fn audit_sequences(exchanges: &[Exchange], audit: &mut ServerAudit) {
                         );
                     }
                     missed_now.push(name.clone());
-                    state.missed_by.push(host.clone());
                 }
             }
         }

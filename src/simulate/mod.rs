@@ -35,6 +35,7 @@ pub mod host;
 pub mod merit;
 pub mod rng;
 pub mod scenario;
+pub mod sequences;
 pub mod server;
 
 use crate::policy::backoff::project_rpc_backoff;
