@@ -46,6 +46,10 @@ struct Expected {
 }
 
 fn run(name: &str) -> (SimReport, Expected) {
+    run_seed(name, 1)
+}
+
+fn run_seed(name: &str, seed: u64) -> (SimReport, Expected) {
     let dir = scenario_dir(name);
     let inputs = std::fs::read_to_string(dir.join("outputs/inputs.txt")).unwrap();
     let results = std::fs::read_to_string(dir.join("outputs/results.txt")).unwrap();
@@ -53,6 +57,7 @@ fn run(name: &str) -> (SimReport, Expected) {
         duration: value_after(&inputs, "Simulation duration:"),
         delta: value_after(&inputs, "Time step:"),
         existing_jobs_only: inputs.contains("Existing jobs only: yes"),
+        seed,
         ..SimOptions::default()
     };
     let report = simulate_scenario(dir.join("inputs").to_str().unwrap(), &options).unwrap();
@@ -64,16 +69,14 @@ fn run(name: &str) -> (SimReport, Expected) {
     (report, expected)
 }
 
-/// Tolerances: 0.05 (the acceptance bound) except for the known gaps, which
-/// are bounded at what is reached today so that a regression fails.
+/// Tolerances: 0.05 (the acceptance bound) except for one known gap, bounded
+/// at what is reached today so that a regression fails.
 fn tolerance(name: &str, figure: &str) -> f64 {
     match (name, figure) {
-        // GPU idle: 0.17 here vs 0.017 (see docs/simulate.md "Known gaps").
+        // GPU idle 0.137 here (seed 1) vs 0.017: this figure depends on the
+        // random draws (when the GPU-only project's server is down): seeds
+        // 1-10 give 0.002-0.64 (gpu_idle_gap_is_the_draws_not_the_model).
         ("gpu_no_gpu_work_backoff", "idle") => 0.16,
-        // Share violation 1.14 vs 0.95: the suspended project's share.
-        ("suspended_and_nnw", "share") => 0.20,
-        // Idle 0.023 vs 0.082: host on/connected/GPU-active draws differ from the emulator's.
-        ("suspended_and_nnw", "idle") => 0.07,
         _ => 0.05,
     }
 }
@@ -197,4 +200,25 @@ fn deterministic_per_seed_and_notation_runs() {
         seed.figures_of_merit
     );
     assert!(simulate_scenario("P1(1, 2)", &options).is_err());
+}
+
+/// gpu_no_gpu_work_backoff's idle fraction is a matter of random draws (how
+/// long the GPU-only project's server stays down while its queue is empty):
+/// over seeds 1-10 the same model gives 0.002-0.64, and several seeds land
+/// within the acceptance bound of the emulator's single run.
+#[test]
+fn gpu_idle_gap_is_the_draws_not_the_model() {
+    let mut near = 0;
+    let mut spread = (f64::INFINITY, f64::NEG_INFINITY);
+    for seed in 1..=10 {
+        let (report, expected) = run_seed("gpu_no_gpu_work_backoff", seed);
+        let idle = report.figures_of_merit.idle_fraction;
+        spread = (spread.0.min(idle), spread.1.max(idle));
+        near += usize::from((idle - expected.idle).abs() <= 0.05);
+        assert!(expected.idle >= 0.0);
+    }
+    assert!(
+        near >= 3,
+        "{near} of 10 seeds within 0.05; spread {spread:?}"
+    );
 }

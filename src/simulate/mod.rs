@@ -520,7 +520,6 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         } else {
             (false, false)
         };
-        sim.state.gpu_suspended = !gpu_active;
         sim.progress(now, gpu_active);
         sim.handle_finished(now);
         if on {
@@ -531,6 +530,11 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
                 }
                 action |= sim.progress(now, gpu_active);
                 action |= sim.handle_finished(now);
+                // client/sim.cpp sets gpu_suspend_reason here, after the
+                // step's first pass: a GPU that comes or goes is seen by
+                // the scheduler only from the next pass (which is the next
+                // step when nothing else happened).
+                sim.state.gpu_suspended = !gpu_active;
                 if !action {
                     break;
                 }

@@ -94,7 +94,10 @@ impl OnOff {
             return true;
         }
         self.time_left -= dt;
-        while self.time_left < 0.0 {
+        // One flip per sample, as the emulator's RANDOM_PROCESS::sample()
+        // (a period shorter than the step leaves time_left negative and the
+        // next sample flips again).
+        if self.time_left < 0.0 {
             if self.value {
                 self.time_left += rng.exponential(self.off_lambda);
                 self.value = false;
