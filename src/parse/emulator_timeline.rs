@@ -98,7 +98,7 @@ fn step_seconds(label: &str) -> Option<i64> {
     if m >= 60 || s >= 60 || h > 24 {
         return None;
     }
-    Some(days * 86400 + h * 3600 + m * 60 + s)
+    days.checked_mul(86400)?.checked_add(h * 3600 + m * 60 + s)
 }
 
 #[cfg(test)]
@@ -138,6 +138,7 @@ mod tests {
         assert_eq!(step_seconds("1 day 00:00:01"), Some(86401));
         assert_eq!(step_seconds("01:61:00"), None);
         assert_eq!(step_seconds("1 week 00:00:00"), None);
+        assert_eq!(step_seconds("99999999999999999 days 00:00:00"), None);
     }
 
     #[test]
