@@ -145,7 +145,7 @@ const LEVELS: [(&str, f64); 8] = [
     ("multithread_mixed", 1.0),
     ("seed_cpu_gpu_two_projects", 1.0),
     ("tight_deadline_edf", 1.0),
-    ("suspended_and_nnw", 0.16),
+    ("suspended_and_nnw", 1.0),
 ];
 
 #[test]
