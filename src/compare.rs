@@ -150,9 +150,9 @@ pub struct SimulationComparison {
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub enum Comparison {
     /// Anchored replay of a trace.
-    Replay(ReplayComparison),
+    Replay(Box<ReplayComparison>),
     /// Closed-loop simulation of a scenario.
-    Simulation(SimulationComparison),
+    Simulation(Box<SimulationComparison>),
 }
 
 /// Figures that differ by no more than this count as equal.
@@ -378,6 +378,17 @@ pub fn named_values(report: &SimReport) -> Vec<(String, f64)> {
         .map(|(name, value)| ((*name).to_string(), *value))
         .collect();
     rows.extend(usage_rows(report));
+    for window in &report.windows {
+        rows.extend(window.usage.iter().map(|u| {
+            (
+                format!(
+                    "usage {} {} @{}-{}",
+                    u.project, u.resource, window.start_hours, window.end_hours
+                ),
+                u.fraction,
+            )
+        }));
+    }
     rows.extend(report.projects.iter().flat_map(|p| {
         [
             (

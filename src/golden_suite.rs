@@ -14,7 +14,8 @@
 //!
 //! A **simulation case** has `scenario = "..."` (seed notation, or an inputs
 //! folder relative to the case folder) instead of `trace`, with `duration`,
-//! `delta`, `seed` (defaults 172800, 300, 1), and `[[expect]]` entries
+//! `delta`, `seed` (defaults 172800, 300, 1), optional `windows = [[a, b], …]`
+//! (hours; adds `usage P R @a-b` values), and `[[expect]]` entries
 //! (`value` as named in figures.txt, `min` and/or `max`, `why`): the seeds'
 //! stated outcomes. Its golden texts are `figures.txt` (every figure of merit,
 //! usage and deadline count, fixed precision: the change detector) and
@@ -93,6 +94,8 @@ pub struct SimulationCase {
     pub delta: f64,
     /// PRNG seed.
     pub seed: u64,
+    /// Usage windows, hours after the start: values `usage P R @a-b`.
+    pub windows: Vec<(f64, f64)>,
 }
 
 /// An expected outcome of a simulation case: `value` within `[min, max]`.
@@ -366,11 +369,35 @@ fn read_simulation(
                 .ok_or_else(|| format!("{}: {key} must be a positive number", case_file.display())),
         }
     };
+    let mut windows = Vec::new();
+    for window in table
+        .get("windows")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let pair: Vec<f64> = window
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+            .collect();
+        match pair.as_slice() {
+            [a, b] if a < b => windows.push((*a, *b)),
+            _ => {
+                return Err(format!(
+                    "{}: every window is [start_hours, end_hours] with start < end",
+                    case_file.display()
+                ))
+            }
+        }
+    }
     Ok(Some(SimulationCase {
         scenario,
         duration: number("duration", 172800.0)?,
         delta: number("delta", 300.0)?,
         seed: number("seed", 1.0)? as u64,
+        windows,
     }))
 }
 
@@ -625,6 +652,11 @@ fn run_simulation_case(
         seed: simulation.seed,
         existing_jobs_only: false,
         params: Some(params),
+        windows: simulation
+            .windows
+            .iter()
+            .map(|(a, b)| (a * 3600.0, b * 3600.0))
+            .collect(),
     };
     let report = match crate::simulate::simulate_scenario(&simulation.scenario, &options) {
         Ok(report) => report,

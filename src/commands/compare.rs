@@ -17,8 +17,10 @@ use std::path::PathBuf;
 pub fn run(args: &CompareArgs) -> Result<u8> {
     let (spec_a, spec_b) = sides(args)?;
     let comparison = match mode(args) {
-        CompareMode::Simulate => Comparison::Simulation(simulation(args, &spec_a, &spec_b)?),
-        _ => Comparison::Replay(replay(args, &spec_a, &spec_b)?),
+        CompareMode::Simulate => {
+            Comparison::Simulation(Box::new(simulation(args, &spec_a, &spec_b)?))
+        }
+        _ => Comparison::Replay(Box::new(replay(args, &spec_a, &spec_b)?)),
     };
     let mut out = open_output(None)?;
     match args.format {
@@ -149,6 +151,7 @@ fn simulation(
                 seed: args.seed,
                 existing_jobs_only: false,
                 params: Some(params),
+                windows: Vec::new(),
             },
         })
     };

@@ -26,6 +26,7 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
         seed: args.seed,
         existing_jobs_only: args.existing_jobs_only,
         params: Some(params),
+        windows: Vec::new(),
     };
     let report = simulate::simulate_scenario(&args.scenario, &options)?;
     let mut out = open_output(None)?;

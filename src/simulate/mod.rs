@@ -51,6 +51,7 @@ use merit::{Accounts, FiguresOfMerit};
 use rng::Rng;
 use scenario::World;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The emulator's start time (`START_TIME`).
 pub const START_TIME: f64 = 3600.0;
@@ -89,6 +90,9 @@ pub struct SimOptions {
     /// Engine parameters; `None` = defaults adapted to the emulator
     /// (`rec_adjust_period = delta`, emulator runtime model).
     pub params: Option<Params>,
+    /// Usage is also reported over these windows: (start, end) seconds
+    /// after the start of the run.
+    pub windows: Vec<(f64, f64)>,
 }
 
 impl Default for SimOptions {
@@ -99,6 +103,7 @@ impl Default for SimOptions {
             seed: 1,
             existing_jobs_only: false,
             params: None,
+            windows: Vec::new(),
         }
     }
 }
@@ -174,6 +179,29 @@ pub struct SimReport {
     pub seed: u64,
     /// The policy simulated.
     pub policy: String,
+    /// Usage over the windows asked for (`SimOptions::windows`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<WindowUsage>,
+}
+
+/// Usage over one window of the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowUsage {
+    /// Start, hours after the start of the run.
+    pub start_hours: f64,
+    /// End, hours after the start of the run.
+    pub end_hours: f64,
+    /// `fraction` per project and resource, as in [`SimReport::usage`].
+    pub usage: Vec<UsageRow>,
+}
+
+/// Accumulated usage at one instant, for windows: instance-seconds per
+/// (project name, resource), CPU time, GPU time.
+#[derive(Clone, Debug, Default)]
+struct UsageSnapshot {
+    secs: BTreeMap<(String, usize), f64>,
+    active_time: f64,
+    gpu_active_time: f64,
 }
 
 /// Reads SCENARIO (a folder or seed notation) and simulates it.
@@ -428,6 +456,63 @@ impl Sim<'_> {
     }
 
     /// Keeps projects in alphabetical order (the emulator after its first step).
+    /// Applies a scheduled change of the world.
+    fn apply(&mut self, change: scenario::WorldChange) {
+        match change {
+            scenario::WorldChange::Attach(project, server) => {
+                let n_rsc = self.state.n_rsc();
+                self.state.projects.push(*project);
+                self.servers.push(server);
+                self.accounts.flops_used.push(0.0);
+                self.accounts.idle_time.push(0.0);
+                self.accounts.idle_time_sumsq.push(0.0);
+                self.accounts.met.push(0);
+                self.accounts.missed.push(0);
+                self.usage.secs.push(vec![0.0; n_rsc]);
+                self.usage.gpu_job_cpu_secs.push(0.0);
+                self.sort_projects();
+            }
+            scenario::WorldChange::AddApp {
+                project,
+                version,
+                app,
+            } => {
+                let Some(p) = self.state.projects.iter().position(|x| x.name == project) else {
+                    return;
+                };
+                let rsc = version.usage.rsc;
+                let state_project = &mut self.state.projects[p];
+                state_project
+                    .apps
+                    .push(crate::policy::state::App::new(&version.app));
+                state_project.app_versions.push(version);
+                if let Some(entry) = state_project.rsc.get_mut(rsc) {
+                    entry.no_rsc_apps = false;
+                }
+                if let Some(server) = self.servers.get_mut(p) {
+                    server.apps.push(app);
+                }
+                self.sim = None;
+            }
+        }
+        self.must_schedule = true;
+        self.must_check_work_fetch = true;
+    }
+
+    fn snapshot(&self) -> UsageSnapshot {
+        let mut secs = BTreeMap::new();
+        for (p, project) in self.state.projects.iter().enumerate() {
+            for (r, value) in self.usage.secs.get(p).into_iter().flatten().enumerate() {
+                secs.insert((project.name.to_string(), r), *value);
+            }
+        }
+        UsageSnapshot {
+            secs,
+            active_time: self.accounts.active_time,
+            gpu_active_time: self.accounts.gpu_active_time,
+        }
+    }
+
     fn sort_projects(&mut self) {
         let n = self.state.projects.len();
         let mut order: Vec<usize> = (0..n).collect();
@@ -482,8 +567,15 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         state,
         servers,
         mut host,
+        events,
         ..
     } = world;
+    let mut events = std::collections::VecDeque::from(events);
+    let mut boundaries: Vec<(f64, Option<UsageSnapshot>)> = options
+        .windows
+        .iter()
+        .flat_map(|&(a, b)| [(a, None), (b, None)])
+        .collect();
     let n = state.projects.len();
     let n_rsc = state.n_rsc();
     let side = vec![JobSide::default(); state.jobs.len()];
@@ -511,6 +603,11 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
     let mut now = START_TIME;
     let mut first = true;
     loop {
+        while events.front().is_some_and(|e| START_TIME + e.after <= now) {
+            if let Some(event) = events.pop_front() {
+                sim.apply(event.change);
+            }
+        }
         let on = host.on.sample(options.delta, sim.rng);
         let (gpu_active, connected) = if on {
             (
@@ -522,6 +619,11 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         };
         sim.progress(now, gpu_active);
         sim.handle_finished(now);
+        for (at, snap) in &mut boundaries {
+            if snap.is_none() && now - START_TIME >= *at {
+                *snap = Some(sim.snapshot());
+            }
+        }
         if on {
             for _ in 0..100 {
                 let mut action = sim.schedule(now)?;
@@ -549,7 +651,59 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
             break;
         }
     }
-    Ok(report(&sim, options))
+    let last = sim.snapshot();
+    let mut report = report(&sim, options);
+    report.windows = options
+        .windows
+        .iter()
+        .zip(boundaries.chunks(2))
+        .map(|(&(a, b), pair)| {
+            let start = pair
+                .first()
+                .and_then(|(_, s)| s.clone())
+                .unwrap_or_else(|| last.clone());
+            let end = pair
+                .get(1)
+                .and_then(|(_, s)| s.clone())
+                .unwrap_or_else(|| last.clone());
+            window_usage(&sim.state, a, b, &start, &end)
+        })
+        .collect();
+    Ok(report)
+}
+
+fn window_usage(
+    state: &HostState,
+    a: f64,
+    b: f64,
+    start: &UsageSnapshot,
+    end: &UsageSnapshot,
+) -> WindowUsage {
+    let mut usage = Vec::new();
+    for project in &state.projects {
+        for r in 0..state.n_rsc() {
+            let key = (project.name.to_string(), r);
+            let secs = end.secs.get(&key).copied().unwrap_or(0.0)
+                - start.secs.get(&key).copied().unwrap_or(0.0);
+            let time = if r == 0 {
+                end.active_time - start.active_time
+            } else {
+                end.gpu_active_time - start.gpu_active_time
+            };
+            let cap = state.ninstances(r) as f64 * time;
+            usage.push(UsageRow {
+                project: project.name.to_string(),
+                resource: state.rsc_type(r).to_string(),
+                fraction: if cap > 0.0 { secs / cap } else { 0.0 },
+                gpu_jobs_cpu_fraction: 0.0,
+            });
+        }
+    }
+    WindowUsage {
+        start_hours: a / 3600.0,
+        end_hours: b / 3600.0,
+        usage,
+    }
 }
 
 fn report(sim: &Sim<'_>, options: &SimOptions) -> SimReport {
@@ -618,6 +772,7 @@ fn report(sim: &Sim<'_>, options: &SimOptions) -> SimReport {
         delta: options.delta,
         seed: options.seed,
         policy: "current".to_string(),
+        windows: Vec::new(),
     }
 }
 

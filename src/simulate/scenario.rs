@@ -31,8 +31,9 @@
 use super::rng::{OnOff, Rng};
 use super::server::{ServerApp, ServerProject};
 use super::SimError;
+use super::START_TIME;
 use crate::parse::{self, LogOptions};
-use crate::policy::state::{App, AppVersion, Coproc, Host, HostState, Project, ResourceUsage};
+use crate::policy::state::{App, AppVersion, Coproc, Host, HostState, Job, Project, ResourceUsage};
 use crate::replay::build::build_emulator_state;
 use crate::resource::ResourceType;
 use std::path::{Path, PathBuf};
@@ -59,6 +60,34 @@ pub struct World {
     pub host: HostAvailability,
     /// Projects dropped for want of a usable app version.
     pub dropped_projects: Vec<String>,
+    /// Changes scheduled during the run (seed scenarios: a project attached
+    /// later, a project gaining a GPU app), in time order.
+    pub events: Vec<WorldEvent>,
+}
+
+/// A change of the simulated world at a given time.
+#[derive(Clone, Debug)]
+pub struct WorldEvent {
+    /// Seconds after the start.
+    pub after: f64,
+    /// What changes.
+    pub change: WorldChange,
+}
+
+/// What a [`WorldEvent`] changes.
+#[derive(Clone, Debug)]
+pub enum WorldChange {
+    /// The project (with its server) is attached.
+    Attach(Box<Project>, ServerProject),
+    /// The named project gains an app: client app version and server app.
+    AddApp {
+        /// The project's name.
+        project: String,
+        /// The app version the client gets.
+        version: AppVersion,
+        /// The server's job parameters for it.
+        app: ServerApp,
+    },
 }
 
 /// Reads an emulator-style scenario: `path` is the `inputs/` folder or a
@@ -172,6 +201,7 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
         servers,
         host,
         dropped_projects: notes.dropped_projects,
+        events: Vec::new(),
     })
 }
 
@@ -190,6 +220,12 @@ struct ProjectTerm {
     mixed: bool,
     cpus: Option<f64>,
     sd: f64,
+    /// `init=H`: the host starts with one job of `H` hours, due in `H` hours.
+    init: Option<f64>,
+    /// `from=H`: the project is attached `H` hours after the start.
+    from: Option<f64>,
+    /// `gpu_from=H`: the project gains its GPU app `H` hours after the start.
+    gpu_from: Option<f64>,
 }
 
 fn num(text: &str, what: &str) -> Result<f64, SimError> {
@@ -281,6 +317,9 @@ fn project_term(term: &str) -> Result<ProjectTerm, SimError> {
         mixed: false,
         cpus: None,
         sd: 0.0,
+        init: None,
+        from: None,
+        gpu_from: None,
     };
     if p.c_hours <= 0.0 || p.d_hours <= 0.0 || p.share < 0.0 {
         return Err(SimError::Scenario(format!(
@@ -300,9 +339,17 @@ fn project_term(term: &str) -> Result<ProjectTerm, SimError> {
             }
             ("cpus", Some(v)) => p.cpus = Some(num(v, "cpus")?),
             ("sd", Some(v)) => p.sd = num(v, "sd")?,
+            ("init", Some(v)) => p.init = Some(num(v, "init")?).filter(|h| *h > 0.0),
+            ("from", Some(v)) => p.from = Some(num(v, "from")?).filter(|h| *h > 0.0),
+            ("gpu_from", Some(v)) => {
+                p.gpu_from = Some(num(v, "gpu_from")?).filter(|h| *h > 0.0);
+                p.mixed = true;
+                p.gpu.get_or_insert(1.0);
+            }
             _ => {
                 return Err(SimError::Scenario(format!(
-                    "unknown option {opt:?} in {term:?} (gpu=G, mixed, cpus=N, sd=X)"
+                    "unknown option {opt:?} in {term:?} (gpu=G, mixed, cpus=N, sd=X, \
+                     init=H, from=H, gpu_from=H)"
                 )))
             }
         }
@@ -386,6 +433,7 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
     let n_rsc = state.n_rsc();
     let gpu_speed = 0.2 * gpu_peak;
     let mut servers = Vec::new();
+    let mut events = Vec::new();
     for (k, term) in projects.iter().enumerate() {
         let mut project = Project::new(&term.name, term.share, n_rsc);
         project.url = format!("https://{}.example.org/", term.name.to_lowercase()).into();
@@ -429,6 +477,22 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
                 format!("{}_gpu", term.name.to_lowercase()),
                 ResourceUsage::coproc(cpus, 1, g, gpu_speed * g),
             );
+            if let Some(hours) = term.gpu_from {
+                // Held back until `gpu_from`: the server offers no GPU work
+                // and says so (`<no_rsc_apps>`) until then.
+                let version = project.app_versions.pop();
+                project.apps.pop();
+                if let (Some(version), Some(app)) = (version, apps.pop()) {
+                    events.push(WorldEvent {
+                        after: hours * 3600.0,
+                        change: WorldChange::AddApp {
+                            project: term.name.clone(),
+                            version,
+                            app,
+                        },
+                    });
+                }
+            }
         }
         for r in 0..n_rsc {
             let has = project.app_versions.iter().any(|v| v.usage.rsc == r);
@@ -436,15 +500,44 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
                 entry.no_rsc_apps = !has;
             }
         }
-        servers.push(ServerProject {
+        let server = ServerProject {
             name: term.name.clone(),
             apps,
             available: OnOff::always(),
             last_rpc_time: 0.0,
             next_job: 0,
-        });
-        state.projects.push(project);
+        };
+        if let Some(hours) = term.init {
+            // One job on the host at the start, due when it would finish at
+            // full speed (the seed's `A[C](C, R)`: no slack).
+            let version = project.app_versions.first().cloned();
+            if let Some(version) = version {
+                let flops = hours * 3600.0 * version.usage.flops;
+                let mut job = Job::new(
+                    &format!("{}_init_0", term.name),
+                    state.projects.len(),
+                    &version.app,
+                    version.usage.clone(),
+                    flops,
+                );
+                job.received_time = START_TIME;
+                job.report_deadline = START_TIME + hours * 3600.0;
+                job.exact_flops_remaining = Some(flops);
+                job.alloc_seq = state.jobs.len() as u64;
+                state.jobs.push(job);
+            }
+        }
+        if let Some(hours) = term.from {
+            events.push(WorldEvent {
+                after: hours * 3600.0,
+                change: WorldChange::Attach(Box::new(project), server),
+            });
+        } else {
+            servers.push(server);
+            state.projects.push(project);
+        }
     }
+    events.sort_by(|a, b| a.after.total_cmp(&b.after));
     state
         .validate()
         .map_err(|e| SimError::Scenario(e.to_string()))?;
@@ -457,6 +550,7 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
             gpu_active: OnOff::always(),
         },
         dropped_projects: Vec::new(),
+        events,
     })
 }
 
@@ -492,5 +586,25 @@ mod tests {
         assert_eq!(w.state.prefs.cpu_scheduling_period_minutes, 60.0);
         assert!(from_notation("P1(1, 2)").is_err());
         assert!(from_notation("P1(1, 2, .5) X=1").is_err());
+    }
+
+    #[test]
+    fn timed_terms_hold_back_projects_and_apps() {
+        let w = from_notation(
+            "A(1, 240, .5, init=8760) B(1, 168, .5, gpu_from=100) C(1, 240, .5, from=50)",
+        )
+        .unwrap();
+        // C is not attached yet; B's GPU app comes later; A starts with its job.
+        let names: Vec<&str> = w.state.projects.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["A", "B"]);
+        assert_eq!(w.state.projects[1].app_versions.len(), 1);
+        assert!(w.state.projects[1].rsc[1].no_rsc_apps);
+        assert_eq!(w.state.jobs.len(), 1);
+        let job = &w.state.jobs[0];
+        assert_eq!(job.rsc_fpops_est, 8760.0 * 3600.0 * 1e9);
+        assert_eq!(job.report_deadline - job.received_time, 8760.0 * 3600.0);
+        let afters: Vec<f64> = w.events.iter().map(|e| e.after).collect();
+        assert_eq!(afters, [50.0 * 3600.0, 100.0 * 3600.0]);
+        assert!(from_notation("A(1, 2, .5, from=x)").is_err());
     }
 }
