@@ -202,6 +202,8 @@ numeric_params! {
         "REC_ADJUST_PERIOD (s): intervals longer than twice this are discarded (emulator: --delta)";
     rec_bump_secs = 3600.0, "§5.5",
         "length of the 'as if it ran' REC bump (s); the client divides RECSUM by 24";
+    rr_sim_gpu_jobs_use_cpu = 1.0, "§4.3, legacy C.1",
+        "1: a GPU job's CPU share counts in the simulation's CPU use (saturation, shortfall, idle); 0: it does not (7.0-7.2 clients)";
     gpu_efficiency = 0.2, "§1, §2.4",
         "fraction of GPU peak FLOPS assumed achieved (relative speed)";
     default_gpu_peak_flops = 100e9, "§1",

@@ -398,7 +398,10 @@ impl<'a> Sim<'a> {
         let p = job.project;
         let r = job.usage.rsc;
         self.active.push(j);
-        if r == 0 || !self.state.gpu_suspended {
+        // 7.0-7.2 (policy-legacy C.1): the CPU pass resets the counter after
+        // the GPU passes, so GPU jobs' CPU share is not counted.
+        let gpu_cpu_counts = self.params.rr_sim_gpu_jobs_use_cpu != 0.0;
+        if r == 0 || (gpu_cpu_counts && !self.state.gpu_suspended) {
             self.sim_nused[0] += job.usage.avg_ncpus;
             self.proj_sim_nused[p][0] += job.usage.avg_ncpus;
         }

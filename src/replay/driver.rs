@@ -112,6 +112,9 @@ pub struct EmulatorInputs {
     pub apps: BTreeMap<(String, String), (Option<f64>, Option<f64>)>,
     /// Which steps the client ran, had GPUs allowed and polled for RPCs.
     pub availability: Availability,
+    /// Seconds a project is deferred after each completed RPC (the 7.2.42
+    /// emulator harness: 900; today's: 0).
+    pub rpc_deferral: f64,
 }
 
 fn prio_entries(state: &HostState, init: &PriorityInit) -> Vec<PrioEntry> {
@@ -911,11 +914,17 @@ impl<'a> Driver<'a> {
         let Some(state) = self.state.as_mut() else {
             return false;
         };
-        let mut keep = Vec::new();
-        for (j, job) in state.jobs.iter().enumerate() {
-            keep.push(!(job.project == p && job.ready_to_report));
-            let _ = j;
+        if self.emu.rpc_deferral > 0.0 {
+            // The 7.2.42 emulator harness defers a project after every
+            // completed RPC (policy-legacy C.1).
+            let project = &mut state.projects[p];
+            project.min_rpc_time = project.min_rpc_time.max(now + self.emu.rpc_deferral);
         }
+        let keep: Vec<bool> = state
+            .jobs
+            .iter()
+            .map(|job| !(job.project == p && job.ready_to_report))
+            .collect();
         if keep.iter().any(|k| !k) {
             let mut it = keep.iter();
             state.jobs.retain(|_| *it.next().unwrap_or(&true));
