@@ -115,6 +115,10 @@ pub struct EmulatorInputs {
     /// Seconds a project is deferred after each completed RPC (the 7.2.42
     /// emulator harness: 900; today's: 0).
     pub rpc_deferral: f64,
+    /// Run-list entries name any GPU `coprocessor` (6.6–7.2 logs).
+    pub coarse_rsc_names: bool,
+    /// Every pass simulates afresh, no same-instant reuse (7.0–7.2).
+    pub fresh_simulations: bool,
 }
 
 fn prio_entries(state: &HostState, init: &PriorityInit) -> Vec<PrioEntry> {
@@ -456,7 +460,12 @@ impl<'a> Driver<'a> {
         if let Some(made) = rec {
             self.push(now, Slot::Rec, made);
         }
-        let reuse = self.step_sim.clone().filter(|s| s.now == now);
+        // 7.0–7.2 simulate afresh at every pass (policy-legacy C.1); today's
+        // client reuses a simulation made at the same instant (§4.1).
+        let reuse = self
+            .step_sim
+            .clone()
+            .filter(|s| s.now == now && !self.emu.fresh_simulations);
         let fresh = reuse.is_none();
         let Some(state) = self.state.as_mut() else {
             return;
@@ -497,7 +506,11 @@ impl<'a> Driver<'a> {
                     .get(e.job)
                     .map(|j| j.name.to_string())
                     .unwrap_or_default(),
-                rsc: state.rsc_type(e.rsc).long_name().to_string(),
+                rsc: if self.emu.coarse_rsc_names && e.rsc != 0 {
+                    super::recorded::COPROCESSOR.to_string()
+                } else {
+                    state.rsc_type(e.rsc).long_name().to_string()
+                },
                 order: match e.phase {
                     RunListPhase::Edf => "EDF".into(),
                     RunListPhase::Fifo => "FIFO".into(),

@@ -123,13 +123,19 @@ pub enum ReplayError {
 const CURRENT: &str = "current";
 /// The 7.0–7.2 REC policy (policy-legacy C.1), as the 7.2.42 emulator ran it.
 const V7_2: &str = "7.2.42";
-/// What the 7.2.42 replay checks today: the work-fetch decisions, which
-/// today's engine reproduces once GPU jobs' CPU share is left out of the
-/// simulation's CPU use and the harness defers a project after each RPC.
-const V7_2_CHECKED: [DecisionKind; 3] = [
+/// What the 7.2.42 replay checks today: work fetch (choice, request,
+/// backoff) and job scheduling (run list, enforcement), which today's engine
+/// reproduces with the C.1 differences that decide them — GPU jobs' CPU share
+/// left out of the simulation's CPU use, a simulation afresh at every pass,
+/// a run list filled to NCPUS (not twice), the harness deferring a project
+/// 900 s after each RPC — and the log's `scheduling JOB (KIND) (prio P)`
+/// picks read as run-list entries.
+const V7_2_CHECKED: [DecisionKind; 5] = [
     DecisionKind::WorkFetchChoice,
     DecisionKind::WorkRequest,
     DecisionKind::Backoff,
+    DecisionKind::RunList,
+    DecisionKind::Enforcement,
 ];
 /// The 7.2.42 emulator harness defers a project this long after every
 /// completed RPC (policy-legacy C.1).
@@ -139,12 +145,8 @@ const V7_2_RPC_DEFERRAL: f64 = 900.0;
 fn v7_2_unmodelled(kind: DecisionKind) -> &'static str {
     match kind {
         DecisionKind::RrSim => {
-            "7.2.42 prints a finish at the start of the simulation step it falls in and simulates \
-             afresh at every pass (policy-legacy C.1); not modelled yet"
-        }
-        DecisionKind::RunList | DecisionKind::Enforcement => {
-            "7.2.42 schedules with schedule_cpus() (GPU types first, NCPUS cap) and logs \
-             `scheduling JOB (CPU job, EDF|priority order)`; not modelled yet"
+            "7.2.42 prints a finish at the start of the simulation step it falls in \
+             (policy-legacy C.1); not modelled yet"
         }
         DecisionKind::FetchState => {
             "7.2.42 sorts projects by adjusted priority, keeps REC_tmp for projects that cannot \
@@ -251,6 +253,7 @@ pub fn audit(
             // fetch (policy-legacy C.1); the decisions whose other
             // differences are not modelled yet are listed as not checked.
             params.rr_sim_gpu_jobs_use_cpu = 0.0;
+            params.run_list_overfill = 1.0;
             rpc_deferral = V7_2_RPC_DEFERRAL;
             let mut skipped: BTreeMap<DecisionKind, usize> = BTreeMap::new();
             points.retain(|point| {
@@ -266,12 +269,6 @@ pub fn audit(
                     why: v7_2_unmodelled(kind).to_string(),
                 });
             }
-            unchecked.push(Unchecked {
-                what: "run_list and enforcement decisions".into(),
-                why: "7.2.42's schedule_cpus() / enforce_schedule() passes are not extracted \
-                      from the log yet"
-                    .into(),
-            });
         }
         _ => {
             report.unchecked.push(Unchecked {
@@ -305,6 +302,8 @@ pub fn audit(
     let contexts = driver::link_contexts(&points);
     let mut emulator = emulator_inputs(trace);
     emulator.rpc_deferral = rpc_deferral;
+    emulator.coarse_rsc_names = policy == V7_2;
+    emulator.fresh_simulations = policy == V7_2;
     let mut driver = driver::Driver::new(state, &params, queue, build::EMULATOR_START, contexts)
         .with_emulator(emulator);
     let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
@@ -381,6 +380,8 @@ fn emulator_inputs(trace: &Trace) -> driver::EmulatorInputs {
         apps,
         availability: queue::Availability::from_trace(&trace.availability, &trace.events),
         rpc_deferral: 0.0,
+        coarse_rsc_names: false,
+        fresh_simulations: false,
     }
 }
 

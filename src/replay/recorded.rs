@@ -25,7 +25,7 @@ use super::decision::{
     SetRequestLine, ShareState,
 };
 use crate::divergence::DecisionKind;
-use crate::trace::message::{PreemptMode, ResourceRequest};
+use crate::trace::message::{PreemptMode, ResourceRequest, ScheduleKind};
 use crate::trace::{EventTime, LogEvent, Message};
 
 /// One recorded decision point.
@@ -147,6 +147,9 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
     }
     extractor.points
 }
+
+/// How 6.6–7.2 run-list lines name any GPU: `coprocessor job`.
+pub const COPROCESSOR: &str = "coprocessor";
 
 fn rsc_name(rsc: &crate::resource::ResourceType) -> String {
     rsc.long_name().to_string()
@@ -408,6 +411,42 @@ impl Extractor<'_> {
                 self.enforcement = Some(self.push(idx, Decision::Enforcement(Vec::new()), None));
             }
             Message::EnforceRunListEnd => self.enforcement = None,
+            // 6.6–7.2: `schedule_cpus(): start`, one `scheduling JOB (KIND)`
+            // line per pick, then `enforce_schedule(): start` … `end`. The
+            // picks become run-list entries: the resource is only told as
+            // CPU or coprocessor, and a CPU job in priority (or debt) order
+            // is the non-EDF pick today's log calls FIFO.
+            Message::ScheduleCpusStart => {
+                self.report_rpc = false;
+                self.run_list = Some(self.push(idx, Decision::RunList(Vec::new()), None));
+            }
+            Message::SchedulingRunList {
+                job,
+                schedule_kind,
+                prio,
+            } => {
+                let (rsc, order) = match schedule_kind {
+                    ScheduleKind::CoprocEdf => (COPROCESSOR, "EDF"),
+                    ScheduleKind::CoprocFifo => (COPROCESSOR, "FIFO"),
+                    ScheduleKind::CpuEdf => ("CPU", "EDF"),
+                    ScheduleKind::CpuDebtOrder | ScheduleKind::CpuPriorityOrder => ("CPU", "FIFO"),
+                    ScheduleKind::Other(_) => ("CPU", "?"),
+                };
+                let entry = RunListEntry {
+                    job: job.to_string(),
+                    rsc: rsc.to_string(),
+                    order: order.to_string(),
+                    prio: prio.unwrap_or(0.0),
+                };
+                if let Some(Decision::RunList(entries)) = self.decision_mut(self.run_list) {
+                    entries.push(entry);
+                }
+            }
+            Message::EnforceScheduleStart => {
+                self.run_list = None;
+                self.enforcement = Some(self.push(idx, Decision::Enforcement(Vec::new()), None));
+            }
+            Message::EnforceScheduleEnd => self.enforcement = None,
             Message::Scheduling { job, .. } => self.action(format!("schedule {job}")),
             Message::Preempting { job, mode } => {
                 let how = match mode {
