@@ -165,6 +165,10 @@ pub struct SimulateArgs {
     /// rec_adjust_period = delta, runtime_model = emulator.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Also report usage over this window of the run, in hours after the
+    /// start (repeatable), e.g. `--window 8760-8952`.
+    #[arg(long = "window", value_name = "START-END")]
+    pub windows: Vec<String>,
     /// Work sequences on N hosts: SCENARIO is then the sequence notation
     /// 'SEQ(C, D, L[, n=K][, ext=E]) [HOSTS=N] [f=F] [speeds=..] [avail=..] [fail=K@H]'
     /// (see docs/work-sequences.md); every RPC is audited with the sequence rules.

@@ -341,3 +341,40 @@ fn simulate_hosts_needs_sequence_notation() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("SEQ("));
 }
+
+/// `simulate --window`: usage over part of the run. Seed example 2 (spec
+/// S-EX2) under today's client: after A's one-year job, B has the CPU for
+/// the first 0.8 H (B >= 0.95), and 2 H later the CPU is shared (0.5 +- 0.1).
+#[test]
+fn simulate_windows_report_usage_over_part_of_the_run() {
+    let json = run_json(
+        &[
+            "simulate",
+            "A(1, 240, .5, init=8760) B(1, 240, .5) NCPUS=1 min_buf=0.01 add_buf=0.1",
+            "--duration",
+            "34416000",
+            "--delta",
+            "600",
+            "--window",
+            "8760-8952",
+            "--window",
+            "9240-9560",
+            "--format",
+            "json",
+        ],
+        &[0],
+    );
+    let fraction = |w: usize, project: &str| {
+        json["windows"][w]["usage"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["project"] == project && r["resource"] == "CPU")
+            .unwrap()["fraction"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(fraction(0, "B") >= 0.95);
+    assert!((fraction(1, "A") - 0.5).abs() <= 0.1);
+    assert_eq!(json["windows"][1]["start_hours"], 9240.0);
+}

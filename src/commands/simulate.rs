@@ -26,7 +26,11 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
         seed: args.seed,
         existing_jobs_only: args.existing_jobs_only,
         params: Some(params),
-        windows: Vec::new(),
+        windows: args
+            .windows
+            .iter()
+            .map(|w| parse_window(w))
+            .collect::<Result<_>>()?,
     };
     let report = simulate::simulate_scenario(&args.scenario, &options)?;
     let mut out = open_output(None)?;
@@ -39,6 +43,15 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// `START-END` in hours → (start, end) in seconds after the start of the run.
+fn parse_window(text: &str) -> Result<(f64, f64)> {
+    let parsed = text.split_once('-').and_then(|(a, b)| {
+        let (a, b) = (a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?);
+        (a.is_finite() && b.is_finite() && 0.0 <= a && a < b).then_some((a * 3600.0, b * 3600.0))
+    });
+    parsed.with_context(|| format!("--window {text:?}: expected START-END in hours, START < END"))
 }
 
 /// `simulate --hosts N` with a work-sequence scenario.

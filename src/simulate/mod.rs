@@ -820,6 +820,20 @@ pub fn render_table(report: &SimReport) -> String {
             row.project, row.resource, row.fraction, extra
         );
     }
+    for window in &report.windows {
+        let _ = writeln!(
+            s,
+            "\nUsage from hour {} to hour {}",
+            window.start_hours, window.end_hours
+        );
+        for row in &window.usage {
+            let _ = writeln!(
+                s,
+                "  {:<20} {:<12} {:>9.4}",
+                row.project, row.resource, row.fraction
+            );
+        }
+    }
     let _ = writeln!(s, "\nProjects");
     let _ = writeln!(
         s,
