@@ -524,11 +524,8 @@ fn apply_sets<'a>(
     sets: impl Iterator<Item = &'a String>,
 ) -> Result<(), String> {
     for assignment in sets {
-        let (key, value) = assignment
-            .split_once('=')
-            .ok_or_else(|| format!("set {assignment:?}: expected KEY=VALUE"))?;
         params
-            .set(key.trim(), value.trim())
+            .apply_assignment(assignment)
             .map_err(|err| format!("set {assignment}: {err}"))?;
     }
     Ok(())

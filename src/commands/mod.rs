@@ -32,11 +32,8 @@ pub fn params_from_overrides(overrides: &[String]) -> Result<Params> {
 /// Applies `KEY=VALUE` overrides (`--set`) to `params`, in order.
 pub fn apply_overrides(params: &mut Params, overrides: &[String]) -> Result<()> {
     for assignment in overrides {
-        let (key, value) = assignment
-            .split_once('=')
-            .with_context(|| format!("--set {assignment:?}: expected KEY=VALUE"))?;
         params
-            .set(key.trim(), value.trim())
+            .apply_assignment(assignment)
             .with_context(|| format!("--set {assignment}"))?;
     }
     Ok(())

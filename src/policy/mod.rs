@@ -47,6 +47,9 @@ pub enum PolicyError {
     /// `--set` named a parameter that does not exist.
     #[error("unknown policy parameter {0:?}; see the parameter list for valid keys")]
     UnknownParam(String),
+    /// An override is not of the form `KEY=VALUE`.
+    #[error("{0:?}: expected KEY=VALUE")]
+    BadAssignment(String),
     /// `--set` gave a value the parameter cannot take.
     #[error("bad value {value:?} for policy parameter {key:?}")]
     BadParamValue {

@@ -120,6 +120,14 @@ macro_rules! numeric_params {
                 rows
             }
 
+            /// Applies one `KEY=VALUE` override (the text of `--set`).
+            pub fn apply_assignment(&mut self, assignment: &str) -> Result<(), PolicyError> {
+                let (key, value) = assignment
+                    .split_once('=')
+                    .ok_or_else(|| PolicyError::BadAssignment(assignment.to_string()))?;
+                self.set(key.trim(), value.trim())
+            }
+
             /// Overrides one parameter from its textual value (`--set KEY=VALUE`).
             pub fn set(&mut self, key: &str, value: &str) -> Result<(), PolicyError> {
                 let bad = || PolicyError::BadParamValue { key: key.to_string(), value: value.to_string() };
@@ -272,6 +280,18 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn assignments_are_key_equals_value() {
+        let mut params = Params::default();
+        params.apply_assignment(" rec_half_life_days = 1 ").unwrap();
+        assert_eq!(params.rec_half_life_days, 1.0);
+        assert!(matches!(
+            params.apply_assignment("rec_half_life_days"),
+            Err(PolicyError::BadAssignment(_))
+        ));
+        assert!(params.apply_assignment("no_such_key=1").is_err());
+    }
 
     #[test]
     fn registry_lists_every_key_and_defaults_round_trip() {
