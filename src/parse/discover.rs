@@ -151,6 +151,9 @@ pub fn detect_kind(head: &[u8]) -> FileKind {
     if crate::parse::emulator_timeline::is_emulator_timeline(head) {
         return FileKind::EmulatorTimeline;
     }
+    if crate::parse::emulator_timeline::is_sim_out_html(head) {
+        return FileKind::SimOutHtml;
+    }
     if let Some(kind) = xml_root_kind(head) {
         return kind;
     }

@@ -79,6 +79,49 @@ pub fn parse_emulator_timeline(path: &Arc<str>, bytes: &[u8]) -> Parsed<Vec<Step
 }
 
 /// `01:06:00` → 3960, `1 day 01:06:00` → 90360, `2 days 00:00:00` → 172800.
+/// True when `head` looks like the 6.10 emulator's sim_out_0.html.
+pub fn is_sim_out_html(head: &[u8]) -> bool {
+    memchr::memmem::find(head, b"<h2>Simulator output</h2>").is_some()
+}
+
+/// What precedes a job start in the notes of a sim_out_0.html row.
+const STARTING: &[u8] = b"Starting ";
+
+/// Reads the 6.10 emulator's sim_out_0.html notes `Starting JOB: SECS`
+/// (client/sim.cpp of 6.10: the CPU time left when a task starts, `%f`) in
+/// file order. A job's first entry is its true CPU time: the replay's job
+/// size, known to the microsecond (the log prints it with two decimals).
+pub fn parse_sim_out_html(path: &Arc<str>, bytes: &[u8]) -> Parsed<Vec<(String, f64)>> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    let index = LineIndex::new(bytes);
+    for start in memchr::memmem::find_iter(bytes, STARTING) {
+        let rest = &bytes[start + STARTING.len()..];
+        let end = memchr::memchr(b'<', rest).unwrap_or(rest.len());
+        let text = String::from_utf8_lossy(&rest[..end]);
+        let parsed = text
+            .split_once(": ")
+            .and_then(|(job, secs)| Some((job.trim(), secs.trim().parse::<f64>().ok()?)))
+            .filter(|(job, secs)| !job.is_empty() && secs.is_finite());
+        match parsed {
+            Some((job, secs)) => out.push((job.to_string(), secs)),
+            None => {
+                let (line, column) = index.line_col(bytes, start);
+                errors.push(ParseError::expected(
+                    Location::new(path.clone(), line, column),
+                    "`Starting JOB: SECONDS`",
+                    &text,
+                ));
+            }
+        }
+    }
+    Parsed {
+        value: out,
+        errors,
+        warnings: Vec::new(),
+    }
+}
+
 fn step_seconds(label: &str) -> Option<i64> {
     let (days, clock) = match label.split_once(' ') {
         Some((days, rest)) => {
@@ -103,6 +146,23 @@ fn step_seconds(label: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn sim_out_html_job_starts() {
+        let html = b"<h2>Simulator output</h2>\n<tr><td>x</td><td><font size=-2>RPC to Beta<br>Starting Beta_0: 10510.653347<br>Starting Beta_1: 11702.947123<br>Starting bad<br></font></td></tr>";
+        assert!(is_sim_out_html(html));
+        let path: Arc<str> = Arc::from("sim_out_0.html");
+        let parsed = parse_sim_out_html(&path, html);
+        assert_eq!(
+            parsed.value,
+            vec![
+                ("Beta_0".to_string(), 10510.653347),
+                ("Beta_1".to_string(), 11702.947123)
+            ]
+        );
+        assert_eq!(parsed.errors.len(), 1);
+        assert_eq!(parsed.errors[0].location.line, 2);
+    }
     use super::*;
 
     const HTML: &str = "<head><style></style></head>\n<h2>BOINC client emulator results</h2>\n\

@@ -35,35 +35,39 @@ pub fn parse_state_file(
     bytes: &[u8],
     trace: &mut Trace,
 ) -> Parsed<()> {
-    if kind == FileKind::EmulatorTimeline {
-        let parsed = crate::parse::emulator_timeline::parse_emulator_timeline(path, bytes);
+    // Non-XML inputs: read, noted, and their errors passed on.
+    let text_input = |errors, warnings, trace: &mut Trace| {
         trace.state.files.push(FileNote {
             path: path.to_string(),
             kind,
             unknown_elements: 0,
             unknown_names: Vec::new(),
         });
-        trace.availability = parsed.value;
-        return Parsed {
+        Parsed {
             value: (),
-            errors: parsed.errors,
-            warnings: parsed.warnings,
-        };
-    }
-    if kind == FileKind::JobLog {
-        let parsed = job_log::parse_job_log(path, bytes);
-        trace.state.files.push(FileNote {
-            path: path.to_string(),
-            kind,
-            unknown_elements: 0,
-            unknown_names: Vec::new(),
-        });
-        trace.state.job_logs.push(parsed.value);
-        return Parsed {
-            value: (),
-            errors: parsed.errors,
-            warnings: parsed.warnings,
-        };
+            errors,
+            warnings,
+        }
+    };
+    match kind {
+        FileKind::EmulatorTimeline => {
+            let parsed = crate::parse::emulator_timeline::parse_emulator_timeline(path, bytes);
+            trace.availability = parsed.value;
+            return text_input(parsed.errors, parsed.warnings, trace);
+        }
+        FileKind::SimOutHtml => {
+            let parsed = crate::parse::emulator_timeline::parse_sim_out_html(path, bytes);
+            for (job, secs) in parsed.value {
+                trace.job_runtimes.entry(job).or_insert(secs);
+            }
+            return text_input(parsed.errors, parsed.warnings, trace);
+        }
+        FileKind::JobLog => {
+            let parsed = job_log::parse_job_log(path, bytes);
+            trace.state.job_logs.push(parsed.value);
+            return text_input(parsed.errors, parsed.warnings, trace);
+        }
+        _ => {}
     }
     let mut doc = XmlDoc::new(path, bytes);
     let mut duplicate_of: Option<String> = None;

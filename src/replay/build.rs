@@ -71,7 +71,7 @@ fn host_of(state: &ClientState) -> Result<Host, ReplayError> {
     })
 }
 
-fn prefs_of(trace: &Trace) -> Prefs {
+pub(crate) fn prefs_of(trace: &Trace) -> Prefs {
     let mut prefs = Prefs::default();
     for file in [
         &trace.state.global_prefs,

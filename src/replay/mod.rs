@@ -68,6 +68,7 @@ pub mod build;
 pub mod compare;
 pub mod decision;
 pub mod driver;
+pub mod ltd;
 pub mod queue;
 pub mod recorded;
 pub mod selfcheck;
@@ -121,6 +122,10 @@ pub enum ReplayError {
 
 /// The policy generations.
 const CURRENT: &str = "current";
+/// The 6.6–6.10 debt policy as the 6.10.60 emulator ran it (policy-legacy B.15).
+const V6_10: &str = "6.10.60";
+/// The same generation by its policy name.
+const LTD: &str = "ltd-6.6";
 /// The 7.0–7.2 REC policy (policy-legacy C.1), as the 7.2.42 emulator ran it.
 const V7_2: &str = "7.2.42";
 /// What the 7.2.42 replay checks today: work fetch (choice, request,
@@ -269,6 +274,13 @@ pub fn audit(
                     why: v7_2_unmodelled(kind).to_string(),
                 });
             }
+        }
+        V6_10 | LTD => {
+            let audit = ltd::audit(trace, options.tolerance)?;
+            report.points = audit.points;
+            report.divergences = audit.divergences;
+            report.unchecked = audit.unchecked;
+            return Ok(report);
         }
         _ => {
             report.unchecked.push(Unchecked {

@@ -54,6 +54,8 @@ pub enum FileKind {
     SimProjects,
     /// The emulator's timeline.html (host and GPU availability per step).
     EmulatorTimeline,
+    /// The 6.10 emulator's sim_out_0.html (per-step timeline; job runtimes).
+    SimOutHtml,
     /// Anything else (emulator summaries, HTML timelines, binaries): not parsed.
     Other,
 }
@@ -95,6 +97,10 @@ pub struct Trace {
     /// (from the emulator's timeline.html); empty when not recorded.
     #[serde(default)]
     pub availability: Vec<StepAvailability>,
+    /// Job name → true CPU seconds, from the 6.10 emulator's sim_out_0.html
+    /// (`Starting JOB: SECS` at a job's first start); empty when not recorded.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub job_runtimes: std::collections::BTreeMap<String, f64>,
 }
 
 /// The emulator's availability draws for one time step.

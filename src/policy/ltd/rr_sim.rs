@@ -153,31 +153,41 @@ pub enum SimEvent {
     },
 }
 
-impl fmt::Display for SimEvent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SimEvent::Start { at, job, avg_ncpus } => {
-                write!(
-                    f,
-                    "[rr_sim] {at:.2}: starting job#{job} ({avg_ncpus:.2} CPU)"
-                )
+impl SimEvent {
+    /// The job the event is about.
+    pub fn job(&self) -> JobIdx {
+        match *self {
+            SimEvent::Start { job, .. }
+            | SimEvent::Finish { job, .. }
+            | SimEvent::Miss { job, .. } => job,
+        }
+    }
+
+    /// The `[rr_sim]` line the client logs, with `name` the job's name.
+    pub fn line(&self, name: &str) -> String {
+        match *self {
+            SimEvent::Start { at, avg_ncpus, .. } => {
+                format!("[rr_sim] {at:.2}: starting {name} ({avg_ncpus:.2} CPU)")
             }
             SimEvent::Finish {
                 at,
-                job,
                 delay,
                 flops_left,
                 flops,
-            } => write!(
-                f,
-                "[rr_sim] {at:.2}: job#{job} finishes after {delay:.2} ({:.2}G/{:.2}G)",
+                ..
+            } => format!(
+                "[rr_sim] {at:.2}: {name} finishes after {delay:.2} ({:.2}G/{:.2}G)",
                 flops_left / 1e9,
                 flops / 1e9
             ),
-            SimEvent::Miss { job, by } => {
-                write!(f, "[rr_sim] job#{job} misses deadline by {by:.2}")
-            }
+            SimEvent::Miss { by, .. } => format!("[rr_sim] {name} misses deadline by {by:.2}"),
         }
+    }
+}
+
+impl fmt::Display for SimEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.line(&format!("job#{}", self.job())))
     }
 }
 
