@@ -32,13 +32,15 @@
 
 use crate::divergence::{DecisionKind, DecisionPoint, Divergence, Unchecked};
 use crate::parse::log_messages::classify;
-use crate::policy::ltd::cpu_sched::{finished_time_slice, schedule_cpus, PickReason};
+use crate::policy::ltd::cpu_sched::{
+    enforce_schedule, schedule_cpus, JobFlags, PickReason, TaskChange,
+};
 use crate::policy::ltd::debt::{adjust_debts, debt_interval, scheduled_usage, DebtInterval};
 use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
 use crate::policy::ltd::work_fetch::{choose_project, compute_work_request, WorkFetchState};
 use crate::policy::ltd::{work_buf_min, Debts, LtdParams};
 use crate::policy::state::{
-    Host, HostState, Job, JobState, Project, ResourceUsage, SchedulerState, Task, TaskState,
+    Host, HostState, Job, JobState, Project, ResourceUsage, SchedulerState, TaskState,
 };
 use crate::trace::{EventTime, LogEvent, Message, Trace};
 use compact_str::CompactString;
@@ -263,12 +265,8 @@ struct Extra {
     exited: bool,
     /// When its computation finished.
     completed: Option<f64>,
-    /// `rr_sim_misses_deadline` of the latest simulation.
-    missed: bool,
-    /// Picked in EDF by the latest scheduling pass.
-    edf: bool,
-    /// `unfinished_time_slice` as left by the latest enforcement.
-    uts: bool,
+    /// The scheduler's flags on the result.
+    flags: JobFlags,
     /// Creation order of its task (active-task order); `None` = no task.
     task_seq: Option<u64>,
     /// Its size is not known to the microsecond (no sim_out_0.html entry).
@@ -566,7 +564,7 @@ impl<'a> Harness<'a> {
             self.line(project, body);
         }
         for (j, extra) in self.extra.iter_mut().enumerate() {
-            extra.missed = sim.missed.contains(&j);
+            extra.flags.missed = sim.missed.contains(&j);
         }
         self.last_sim = sim.clone();
         sim
@@ -579,11 +577,11 @@ impl<'a> Harness<'a> {
         let outcome = schedule_cpus(&self.state, &self.debts, &sim, self.now, &self.params);
         self.open(DecisionKind::RunList, None);
         for extra in &mut self.extra {
-            extra.edf = false;
+            extra.flags.edf = false;
         }
         for &j in &outcome.deadline_missed {
             if let Some(e) = self.extra.get_mut(j) {
-                e.missed = true;
+                e.flags.missed = true;
             }
         }
         let mut list = Vec::new();
@@ -594,7 +592,7 @@ impl<'a> Harness<'a> {
                 self.line(project.clone(), body);
             }
             if let Some(e) = self.extra.get_mut(pick.job) {
-                e.edf = matches!(pick.reason, PickReason::CpuEdf { .. });
+                e.flags.edf = matches!(pick.reason, PickReason::CpuEdf { .. });
             }
             if let Some(job) = self.state.jobs.get(pick.job) {
                 list.push(job.alloc_seq);
@@ -672,160 +670,50 @@ impl<'a> Harness<'a> {
         self.last_enforce = self.now;
         self.must_enforce = false;
         self.open(DecisionKind::Enforcement, None);
-        // Candidates: the last pass's list, numbered.
-        let mut list: Vec<(usize, usize)> = Vec::new(); // (job, number)
-        for (n, seq) in self.last_list.iter().enumerate() {
-            if let Some(j) = self.state.jobs.iter().position(|job| job.alloc_seq == *seq) {
-                list.push((j, n));
-            }
+        let list: Vec<usize> = self
+            .last_list
+            .iter()
+            .filter_map(|seq| self.state.jobs.iter().position(|job| job.alloc_seq == *seq))
+            .collect();
+        let mut order: Vec<(u64, usize)> = self
+            .extra
+            .iter()
+            .enumerate()
+            .filter_map(|(j, e)| e.task_seq.map(|seq| (seq, j)))
+            .collect();
+        order.sort();
+        let task_order: Vec<usize> = order.into_iter().map(|(_, j)| j).collect();
+        let mut flags: Vec<JobFlags> = self.extra.iter().map(|e| e.flags).collect();
+        let outcome = enforce_schedule(
+            &mut self.state,
+            &mut flags,
+            &list,
+            &task_order,
+            self.now,
+            &self.params,
+        );
+        for (e, f) in self.extra.iter_mut().zip(flags) {
+            e.flags = f;
         }
-        self.print_job_list("preliminary", &list);
-        // Unfinished time slices.
-        let period = self.state.cpu_scheduling_period();
-        let n = list.len();
-        // The candidates' flags are cleared; every scheduled task whose slice
-        // is unfinished is flagged and appended if absent. Other jobs keep a
-        // stale flag (B.15.3), which the next preliminary list prints.
-        for (j, _) in &list {
-            if let Some(e) = self.extra.get_mut(*j) {
-                e.uts = false;
-            }
+        let names: Vec<String> = self.state.jobs.iter().map(|j| j.name.to_string()).collect();
+        let name = |j: usize| names.get(j).cloned().unwrap_or_default();
+        for (job, body) in outcome.lines(self.state.ninstances(0), &name) {
+            let project = job.and_then(|j| self.job_project(j));
+            self.line(project, body);
         }
-        let mut tasks: Vec<(u64, usize)> = Vec::new();
-        for (j, job) in self.state.jobs.iter().enumerate() {
-            let uts = job.task.as_ref().is_some_and(|t| {
-                t.scheduler_state == SchedulerState::Scheduled
-                    && !finished_time_slice(t, self.now, period, &self.params)
-            });
-            if let Some(e) = self.extra.get_mut(j) {
-                if uts {
-                    e.uts = true;
-                }
-                if let Some(seq) = e.task_seq {
-                    tasks.push((seq, j));
-                }
-            }
-            if uts && !list.iter().any(|(k, _)| *k == j) {
-                list.push((j, n));
-            }
-        }
-        tasks.sort();
-        // EDF picks, then unfinished slices, then number, then object
-        // address (creation order). CPU only: no GPU jobs in this harness.
-        list.sort_by_key(|&(j, number)| {
-            let e = self.extra.get(j).cloned().unwrap_or_default();
-            let seq = self.state.jobs.get(j).map_or(0, |job| job.alloc_seq);
-            (!e.edf, !e.uts, number, seq)
-        });
-        self.print_job_list("final", &list);
-        // Walk.
-        let ncpus = self.state.ninstances(0) as f64;
-        let mut used = 0.0;
-        let mut keep: Vec<usize> = Vec::new();
-        for (j, _) in &list {
-            let name = self.job_name(*j);
-            let project = self.job_project(*j);
-            if used >= ncpus {
-                self.line(
-                    project,
-                    format!("[cpu_sched_debug] all CPUs used, skipping {name}"),
-                );
-                continue;
-            }
-            self.line(project, format!("[cpu_sched_debug] scheduling {name}"));
-            used += self
-                .state
-                .jobs
-                .get(*j)
-                .map_or(1.0, |job| job.usage.avg_ncpus);
-            keep.push(*j);
-        }
-        if used < ncpus {
-            self.line(
-                None,
-                format!(
-                    "[cpu_sched_debug] using {used:.2} out of {} CPUs",
-                    ncpus as usize
-                ),
-            );
+        if outcome.cpus_idle {
             self.must_fetch = true; // `Request work fetch: CPUs idle`
         }
-        // Tasks not kept are preempted first (active-task order); then kept
-        // tasks are resumed, then new tasks start (walk order).
-        let now = self.now;
-        for resume in [false, true] {
-            for (_, j) in &tasks {
-                let kept = keep.contains(j);
-                let name = self.job_name(*j);
-                let project = self.job_project(*j);
-                let Some(task) = self
-                    .state
-                    .jobs
-                    .get_mut(*j)
-                    .and_then(|job| job.task.as_mut())
-                else {
-                    continue;
-                };
-                let scheduled = task.scheduler_state == SchedulerState::Scheduled;
-                if !resume && scheduled && !kept {
-                    task.scheduler_state = SchedulerState::Preempted;
-                    task.task_state = TaskState::Suspended;
-                    self.line(
-                        project,
-                        format!("[cpu_sched] Preempting {name} (left in memory)"),
-                    );
-                } else if resume && !scheduled && kept {
-                    task.scheduler_state = SchedulerState::Scheduled;
-                    task.task_state = TaskState::Executing;
-                    task.run_interval_start = now;
-                    self.line(project, format!("[task] Resuming task {name}"));
+        for change in &outcome.changes {
+            if let TaskChange::Start(j) = *change {
+                self.task_seq += 1;
+                if let Some(e) = self.extra.get_mut(j) {
+                    e.task_seq = Some(self.task_seq);
+                    if e.coarse {
+                        self.coarse_sizes.push(name(j));
+                    }
                 }
             }
-        }
-        for j in keep {
-            let edf = self.extra.get(j).is_some_and(|e| e.edf);
-            let has_task = self.state.jobs.get(j).is_some_and(|job| job.task.is_some());
-            if has_task {
-                if let Some(task) = self.state.jobs.get_mut(j).and_then(|job| job.task.as_mut()) {
-                    task.once_ran_edf |= edf;
-                }
-                continue;
-            }
-            let name = self.job_name(j);
-            let project = self.job_project(j);
-            let mut task = Task::new();
-            task.scheduler_state = SchedulerState::Scheduled;
-            task.task_state = TaskState::Executing;
-            task.run_interval_start = now;
-            task.checkpoint_wall_time = now;
-            task.once_ran_edf = edf;
-            if let Some(job) = self.state.jobs.get_mut(j) {
-                job.task = Some(task);
-            }
-            self.task_seq += 1;
-            if let Some(e) = self.extra.get_mut(j) {
-                e.task_seq = Some(self.task_seq);
-                if e.coarse {
-                    self.coarse_sizes.push(name.to_string());
-                }
-            }
-            self.line(project, format!("[task] Starting task {name}"));
-        }
-    }
-
-    /// Logs `<which> job list:` and its entries with their MD and UTS flags.
-    fn print_job_list(&mut self, which: &str, list: &[(usize, usize)]) {
-        let yes_no = |b: bool| if b { "yes" } else { "no" };
-        self.line(None, format!("[cpu_sched_debug] {which} job list:"));
-        for (i, (j, _)) in list.iter().enumerate() {
-            let e = self.extra.get(*j).cloned().unwrap_or_default();
-            let body = format!(
-                "[cpu_sched_debug] {i}: {} (MD: {}; UTS: {})",
-                self.job_name(*j),
-                yes_no(e.missed),
-                yes_no(e.uts)
-            );
-            self.line(self.job_project(*j), body);
         }
     }
 
@@ -931,7 +819,7 @@ impl<'a> Harness<'a> {
             let done = self.state.jobs.get(k).is_some_and(|j| j.ready_to_report);
             k += 1;
             if done {
-                freed.push(e.uts);
+                freed.push(e.flags.uts);
             }
             !done
         });
@@ -975,7 +863,10 @@ impl<'a> Harness<'a> {
             self.extra.push(Extra {
                 runtime,
                 coarse: exact.is_none(),
-                uts,
+                flags: JobFlags {
+                    uts,
+                    ..JobFlags::default()
+                },
                 ..Extra::default()
             });
             got_secs += est;

@@ -408,3 +408,264 @@ pub fn finished_time_slice(
     now - task.run_interval_start >= period
         && now - task.checkpoint_wall_time < params.recent_checkpoint_secs
 }
+
+/// Flags the 6.10 scheduler keeps on each `RESULT` beside the host state
+/// (indexed like `HostState::jobs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct JobFlags {
+    /// `rr_sim_misses_deadline` from the latest simulation (printed `MD`).
+    pub missed: bool,
+    /// Picked in EDF by the latest scheduling pass (`edf_scheduled`).
+    pub edf: bool,
+    /// `unfinished_time_slice` as the latest enforcement left it (printed `UTS`).
+    pub uts: bool,
+}
+
+/// One entry of an enforcement's job list.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ListEntry {
+    /// The job.
+    pub job: JobIdx,
+    /// `MD` as printed.
+    pub missed: bool,
+    /// `UTS` as printed.
+    pub uts: bool,
+}
+
+/// A task change decided by an enforcement, in the order the client makes them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TaskChange {
+    /// `Preempting JOB (left in memory)`.
+    Preempt(JobIdx),
+    /// `Resuming task JOB`.
+    Resume(JobIdx),
+    /// `Starting task JOB`: a new task.
+    Start(JobIdx),
+}
+
+/// What `enforce_schedule()` decided (without its debt update).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EnforceOutcome {
+    /// `preliminary job list:` (the flags of the previous enforcement).
+    pub preliminary: Vec<ListEntry>,
+    /// `final job list:` after appending unfinished slices and sorting.
+    pub final_list: Vec<ListEntry>,
+    /// The walk: (job, kept); not kept = `all CPUs used, skipping` (or no
+    /// coprocessor instance left).
+    pub walk: Vec<(JobIdx, bool)>,
+    /// CPUs used by the kept jobs.
+    pub cpus_used: f64,
+    /// Fewer CPUs used than exist (`using X out of N CPUs`, then a work-fetch request).
+    pub cpus_idle: bool,
+    /// Task changes: preemptions, then resumptions, then new tasks.
+    pub changes: Vec<TaskChange>,
+}
+
+impl EnforceOutcome {
+    /// The `[cpu_sched_debug]`, `[cpu_sched]` and `[task]` lines, each with
+    /// the job it names (`None` = a general line); `name` gives job names.
+    pub fn lines(
+        &self,
+        ncpus: usize,
+        name: &dyn Fn(JobIdx) -> String,
+    ) -> Vec<(Option<JobIdx>, String)> {
+        let yes_no = |b: bool| if b { "yes" } else { "no" };
+        let mut out = Vec::new();
+        for (which, list) in [
+            ("preliminary", &self.preliminary),
+            ("final", &self.final_list),
+        ] {
+            out.push((None, format!("[cpu_sched_debug] {which} job list:")));
+            for (i, e) in list.iter().enumerate() {
+                out.push((
+                    Some(e.job),
+                    format!(
+                        "[cpu_sched_debug] {i}: {} (MD: {}; UTS: {})",
+                        name(e.job),
+                        yes_no(e.missed),
+                        yes_no(e.uts)
+                    ),
+                ));
+            }
+        }
+        for &(j, kept) in &self.walk {
+            let text = if kept {
+                format!("[cpu_sched_debug] scheduling {}", name(j))
+            } else {
+                format!("[cpu_sched_debug] all CPUs used, skipping {}", name(j))
+            };
+            out.push((Some(j), text));
+        }
+        if self.cpus_idle {
+            out.push((
+                None,
+                format!(
+                    "[cpu_sched_debug] using {:.2} out of {ncpus} CPUs",
+                    self.cpus_used
+                ),
+            ));
+        }
+        for change in &self.changes {
+            let (j, text) = match *change {
+                TaskChange::Preempt(j) => (
+                    j,
+                    format!("[cpu_sched] Preempting {} (left in memory)", name(j)),
+                ),
+                TaskChange::Resume(j) => (j, format!("[task] Resuming task {}", name(j))),
+                TaskChange::Start(j) => (j, format!("[task] Starting task {}", name(j))),
+            };
+            out.push((Some(j), text));
+        }
+        out
+    }
+}
+
+/// Mirrors CLIENT_STATE::enforce_schedule() of 6.10.60 after its debt update
+/// (B.11): the last pass's `list` numbered, unfinished time slices flagged
+/// and appended, the sort (EDF picks, coprocessor jobs, unfinished slices,
+/// number, creation order), the walk over the CPUs and coprocessors, then
+/// preemptions (in `task_order`, the active-task order), resumptions and new
+/// tasks (walk order). Tasks in `state` are updated; a new task's job is in
+/// `changes` as [`TaskChange::Start`] for the caller to append to its order.
+///
+/// Only the jobs of `list` get their UTS flag cleared: other jobs keep a
+/// stale one, which the next preliminary list prints (B.15.3) — and 6.10
+/// never initialises it, so a new `RESULT` in the memory of a freed one
+/// shows that one's flag (the caller seeds new jobs' flags accordingly).
+pub fn enforce_schedule(
+    state: &mut HostState,
+    flags: &mut [JobFlags],
+    list: &[JobIdx],
+    task_order: &[JobIdx],
+    now: f64,
+    params: &LtdParams,
+) -> EnforceOutcome {
+    let flag = |flags: &[JobFlags], j: JobIdx| flags.get(j).copied().unwrap_or_default();
+    let entry = |flags: &[JobFlags], j: JobIdx| {
+        let f = flag(flags, j);
+        ListEntry {
+            job: j,
+            missed: f.missed,
+            uts: f.uts,
+        }
+    };
+    let mut numbered: Vec<(JobIdx, usize)> = list
+        .iter()
+        .enumerate()
+        .filter(|(_, &j)| j < state.jobs.len())
+        .map(|(n, &j)| (j, n))
+        .collect();
+    let preliminary = numbered.iter().map(|&(j, _)| entry(flags, j)).collect();
+    for &(j, _) in &numbered {
+        if let Some(f) = flags.get_mut(j) {
+            f.uts = false;
+        }
+    }
+    let period = state.cpu_scheduling_period();
+    let n = numbered.len();
+    for (j, job) in state.jobs.iter().enumerate() {
+        let unfinished = job.task.as_ref().is_some_and(|t| {
+            t.scheduler_state == SchedulerState::Scheduled
+                && !finished_time_slice(t, now, period, params)
+        });
+        if !unfinished {
+            continue;
+        }
+        if let Some(f) = flags.get_mut(j) {
+            f.uts = true;
+        }
+        if !numbered.iter().any(|&(k, _)| k == j) {
+            numbered.push((j, n));
+        }
+    }
+    numbered.sort_by_key(|&(j, number)| {
+        let f = flag(flags, j);
+        let job = state.jobs.get(j);
+        let coproc = job.is_some_and(|job| job.usage.rsc != 0);
+        (
+            !f.edf,
+            !coproc,
+            !f.uts,
+            number,
+            job.map_or(0, |job| job.alloc_seq),
+        )
+    });
+    let final_list = numbered.iter().map(|&(j, _)| entry(flags, j)).collect();
+    // The walk.
+    let ncpus = state.ninstances(0) as f64;
+    let mut coproc_used = vec![0.0; state.n_rsc()];
+    let mut cpus_used = 0.0;
+    let mut walk = Vec::new();
+    let mut keep = Vec::new();
+    for &(j, _) in &numbered {
+        let Some(job) = state.jobs.get(j) else {
+            continue;
+        };
+        let kept = if job.usage.rsc != 0 {
+            let used = coproc_used.get(job.usage.rsc).copied().unwrap_or(0.0);
+            let fits = !state.gpu_suspended
+                && used + job.usage.coproc_usage <= state.ninstances(job.usage.rsc) as f64 + 1e-9;
+            if fits {
+                if let Some(u) = coproc_used.get_mut(job.usage.rsc) {
+                    *u += job.usage.coproc_usage;
+                }
+            }
+            fits
+        } else {
+            cpus_used < ncpus
+        };
+        if kept {
+            cpus_used += job.usage.avg_ncpus;
+            keep.push(j);
+        }
+        walk.push((j, kept));
+    }
+    // Task changes.
+    let mut changes = Vec::new();
+    for resume in [false, true] {
+        for &j in task_order {
+            let kept = keep.contains(&j);
+            let Some(task) = state.jobs.get_mut(j).and_then(|job| job.task.as_mut()) else {
+                continue;
+            };
+            let scheduled = task.scheduler_state == SchedulerState::Scheduled;
+            if !resume && scheduled && !kept {
+                task.scheduler_state = SchedulerState::Preempted;
+                task.task_state = TaskState::Suspended;
+                changes.push(TaskChange::Preempt(j));
+            } else if resume && !scheduled && kept {
+                task.scheduler_state = SchedulerState::Scheduled;
+                task.task_state = TaskState::Executing;
+                task.run_interval_start = now;
+                changes.push(TaskChange::Resume(j));
+            }
+        }
+    }
+    for j in keep {
+        let edf = flag(flags, j).edf;
+        let Some(job) = state.jobs.get_mut(j) else {
+            continue;
+        };
+        match job.task.as_mut() {
+            Some(task) => task.once_ran_edf |= edf,
+            None => {
+                let mut task = crate::policy::state::Task::new();
+                task.scheduler_state = SchedulerState::Scheduled;
+                task.task_state = TaskState::Executing;
+                task.run_interval_start = now;
+                task.checkpoint_wall_time = now;
+                task.once_ran_edf = edf;
+                job.task = Some(task);
+                changes.push(TaskChange::Start(j));
+            }
+        }
+    }
+    EnforceOutcome {
+        preliminary,
+        final_list,
+        walk,
+        cpus_used,
+        cpus_idle: cpus_used < ncpus,
+        changes,
+    }
+}
