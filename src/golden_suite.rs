@@ -643,12 +643,21 @@ fn run_simulation_case(
         result.error = Some(error);
         return;
     }
+    let policy = match case.policy.as_deref().map(str::parse::<Generation>) {
+        None => Generation::Current,
+        Some(Ok(policy)) => policy,
+        Some(Err(error)) => {
+            result.error = Some(error.to_string());
+            return;
+        }
+    };
     let options = crate::simulate::SimOptions {
         duration: simulation.duration,
         delta: simulation.delta,
         seed: simulation.seed,
         existing_jobs_only: false,
         params: Some(params),
+        policy,
         windows: simulation
             .windows
             .iter()

@@ -133,16 +133,16 @@ fn simulation(
         anyhow::bail!("a scenario is one folder or one seed-notation string");
     };
     let run = |spec: &SideSpec| -> Result<SimulationRun> {
-        if let Some(policy) = spec.policy.as_deref().filter(|p| *p != "current") {
-            anyhow::bail!(
-                "side {}: --policy {policy}: only `current` can be simulated today",
-                spec.label
-            );
-        }
+        let policy: boinc_audit::policy::generation::Generation = spec
+            .policy
+            .as_deref()
+            .unwrap_or("current")
+            .parse()
+            .with_context(|| format!("side {}", spec.label))?;
         let mut params = simulate::emulator_params(args.delta);
         apply_overrides(&mut params, &spec.overrides)?;
         let mut spec = spec.clone();
-        spec.policy.get_or_insert_with(|| "current".to_string());
+        spec.policy = Some(policy.to_string());
         Ok(SimulationRun {
             spec,
             options: SimOptions {
@@ -152,6 +152,7 @@ fn simulation(
                 existing_jobs_only: false,
                 params: Some(params),
                 windows: Vec::new(),
+                policy,
             },
         })
     };

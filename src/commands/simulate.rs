@@ -12,12 +12,10 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     if args.hosts.is_some() || sequences::is_sequence_notation(&args.scenario) {
         return run_sequences(args);
     }
-    if args.policy != "current" {
-        anyhow::bail!(
-            "--policy {}: only `current` can be simulated (legacy generations are not wired in)",
-            args.policy
-        );
-    }
+    let policy: boinc_audit::policy::generation::Generation = args
+        .policy
+        .parse()
+        .with_context(|| format!("--policy {}", args.policy))?;
     let mut params = simulate::emulator_params(args.delta);
     apply_overrides(&mut params, &args.set)?;
     let options = simulate::SimOptions {
@@ -26,6 +24,7 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
         seed: args.seed,
         existing_jobs_only: args.existing_jobs_only,
         params: Some(params),
+        policy,
         windows: args
             .windows
             .iter()

@@ -16,6 +16,10 @@ pub struct JobSide {
     pub peak_flops: f64,
     /// When it finished computing (0 = not yet).
     pub completed_time: f64,
+    /// ltd-6.6 only: the scheduler's flags on the result.
+    pub ltd_flags: crate::policy::ltd::cpu_sched::JobFlags,
+    /// ltd-6.6 only: creation order of its task (active-task order).
+    pub task_seq: u64,
 }
 
 /// Instance-seconds per project and resource.

@@ -32,6 +32,7 @@
 //! `--server_uses_workload`, `--cpu_sched_rr_only`, legacy generations.
 
 pub mod host;
+mod ltd;
 pub mod merit;
 pub mod rng;
 pub mod scenario;
@@ -40,6 +41,7 @@ pub mod server;
 
 use crate::policy::backoff::project_rpc_backoff;
 use crate::policy::cpu_sched::{enforce_run_list, make_run_list, EnforceAction};
+use crate::policy::generation::Generation;
 use crate::policy::rec::adjust_rec;
 use crate::policy::reply::{handle_scheduler_reply, SchedReply};
 use crate::policy::rr_sim::RrSimOutcome;
@@ -93,6 +95,9 @@ pub struct SimOptions {
     /// Usage is also reported over these windows: (start, end) seconds
     /// after the start of the run.
     pub windows: Vec<(f64, f64)>,
+    /// The policy generation whose decisions drive the host: `Current` or
+    /// `Ltd66` (`Debt62` is refused).
+    pub policy: Generation,
 }
 
 impl Default for SimOptions {
@@ -104,6 +109,7 @@ impl Default for SimOptions {
             existing_jobs_only: false,
             params: None,
             windows: Vec::new(),
+            policy: Generation::Current,
         }
     }
 }
@@ -232,6 +238,8 @@ struct Sim<'a> {
     last_work_fetch: f64,
     last_progress: f64,
     rpcs_skipped: u64,
+    /// The ltd-6.6 policy's state when it drives the host.
+    ltd: Option<ltd::LtdSim>,
 }
 
 fn engine(now: f64) -> impl Fn(PolicyError) -> SimError {
@@ -274,7 +282,13 @@ impl Sim<'_> {
         let Some(&first) = exited.first() else {
             return false;
         };
-        adjust_rec(&mut self.state, now, Some(first), &self.params);
+        if self.ltd.is_some() {
+            for &j in &exited {
+                self.ltd_credit_exit(j, now);
+            }
+        } else {
+            adjust_rec(&mut self.state, now, Some(first), &self.params);
+        }
         for j in exited {
             let job = &mut self.state.jobs[j];
             job.task = None;
@@ -287,6 +301,9 @@ impl Sim<'_> {
     }
 
     fn schedule(&mut self, now: f64) -> Result<bool, SimError> {
+        if self.ltd.is_some() {
+            return self.ltd_schedule(now);
+        }
         if self.state.jobs.is_empty() {
             return Ok(false);
         }
@@ -353,6 +370,9 @@ impl Sim<'_> {
     }
 
     fn rpc_poll(&mut self, now: f64) -> Result<bool, SimError> {
+        if self.ltd.is_some() {
+            return self.ltd_rpc_poll(now);
+        }
         if now - self.last_poll < 5.0 {
             return Ok(false);
         }
@@ -383,12 +403,16 @@ impl Sim<'_> {
         }
     }
 
-    fn do_rpc(
+    /// One RPC to the simulated server: finished jobs of the project are
+    /// reported and the jobs sent are added. `None` when the project was
+    /// down (the RPC was skipped and the project backed off); else the
+    /// indices of the new jobs.
+    fn do_rpc_jobs(
         &mut self,
         p: ProjectIdx,
         request: &[RscRequest],
         now: f64,
-    ) -> Result<bool, SimError> {
+    ) -> Result<Option<std::ops::Range<usize>>, SimError> {
         let result = self.servers[p].rpc(
             &self.state,
             p,
@@ -402,7 +426,7 @@ impl Sim<'_> {
             let u = self.rng.uniform();
             project_rpc_backoff(&mut self.state.projects[p], now, true, u, &self.params)
                 .map_err(engine(now))?;
-            return Ok(false);
+            return Ok(None);
         }
         // Report this project's finished jobs.
         let mut j = 0;
@@ -422,13 +446,31 @@ impl Sim<'_> {
                 j += 1;
             }
         }
+        let start = self.state.jobs.len();
         let n = result.jobs.len();
-        let new_job_rsc = result.jobs.iter().map(|j| j.usage.rsc).collect();
         for job in result.jobs {
             self.state.jobs.push(job);
             self.side.push(JobSide::default());
         }
         self.accounts.njobs += n as u64;
+        if n > 0 {
+            self.must_schedule = true;
+            self.must_check_work_fetch = true;
+        }
+        self.accounts.nrpcs += 1;
+        Ok(Some(start..self.state.jobs.len()))
+    }
+
+    fn do_rpc(
+        &mut self,
+        p: ProjectIdx,
+        request: &[RscRequest],
+        now: f64,
+    ) -> Result<bool, SimError> {
+        let Some(new_jobs) = self.do_rpc_jobs(p, request, now)? else {
+            return Ok(false);
+        };
+        let new_job_rsc = new_jobs.map(|j| self.state.jobs[j].usage.rsc).collect();
         let draws: Vec<f64> = (0..self.state.n_rsc())
             .map(|_| self.rng.uniform())
             .collect();
@@ -447,11 +489,6 @@ impl Sim<'_> {
             &self.params,
         )
         .map_err(engine(now))?;
-        if n > 0 {
-            self.must_schedule = true;
-            self.must_check_work_fetch = true;
-        }
-        self.accounts.nrpcs += 1;
         Ok(true)
     }
 
@@ -470,6 +507,10 @@ impl Sim<'_> {
                 self.accounts.missed.push(0);
                 self.usage.secs.push(vec![0.0; n_rsc]);
                 self.usage.gpu_job_cpu_secs.push(0.0);
+                let n = self.state.projects.len();
+                if let Some(ltd) = self.ltd.as_mut() {
+                    ltd.attach(n, n_rsc);
+                }
                 self.sort_projects();
             }
             scenario::WorldChange::AddApp {
@@ -538,6 +579,9 @@ impl Sim<'_> {
         permute(&mut self.accounts.idle_time_sumsq, &order);
         permute(&mut self.accounts.met, &order);
         permute(&mut self.accounts.missed, &order);
+        if let Some(ltd) = self.ltd.as_mut() {
+            ltd.permute(&order);
+        }
         permute(&mut self.usage.secs, &order);
         permute(&mut self.usage.gpu_job_cpu_secs, &order);
         for job in &mut self.state.jobs {
@@ -599,7 +643,25 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         last_work_fetch: f64::NEG_INFINITY,
         last_progress: START_TIME,
         rpcs_skipped: 0,
+        ltd: None,
     };
+    match options.policy {
+        Generation::Current => {}
+        Generation::Ltd66 => {
+            // Creation order, the enforcement's last tie-breaker.
+            for (k, job) in sim.state.jobs.iter_mut().enumerate() {
+                job.alloc_seq = k as u64;
+            }
+            sim.ltd = Some(ltd::LtdSim::new(n, n_rsc, sim.state.jobs.len() as u64));
+        }
+        Generation::Debt62 => {
+            return Err(SimError::Options(
+                "--policy debt-6.2 cannot be simulated: its engine has no closed-loop driver \
+                 (golden snapshot cases evaluate it)"
+                    .into(),
+            ))
+        }
+    }
     let mut now = START_TIME;
     let mut first = true;
     loop {
@@ -771,7 +833,7 @@ fn report(sim: &Sim<'_>, options: &SimOptions) -> SimReport {
         duration: options.duration,
         delta: options.delta,
         seed: options.seed,
-        policy: "current".to_string(),
+        policy: options.policy.to_string(),
         windows: Vec::new(),
     }
 }

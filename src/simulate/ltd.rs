@@ -1,0 +1,378 @@
+//! The closed loop under the 6.6–6.10 generation (`simulate --policy
+//! ltd-6.6`): the same simulated host and servers as today's policy, with
+//! the client's decisions made by [`crate::policy::ltd`] the way the 6.10
+//! harness drives it (policy-legacy B.15.1, B.15.2):
+//!
+//! - a scheduling pass (simulation, then `schedule_cpus`) when requested
+//!   (jobs received, a job exited) or when a scheduling period has passed
+//!   since the last one; no pass without jobs;
+//! - an enforcement after every pass and whenever more than 60 s have passed
+//!   since the last one: the debt update (discarded when its interval is over
+//!   2 × 60 s, so debts only move with a time step of at most 120 s), then
+//!   `enforce_schedule` on the last pass's list;
+//! - an RPC poll at most every 5 s: a project with a result due (near its
+//!   deadline or a day after completion) gets a report RPC carrying
+//!   `compute_work_request`; else a work-fetch pass (`choose_project`) when
+//!   requested or 60 s after the last;
+//! - per-(project, resource) backoff from the 6.10 reply handler (B.3), with
+//!   the draw from the run's seeded generator.
+//!
+//! DCF stays as the scenario sets it (the seeds' notation fixes it at 1);
+//! REC is not kept. The freed-memory `UTS` artefact the replay of real 6.10
+//! traces models is left out: it belongs to one build of the emulator, not
+//! to the policy.
+
+use super::{engine, Sim, SimError};
+use crate::policy::ltd::backoff::{handle_reply, BackoffChange, ReplySummary};
+use crate::policy::ltd::cpu_sched::{enforce_schedule, schedule_cpus, PickReason, TaskChange};
+use crate::policy::ltd::debt::{adjust_debts, debt_interval, scheduled_usage, DebtInterval};
+use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
+use crate::policy::ltd::work_fetch::{choose_project, compute_work_request, WorkRequest};
+use crate::policy::ltd::{work_buf_min, Debts, LtdParams};
+use crate::policy::state::{ProjectIdx, SchedulerState};
+use crate::policy::work_fetch::RscRequest;
+
+/// The 6.10 policy's own state in a simulation.
+#[derive(Clone, Debug)]
+pub(super) struct LtdSim {
+    debts: Debts,
+    params: LtdParams,
+    /// The last pass's `ordered_scheduled_results`, by `alloc_seq`.
+    list: Vec<u64>,
+    must_enforce: bool,
+    last_enforce: f64,
+    debt_start: f64,
+    /// `[project][rsc]` instance-seconds of tasks that exited since the last debt update.
+    exited_credit: Vec<Vec<f64>>,
+    last_sim: RrSimOutcome,
+    next_task_seq: u64,
+    next_alloc: u64,
+}
+
+impl LtdSim {
+    pub(super) fn new(n_projects: usize, n_rsc: usize, next_alloc: u64) -> Self {
+        LtdSim {
+            debts: Debts::zero(n_projects, n_rsc),
+            params: LtdParams::default(),
+            list: Vec::new(),
+            must_enforce: false,
+            last_enforce: 0.0,
+            debt_start: 0.0,
+            exited_credit: vec![vec![0.0; n_rsc]; n_projects],
+            last_sim: RrSimOutcome::default(),
+            next_task_seq: 1,
+            next_alloc,
+        }
+    }
+
+    /// Grows the per-project tables after a project was attached.
+    pub(super) fn attach(&mut self, n_projects: usize, n_rsc: usize) {
+        self.exited_credit.resize(n_projects, vec![0.0; n_rsc]);
+        for p in 0..n_projects {
+            for r in 0..n_rsc {
+                let d = self.debts.get(p, r);
+                self.debts.set(p, r, d);
+            }
+        }
+    }
+
+    /// Reorders the per-project tables (`order[new] = old`).
+    pub(super) fn permute(&mut self, order: &[usize]) {
+        fn rows<T: Clone + Default>(v: &[T], order: &[usize]) -> Vec<T> {
+            order
+                .iter()
+                .map(|&o| v.get(o).cloned().unwrap_or_default())
+                .collect()
+        }
+        self.exited_credit = rows(&self.exited_credit, order);
+        self.debts.by_project = rows(&self.debts.by_project, order);
+        self.last_sim = RrSimOutcome::default();
+    }
+}
+
+fn to_requests(request: &WorkRequest) -> Vec<RscRequest> {
+    request
+        .rsc
+        .iter()
+        .map(|r| RscRequest {
+            req_secs: r.secs,
+            req_instances: r.instances,
+            estimated_delay: request.estimated_delay,
+        })
+        .collect()
+}
+
+impl Sim<'_> {
+    /// Runs `f` with the ltd-6.6 state taken out of `self` (put back after);
+    /// `default` when the run is not under ltd-6.6.
+    fn with_ltd<T>(&mut self, default: T, f: impl FnOnce(&mut Self, &mut LtdSim) -> T) -> T {
+        let Some(mut ltd) = self.ltd.take() else {
+            return default;
+        };
+        let out = f(self, &mut ltd);
+        self.ltd = Some(ltd);
+        out
+    }
+
+    /// A simulation (B.8); it also sets every job's `MD` flag.
+    fn ltd_simulate(&mut self, ltd: &mut LtdSim, now: f64) -> RrSimOutcome {
+        let (jobs, _) = sim_jobs(&self.state, now);
+        let sim = rr_simulation(&self.state, &jobs, now);
+        for (j, side) in self.side.iter_mut().enumerate() {
+            side.ltd_flags.missed = sim.missed.contains(&j);
+        }
+        ltd.last_sim = sim.clone();
+        sim
+    }
+
+    /// Exits: each scheduled task's last partial interval is credited to its
+    /// project at the next debt update (B.15.2).
+    pub(super) fn ltd_credit_exit(&mut self, j: usize, now: f64) {
+        let Some(job) = self.state.jobs.get(j) else {
+            return;
+        };
+        let scheduled = job
+            .task
+            .as_ref()
+            .is_some_and(|t| t.scheduler_state == SchedulerState::Scheduled);
+        let Some(ltd) = self.ltd.as_mut().filter(|_| scheduled) else {
+            return;
+        };
+        let secs = now - ltd.debt_start;
+        if let Some(row) = ltd.exited_credit.get_mut(job.project) {
+            if let Some(cell) = row.get_mut(0) {
+                *cell += secs * job.usage.avg_ncpus;
+            }
+            if job.usage.rsc != 0 {
+                if let Some(cell) = row.get_mut(job.usage.rsc) {
+                    *cell += secs * job.usage.coproc_usage;
+                }
+            }
+        }
+    }
+
+    /// Scheduling pass and enforcement; true if anything was decided.
+    pub(super) fn ltd_schedule(&mut self, now: f64) -> Result<bool, SimError> {
+        self.with_ltd(Ok(false), |sim, ltd| {
+            let mut action = false;
+            let period = sim.state.cpu_scheduling_period();
+            if !sim.state.jobs.is_empty()
+                && (sim.must_schedule || now - sim.last_schedule >= period)
+            {
+                sim.must_schedule = false;
+                sim.last_schedule = now;
+                sim.ltd_pass(ltd, now);
+                action = true;
+            }
+            if ltd.must_enforce || now - ltd.last_enforce > 60.0 {
+                action |= sim.ltd_enforce(ltd, now);
+            }
+            Ok(action)
+        })
+    }
+
+    /// `schedule_cpus()`: the list the next enforcement applies.
+    fn ltd_pass(&mut self, ltd: &mut LtdSim, now: f64) {
+        let rr = self.ltd_simulate(ltd, now);
+        let outcome = schedule_cpus(&self.state, &ltd.debts, &rr, now, &ltd.params);
+        for side in &mut self.side {
+            side.ltd_flags.edf = false;
+        }
+        for &j in &outcome.deadline_missed {
+            if let Some(side) = self.side.get_mut(j) {
+                side.ltd_flags.missed = true;
+            }
+        }
+        ltd.list.clear();
+        for pick in &outcome.picks {
+            if let Some(side) = self.side.get_mut(pick.job) {
+                side.ltd_flags.edf = matches!(pick.reason, PickReason::CpuEdf { .. });
+            }
+            if let Some(job) = self.state.jobs.get(pick.job) {
+                ltd.list.push(job.alloc_seq);
+            }
+        }
+        ltd.must_enforce = true;
+    }
+
+    /// The debt update at the start of an enforcement (B.15.2).
+    fn ltd_debt_update(&mut self, ltd: &mut LtdSim, now: f64) {
+        let interval = debt_interval(now, ltd.debt_start, &ltd.params);
+        match interval {
+            DebtInterval::TooShort => return,
+            DebtInterval::Discard { .. } => {}
+            DebtInterval::Credit { secs } => {
+                let mut used = scheduled_usage(&self.state, secs);
+                for (row, credit) in used.iter_mut().zip(&ltd.exited_credit) {
+                    for (cell, c) in row.iter_mut().zip(credit) {
+                        *cell += c;
+                    }
+                }
+                let update = adjust_debts(
+                    &self.state,
+                    &ltd.debts,
+                    interval,
+                    &ltd.last_sim.has_runnable_jobs(),
+                    &used,
+                    now,
+                    &ltd.params,
+                );
+                ltd.debts = update.debts;
+            }
+        }
+        ltd.debt_start = now;
+        for row in &mut ltd.exited_credit {
+            row.iter_mut().for_each(|c| *c = 0.0);
+        }
+    }
+
+    /// `enforce_schedule()`; true if a task changed.
+    fn ltd_enforce(&mut self, ltd: &mut LtdSim, now: f64) -> bool {
+        self.ltd_debt_update(ltd, now);
+        ltd.must_enforce = false;
+        ltd.last_enforce = now;
+        let list: Vec<usize> = ltd
+            .list
+            .iter()
+            .filter_map(|seq| self.state.jobs.iter().position(|job| job.alloc_seq == *seq))
+            .collect();
+        let mut order: Vec<(u64, usize)> = self
+            .side
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| {
+                self.state
+                    .jobs
+                    .get(*j)
+                    .is_some_and(|job| job.task.is_some())
+            })
+            .map(|(j, side)| (side.task_seq, j))
+            .collect();
+        order.sort();
+        let task_order: Vec<usize> = order.into_iter().map(|(_, j)| j).collect();
+        let mut flags: Vec<_> = self.side.iter().map(|s| s.ltd_flags).collect();
+        let outcome = enforce_schedule(
+            &mut self.state,
+            &mut flags,
+            &list,
+            &task_order,
+            now,
+            &ltd.params,
+        );
+        for (side, f) in self.side.iter_mut().zip(flags) {
+            side.ltd_flags = f;
+        }
+        for change in &outcome.changes {
+            if let TaskChange::Start(j) = *change {
+                if let Some(side) = self.side.get_mut(j) {
+                    side.task_seq = ltd.next_task_seq;
+                    ltd.next_task_seq += 1;
+                }
+            }
+        }
+        if outcome.cpus_idle {
+            self.must_check_work_fetch = true;
+        }
+        !outcome.changes.is_empty()
+    }
+
+    /// A project with a finished result due for reporting (6.10 rule).
+    fn ltd_overdue_project(&self, now: f64) -> Option<ProjectIdx> {
+        let cushion = 86400.0_f64.max(work_buf_min(&self.state));
+        self.state.jobs.iter().enumerate().find_map(|(j, job)| {
+            let p = self.state.projects.get(job.project)?;
+            let completed = self.side.get(j).map_or(0.0, |s| s.completed_time);
+            (job.ready_to_report
+                && p.min_rpc_time <= now
+                && (now > job.report_deadline - cushion || now > completed + 86400.0))
+                .then_some(job.project)
+        })
+    }
+
+    /// The RPC poll; true if an RPC was made.
+    pub(super) fn ltd_rpc_poll(&mut self, now: f64) -> Result<bool, SimError> {
+        if now - self.last_poll < 5.0 {
+            return Ok(false);
+        }
+        self.last_poll = now;
+        self.with_ltd(Ok(false), |sim, ltd| {
+            if let Some(p) = sim.ltd_overdue_project(now) {
+                let rr = sim.ltd_simulate(ltd, now);
+                let request =
+                    compute_work_request(&sim.state, &ltd.debts, &rr, p, now, &ltd.params);
+                return sim.ltd_rpc(ltd, p, &request, now);
+            }
+            if !sim.must_check_work_fetch && now - sim.last_work_fetch < 60.0 {
+                return Ok(false);
+            }
+            sim.must_check_work_fetch = false;
+            sim.last_work_fetch = now;
+            let rr = sim.ltd_simulate(ltd, now);
+            let outcome = choose_project(&sim.state, &ltd.debts, &rr, now, &ltd.params);
+            match outcome.choice {
+                Some(choice) => sim.ltd_rpc(ltd, choice.project, &choice.request, now),
+                None => Ok(false),
+            }
+        })
+    }
+
+    /// One RPC: the server's reply, new jobs numbered in creation order, then
+    /// the 6.10 reply handler's backoffs (B.3).
+    fn ltd_rpc(
+        &mut self,
+        ltd: &mut LtdSim,
+        p: ProjectIdx,
+        request: &WorkRequest,
+        now: f64,
+    ) -> Result<bool, SimError> {
+        let Some(new_jobs) = self.do_rpc_jobs(p, &to_requests(request), now)? else {
+            return Ok(false);
+        };
+        let n_rsc = self.state.n_rsc();
+        let mut received = vec![0u32; n_rsc];
+        for j in new_jobs {
+            let Some(job) = self.state.jobs.get_mut(j) else {
+                continue;
+            };
+            job.alloc_seq = ltd.next_alloc;
+            ltd.next_alloc += 1;
+            if let Some(c) = received.get_mut(job.usage.rsc) {
+                *c += 1;
+            }
+        }
+        let draws: Vec<f64> = (0..n_rsc).map(|_| self.rng.uniform()).collect();
+        let Some(project) = self.state.projects.get_mut(p) else {
+            return Ok(true);
+        };
+        let requested: Vec<f64> = request.rsc.iter().map(|r| r.secs).collect();
+        let reply = ReplySummary {
+            jobs_received: received,
+            project_backoff: vec![0.0; n_rsc],
+            project_requested: false,
+        };
+        let changes = handle_reply(&project.rsc, &requested, &reply, now, &draws, &ltd.params)
+            .map_err(engine(now))?;
+        for change in changes {
+            match change {
+                BackoffChange::ProjectSupplied { rsc, until } => {
+                    if let Some(r) = project.rsc.get_mut(rsc) {
+                        r.backoff_time = until;
+                    }
+                }
+                BackoffChange::BackedOff(b) => {
+                    if let Some(r) = project.rsc.get_mut(b.rsc) {
+                        r.backoff_time = b.until;
+                        r.backoff_interval = b.interval;
+                    }
+                }
+                BackoffChange::Cleared { rsc } => {
+                    if let Some(r) = project.rsc.get_mut(rsc) {
+                        r.backoff_time = 0.0;
+                        r.backoff_interval = 0.0;
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+}
