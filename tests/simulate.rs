@@ -222,3 +222,46 @@ fn gpu_idle_gap_is_the_draws_not_the_model() {
         "{near} of 10 seeds within 0.05; spread {spread:?}"
     );
 }
+
+/// `simulate --policy ltd-6.6` on the 6.10.60 references' inputs: each
+/// project's share of the CPU time within 0.02 of the emulator's
+/// summary.txt (`NAME: share S total CPU T (P%)`). tight_deadline_edf is
+/// left out: its summary counts reported jobs only and Slow's two long jobs
+/// are still running at the end, so its percentages are not usage shares.
+#[test]
+fn ltd_simulation_matches_the_6_10_emulator_shares() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (name, delta) in [
+        ("cpu_two_projects_unequal_share", 120.0),
+        ("four_projects_time_slicing", 60.0),
+    ] {
+        let dir = manifest.join("traces/valid-6.10.60").join(name);
+        let summary = std::fs::read_to_string(dir.join("outputs/summary.txt")).expect("summary");
+        let options = SimOptions {
+            duration: 86400.0,
+            delta,
+            policy: boinc_audit::policy::generation::Generation::Ltd66,
+            ..SimOptions::default()
+        };
+        let report = simulate_scenario(dir.to_str().expect("utf-8"), &options).expect("simulate");
+        assert_eq!(report.policy, "ltd-6.6");
+        for line in summary.lines().filter(|l| l.contains(" total CPU ")) {
+            let project = line.split(':').next().expect("name").trim();
+            let percent: f64 = line
+                .rsplit('(')
+                .next()
+                .and_then(|p| p.trim_end_matches("%)").parse().ok())
+                .expect("percent");
+            let usage = report
+                .usage
+                .iter()
+                .find(|u| u.project == project && u.resource == "CPU")
+                .expect("usage row");
+            assert!(
+                (usage.fraction - percent / 100.0).abs() <= 0.02,
+                "{name}: {project} used {:.4} of the CPU, the 6.10 emulator {percent}%",
+                usage.fraction
+            );
+        }
+    }
+}

@@ -133,6 +133,26 @@ fn app_config_for<'a>(trace: &'a Trace, project: &rec_state::Project) -> Option<
     })
 }
 
+/// The host of the 6.10 emulator's inputs: sim_host.xml (CPUs, FLOPS,
+/// memory; its `<gpu>` is never used by that harness, so no coprocessors)
+/// and sim_prefs.xml; no projects yet.
+pub(crate) fn sim_host_state(trace: &Trace) -> Result<HostState, ReplayError> {
+    let host = trace
+        .state
+        .sim_host
+        .as_ref()
+        .ok_or_else(|| ReplayError::MissingState("no sim_host.xml in the trace".into()))?;
+    let info = &host.host;
+    let mut state = HostState::new(Host {
+        p_ncpus: info.p_ncpus.unwrap_or(1).clamp(1, 4096) as u32,
+        p_fpops: info.p_fpops.filter(|f| *f > 0.0).unwrap_or(1e9),
+        m_nbytes: info.m_nbytes.unwrap_or(0.0),
+        coprocs: Vec::new(),
+    });
+    state.prefs = prefs_of(trace);
+    Ok(state)
+}
+
 /// Builds the engine's host state at the emulator's start.
 pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), ReplayError> {
     let recorded = trace

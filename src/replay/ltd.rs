@@ -40,7 +40,7 @@ use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
 use crate::policy::ltd::work_fetch::{choose_project, compute_work_request, WorkFetchState};
 use crate::policy::ltd::{work_buf_min, Debts, LtdParams};
 use crate::policy::state::{
-    Host, HostState, Job, JobState, Project, ResourceUsage, SchedulerState, TaskState,
+    HostState, Job, JobState, Project, ResourceUsage, SchedulerState, TaskState,
 };
 use crate::trace::{EventTime, LogEvent, Message, Trace};
 use compact_str::CompactString;
@@ -316,25 +316,12 @@ struct Harness<'a> {
 /// Builds the host state of the 6.10 harness from sim_host.xml,
 /// sim_projects.xml and sim_prefs.xml.
 fn build(trace: &Trace) -> Result<(HostState, Vec<Option<SimApp>>), ReplayError> {
-    let host = trace
-        .state
-        .sim_host
-        .as_ref()
-        .ok_or_else(|| ReplayError::MissingState("no sim_host.xml in the trace".into()))?;
     let projects = trace
         .state
         .sim_projects
         .as_ref()
         .ok_or_else(|| ReplayError::MissingState("no sim_projects.xml in the trace".into()))?;
-    let info = &host.host;
-    let mut state = HostState::new(Host {
-        p_ncpus: info.p_ncpus.unwrap_or(1).clamp(1, 4096) as u32,
-        p_fpops: info.p_fpops.filter(|f| *f > 0.0).unwrap_or(1e9),
-        m_nbytes: info.m_nbytes.unwrap_or(0.0),
-        // This era's harness models CPU jobs only (B.15.1).
-        coprocs: Vec::new(),
-    });
-    state.prefs = super::build::prefs_of(trace);
+    let mut state = super::build::sim_host_state(trace)?;
     let mut apps = Vec::new();
     for (i, recorded) in projects.projects.iter().enumerate() {
         let name = recorded

@@ -77,7 +77,7 @@ fn write_replay(c: &ReplayComparison, limit: usize, out: &mut dyn Write) -> io::
         .collect();
     writeln!(
         out,
-        "\n{} of {} decision points decide differently ({}); first {} (A → B):",
+        "\n{} decision points differ ({} present under both sides; one present under one side only differs too) ({}); first {} (A → B):",
         c.changed.len(),
         c.compared,
         by_kind.join(", "),

@@ -29,7 +29,8 @@
 //! Not modelled: the emulator's `rand()` sequence (figures agree
 //! statistically, not bit for bit), md5 ordering of jobs received together,
 //! the double counting of elapsed time (irrelevant with `dont_use_dcf`),
-//! `--server_uses_workload`, `--cpu_sched_rr_only`, legacy generations.
+//! `--server_uses_workload`, `--cpu_sched_rr_only`, the `debt-6.2` generation.
+//! The `ltd-6.6` generation drives the same host through [`ltd`].
 
 pub mod host;
 mod ltd;

@@ -49,6 +49,17 @@ pub struct HostAvailability {
     pub gpu_active: OnOff,
 }
 
+impl HostAvailability {
+    /// Always on, connected and allowed to use GPUs.
+    pub fn always() -> Self {
+        HostAvailability {
+            on: OnOff::always(),
+            connected: OnOff::always(),
+            gpu_active: OnOff::always(),
+        }
+    }
+}
+
 /// The simulated world at the start of a run.
 #[derive(Clone, Debug)]
 pub struct World {
@@ -114,6 +125,9 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
         return Err(SimError::Scenario(format!("{}: {err}", inputs.display())));
     }
     let trace = outcome.trace;
+    if trace.state.client_states.is_empty() && trace.state.sim_projects.is_some() {
+        return from_sim_inputs(&trace);
+    }
     let (state, notes) =
         build_emulator_state(&trace).map_err(|e| SimError::Scenario(e.to_string()))?;
     let recorded = trace
@@ -172,6 +186,7 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
                     .and_then(|a| a.weight)
                     .filter(|w| *w > 0.0)
                     .unwrap_or(1.0),
+                true_size_drawn: false,
             });
         }
         let available = match &rp.available {
@@ -201,6 +216,66 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
         servers,
         host,
         dropped_projects: notes.dropped_projects,
+        events: Vec::new(),
+    })
+}
+
+/// The 6.10 emulator's inputs (sim_host.xml, sim_projects.xml,
+/// sim_prefs.xml): CPU only, one CPU app version per app at the host's
+/// FLOPS, the 6.10 job model ([`ServerApp::true_size_drawn`]), host and
+/// servers always available (as in the 6.10 references), DCF 1.
+fn from_sim_inputs(trace: &crate::trace::Trace) -> Result<World, SimError> {
+    let mut state = crate::replay::build::sim_host_state(trace)
+        .map_err(|e| SimError::Scenario(e.to_string()))?;
+    let p_fpops = state.host.p_fpops;
+    let mut servers = Vec::new();
+    for (i, recorded) in trace
+        .state
+        .sim_projects
+        .iter()
+        .flat_map(|s| &s.projects)
+        .enumerate()
+    {
+        let name = recorded
+            .project_name
+            .clone()
+            .unwrap_or_else(|| format!("project{i}"));
+        let mut project = Project::new(&name, recorded.resource_share.unwrap_or(100.0), 1);
+        let mut apps = Vec::new();
+        for (k, app) in recorded.apps.iter().enumerate() {
+            let app_name = app.name.clone().unwrap_or_else(|| format!("app{k}"));
+            let fpops_est = app.fpops_est.filter(|x| *x > 0.0).unwrap_or(3.6e12);
+            let dist = app.fpops.clone().unwrap_or_default();
+            project.apps.push(App::new(&app_name));
+            project.app_versions.push(AppVersion {
+                app: app_name.as_str().into(),
+                usage: ResourceUsage::cpu(1.0, p_fpops),
+                needs_network: false,
+            });
+            apps.push(ServerApp {
+                name: app_name,
+                fpops_est,
+                fpops_mean: dist.mean.filter(|m| *m > 0.0).unwrap_or(fpops_est),
+                fpops_std_dev: dist.std_dev.unwrap_or(0.0).max(0.0),
+                latency_bound: app.latency_bound.filter(|x| *x > 0.0).unwrap_or(86400.0),
+                weight: app.weight.filter(|w| *w > 0.0).unwrap_or(1.0),
+                true_size_drawn: true,
+            });
+        }
+        state.projects.push(project);
+        servers.push(ServerProject {
+            name,
+            apps,
+            available: OnOff::always(),
+            last_rpc_time: 0.0,
+            next_job: 0,
+        });
+    }
+    Ok(World {
+        state,
+        servers,
+        host: HostAvailability::always(),
+        dropped_projects: Vec::new(),
         events: Vec::new(),
     })
 }
@@ -456,6 +531,7 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
                 fpops_std_dev: fpops * term.sd,
                 latency_bound: latency,
                 weight: 1.0,
+                true_size_drawn: false,
             });
         };
         if term.gpu.is_none() || term.mixed {
@@ -544,11 +620,7 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
     Ok(World {
         state,
         servers,
-        host: HostAvailability {
-            on: OnOff::always(),
-            connected: OnOff::always(),
-            gpu_active: OnOff::always(),
-        },
+        host: HostAvailability::always(),
         dropped_projects: Vec::new(),
         events,
     })

@@ -14,6 +14,8 @@
 //! Job sizes follow the emulator: the job's true size is the app's
 //! `<fpops_est>`; its workunit estimate (`rsc_fpops_est`, what the client
 //! sees) is drawn from normal(`<fpops><mean>`, `<std_dev>`) clipped at 0.
+//! The 6.10 emulator did the reverse (estimate `<fpops_est>`, true size
+//! drawn) and had no latency-bound cut: [`ServerApp::true_size_drawn`].
 
 use super::rng::{OnOff, Rng};
 use crate::policy::state::{HostState, Job, ProjectIdx, ResourceUsage, RscIdx};
@@ -34,6 +36,10 @@ pub struct ServerApp {
     pub latency_bound: f64,
     /// Relative frequency among the project's apps.
     pub weight: f64,
+    /// The 6.10 emulator's job model: the estimate is `fpops_est` and the
+    /// true size a normal draw from `<fpops>`; jobs are sent until the
+    /// request is covered, without the latency-bound cut.
+    pub true_size_drawn: bool,
 }
 
 /// One simulated project server.
@@ -143,10 +149,15 @@ impl ServerProject {
             }
             let Some(v) = best else { break };
             let usage: ResourceUsage = p.app_versions[v].usage.clone();
-            let estimate = (app.fpops_mean + app.fpops_std_dev * rng.normal()).max(0.0);
+            let draw = (app.fpops_mean + app.fpops_std_dev * rng.normal()).max(0.0);
+            let (estimate, true_size) = if app.true_size_drawn {
+                (app.fpops_est, draw)
+            } else {
+                (draw, app.fpops_est)
+            };
             let flops = usage.flops.max(1.0);
             let et = estimate / flops;
-            if delay[usage.rsc] + et > app.latency_bound {
+            if !app.true_size_drawn && delay[usage.rsc] + et > app.latency_bound {
                 dont_use[v] = true;
                 continue;
             }
@@ -156,7 +167,7 @@ impl ServerProject {
             job.needs_network = p.app_versions[v].needs_network;
             job.received_time = now;
             job.report_deadline = now + app.latency_bound;
-            job.exact_flops_remaining = Some(app.fpops_est);
+            job.exact_flops_remaining = Some(true_size);
             job.index = 0;
             let est_runtime = et / avail;
             let mut decrement = |r: RscIdx, n: f64| {
