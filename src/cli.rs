@@ -143,7 +143,7 @@ pub struct SimulateArgs {
     /// Scenario folder or seed notation.
     #[arg(value_name = "SCENARIO")]
     pub scenario: String,
-    /// Policy generation (only `current` is simulated).
+    /// Policy generation driving the host: current, ltd-6.6 or debt-6.2.
     #[arg(long, default_value = "current")]
     pub policy: String,
     /// Simulated seconds (emulator --duration).

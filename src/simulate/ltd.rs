@@ -28,7 +28,7 @@ use crate::policy::ltd::cpu_sched::{enforce_schedule, schedule_cpus, PickReason,
 use crate::policy::ltd::debt::{adjust_debts, debt_interval, scheduled_usage, DebtInterval};
 use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
 use crate::policy::ltd::work_fetch::{choose_project, compute_work_request, WorkRequest};
-use crate::policy::ltd::{work_buf_min, Debts, LtdParams};
+use crate::policy::ltd::{Debts, LtdParams};
 use crate::policy::state::{ProjectIdx, SchedulerState};
 use crate::policy::work_fetch::RscRequest;
 
@@ -276,19 +276,6 @@ impl Sim<'_> {
         !outcome.changes.is_empty()
     }
 
-    /// A project with a finished result due for reporting (6.10 rule).
-    fn ltd_overdue_project(&self, now: f64) -> Option<ProjectIdx> {
-        let cushion = 86400.0_f64.max(work_buf_min(&self.state));
-        self.state.jobs.iter().enumerate().find_map(|(j, job)| {
-            let p = self.state.projects.get(job.project)?;
-            let completed = self.side.get(j).map_or(0.0, |s| s.completed_time);
-            (job.ready_to_report
-                && p.min_rpc_time <= now
-                && (now > job.report_deadline - cushion || now > completed + 86400.0))
-                .then_some(job.project)
-        })
-    }
-
     /// The RPC poll; true if an RPC was made.
     pub(super) fn ltd_rpc_poll(&mut self, now: f64) -> Result<bool, SimError> {
         if now - self.last_poll < 5.0 {
@@ -296,7 +283,7 @@ impl Sim<'_> {
         }
         self.last_poll = now;
         self.with_ltd(Ok(false), |sim, ltd| {
-            if let Some(p) = sim.ltd_overdue_project(now) {
+            if let Some(p) = sim.report_due_project(now) {
                 let rr = sim.ltd_simulate(ltd, now);
                 let request =
                     compute_work_request(&sim.state, &ltd.debts, &rr, p, now, &ltd.params);

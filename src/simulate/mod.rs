@@ -29,9 +29,10 @@
 //! Not modelled: the emulator's `rand()` sequence (figures agree
 //! statistically, not bit for bit), md5 ordering of jobs received together,
 //! the double counting of elapsed time (irrelevant with `dont_use_dcf`),
-//! `--server_uses_workload`, `--cpu_sched_rr_only`, the `debt-6.2` generation.
-//! The `ltd-6.6` generation drives the same host through [`ltd`].
+//! `--server_uses_workload`, `--cpu_sched_rr_only`. The `ltd-6.6` and
+//! `debt-6.2` generations drive the same host through [`ltd`] and [`debt`].
 
+mod debt;
 pub mod host;
 mod ltd;
 pub mod merit;
@@ -96,8 +97,7 @@ pub struct SimOptions {
     /// Usage is also reported over these windows: (start, end) seconds
     /// after the start of the run.
     pub windows: Vec<(f64, f64)>,
-    /// The policy generation whose decisions drive the host: `Current` or
-    /// `Ltd66` (`Debt62` is refused).
+    /// The policy generation whose decisions drive the host.
     pub policy: Generation,
 }
 
@@ -241,6 +241,8 @@ struct Sim<'a> {
     rpcs_skipped: u64,
     /// The ltd-6.6 policy's state when it drives the host.
     ltd: Option<ltd::LtdSim>,
+    /// The debt-6.2 policy's state when it drives the host.
+    debt: Option<debt::DebtSim>,
 }
 
 fn engine(now: f64) -> impl Fn(PolicyError) -> SimError {
@@ -287,7 +289,7 @@ impl Sim<'_> {
             for &j in &exited {
                 self.ltd_credit_exit(j, now);
             }
-        } else {
+        } else if self.debt.is_none() {
             adjust_rec(&mut self.state, now, Some(first), &self.params);
         }
         for j in exited {
@@ -304,6 +306,9 @@ impl Sim<'_> {
     fn schedule(&mut self, now: f64) -> Result<bool, SimError> {
         if self.ltd.is_some() {
             return self.ltd_schedule(now);
+        }
+        if self.debt.is_some() {
+            return self.debt_schedule(now);
         }
         if self.state.jobs.is_empty() {
             return Ok(false);
@@ -346,6 +351,21 @@ impl Sim<'_> {
         Ok(true)
     }
 
+    /// The legacy generations' report rule: the first finished result (result
+    /// order) near its deadline or a day after completion (policy-legacy
+    /// B.15.1); its project gets an RPC.
+    fn report_due_project(&self, now: f64) -> Option<ProjectIdx> {
+        let cushion = 86400.0_f64.max(self.state.prefs.work_buf_min_days * 86400.0);
+        self.state.jobs.iter().enumerate().find_map(|(j, job)| {
+            let p = self.state.projects.get(job.project)?;
+            let completed = self.side.get(j).map_or(0.0, |s| s.completed_time);
+            (job.ready_to_report
+                && p.min_rpc_time <= now
+                && (now > job.report_deadline - cushion || now > completed + 86400.0))
+                .then_some(job.project)
+        })
+    }
+
     fn overdue_project(&self, now: f64) -> Option<ProjectIdx> {
         let cushion = 86400.0_f64.max(self.state.work_buf_min(&self.params));
         let mut n_ready = vec![0u32; self.state.projects.len()];
@@ -373,6 +393,9 @@ impl Sim<'_> {
     fn rpc_poll(&mut self, now: f64) -> Result<bool, SimError> {
         if self.ltd.is_some() {
             return self.ltd_rpc_poll(now);
+        }
+        if self.debt.is_some() {
+            return self.debt_rpc_poll(now);
         }
         if now - self.last_poll < 5.0 {
             return Ok(false);
@@ -512,6 +535,9 @@ impl Sim<'_> {
                 if let Some(ltd) = self.ltd.as_mut() {
                     ltd.attach(n, n_rsc);
                 }
+                if let Some(debt) = self.debt.as_mut() {
+                    debt.attach(n);
+                }
                 self.sort_projects();
             }
             scenario::WorldChange::AddApp {
@@ -583,6 +609,9 @@ impl Sim<'_> {
         if let Some(ltd) = self.ltd.as_mut() {
             ltd.permute(&order);
         }
+        if let Some(debt) = self.debt.as_mut() {
+            debt.permute(&order);
+        }
         permute(&mut self.usage.secs, &order);
         permute(&mut self.usage.gpu_job_cpu_secs, &order);
         for job in &mut self.state.jobs {
@@ -645,6 +674,7 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         last_progress: START_TIME,
         rpcs_skipped: 0,
         ltd: None,
+        debt: None,
     };
     match options.policy {
         Generation::Current => {}
@@ -655,13 +685,7 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
             }
             sim.ltd = Some(ltd::LtdSim::new(n, n_rsc, sim.state.jobs.len() as u64));
         }
-        Generation::Debt62 => {
-            return Err(SimError::Options(
-                "--policy debt-6.2 cannot be simulated: its engine has no closed-loop driver \
-                 (golden snapshot cases evaluate it)"
-                    .into(),
-            ))
-        }
+        Generation::Debt62 => sim.debt = Some(debt::DebtSim::new(n)),
     }
     let mut now = START_TIME;
     let mut first = true;
