@@ -336,6 +336,11 @@ impl Sim<'_> {
         if let Some(cpu) = request.first_mut() {
             cpu.req_secs = secs;
         }
-        Ok(self.do_rpc_jobs(p, &request, now)?.is_some())
+        let made = self.do_rpc_jobs(p, &request, now)?.is_some();
+        // A reply ends the project's run of failed RPCs.
+        if let (true, Some(project)) = (made, self.state.projects.get_mut(p)) {
+            project.nrpc_failures = 0;
+        }
+        Ok(made)
     }
 }

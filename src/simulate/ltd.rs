@@ -315,6 +315,10 @@ impl Sim<'_> {
         let Some(new_jobs) = self.do_rpc_jobs(p, &to_requests(request), now)? else {
             return Ok(false);
         };
+        // A reply ends the project's run of failed RPCs.
+        if let Some(project) = self.state.projects.get_mut(p) {
+            project.nrpc_failures = 0;
+        }
         let n_rsc = self.state.n_rsc();
         let mut received = vec![0u32; n_rsc];
         for j in new_jobs {
