@@ -75,7 +75,7 @@ fn tolerance(name: &str, figure: &str) -> f64 {
     match (name, figure) {
         // GPU idle 0.137 here (seed 1) vs 0.017: this figure depends on the
         // random draws (when the GPU-only project's server is down): seeds
-        // 1-10 give 0.002-0.64 (gpu_idle_gap_is_the_draws_not_the_model).
+        // 1-10 give 0.002-0.26 (gpu_idle_gap_is_the_draws_not_the_model).
         ("gpu_no_gpu_work_backoff", "idle") => 0.16,
         _ => 0.05,
     }
@@ -203,9 +203,14 @@ fn deterministic_per_seed_and_notation_runs() {
 }
 
 /// gpu_no_gpu_work_backoff's idle fraction is a matter of random draws (how
-/// long the GPU-only project's server stays down while its queue is empty):
-/// over seeds 1-10 the same model gives 0.002-0.64, and several seeds land
-/// within the acceptance bound of the emulator's single run.
+/// long the GPU-only project's server stays down while its queue is empty;
+/// seed 1 starts with the server down for 7 hours, the emulator's run with
+/// it up): over seeds 1-10 the same model gives 0.002-0.26, and several
+/// seeds land within the acceptance bound of the emulator's single run. No
+/// seed may leave the GPU idle most of the run: after ten failed RPCs the
+/// client fetches the project's master URL (policy-current §7.1 step 1,
+/// §7.13) and then resumes its scheduler RPCs — without that fetch, seeds 5
+/// and 10 stayed at 0.64.
 #[test]
 fn gpu_idle_gap_is_the_draws_not_the_model() {
     let mut near = 0;
@@ -220,6 +225,10 @@ fn gpu_idle_gap_is_the_draws_not_the_model() {
     assert!(
         near >= 3,
         "{near} of 10 seeds within 0.05; spread {spread:?}"
+    );
+    assert!(
+        spread.1 < 0.35,
+        "a seed left the GPU idle: spread {spread:?}"
     );
 }
 

@@ -401,6 +401,17 @@ impl Sim<'_> {
             return Ok(false);
         }
         self.last_poll = now;
+        // §7.1 step 1: a pending master-URL fetch goes first. The simulated
+        // project's web server stays up when its scheduler is down, so the
+        // fetch succeeds and scheduler RPCs resume.
+        if let Some(project) =
+            self.state.projects.iter_mut().find(|p| {
+                p.master_url_fetch_pending && p.min_rpc_time <= now && !p.suspended_via_gui
+            })
+        {
+            project.master_url_fetch_pending = false;
+            return Ok(true);
+        }
         if let Some(p) = self.overdue_project(now) {
             self.state.projects[p].sched_rpc_pending = Some(RpcReason::ResultsDue);
             let sim = self.sim.clone().filter(|s| s.now == now);
