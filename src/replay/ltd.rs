@@ -33,7 +33,7 @@
 use crate::divergence::{DecisionKind, DecisionPoint, Divergence, Unchecked};
 use crate::parse::log_messages::classify;
 use crate::policy::ltd::cpu_sched::{
-    enforce_schedule, schedule_cpus, JobFlags, PickReason, TaskChange,
+    enforce_schedule, jobs_by_seq, schedule_cpus, task_order, JobFlags, PickReason, TaskChange,
 };
 use crate::policy::ltd::debt::{adjust_debts, debt_interval, scheduled_usage, DebtInterval};
 use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
@@ -657,19 +657,8 @@ impl<'a> Harness<'a> {
         self.last_enforce = self.now;
         self.must_enforce = false;
         self.open(DecisionKind::Enforcement, None);
-        let list: Vec<usize> = self
-            .last_list
-            .iter()
-            .filter_map(|seq| self.state.jobs.iter().position(|job| job.alloc_seq == *seq))
-            .collect();
-        let mut order: Vec<(u64, usize)> = self
-            .extra
-            .iter()
-            .enumerate()
-            .filter_map(|(j, e)| e.task_seq.map(|seq| (seq, j)))
-            .collect();
-        order.sort();
-        let task_order: Vec<usize> = order.into_iter().map(|(_, j)| j).collect();
+        let list = jobs_by_seq(&self.state, &self.last_list);
+        let task_order = task_order(self.extra.iter().map(|e| e.task_seq).enumerate());
         let mut flags: Vec<JobFlags> = self.extra.iter().map(|e| e.flags).collect();
         let outcome = enforce_schedule(
             &mut self.state,

@@ -24,7 +24,9 @@
 
 use super::{engine, Sim, SimError};
 use crate::policy::ltd::backoff::{handle_reply, BackoffChange, ReplySummary};
-use crate::policy::ltd::cpu_sched::{enforce_schedule, schedule_cpus, PickReason, TaskChange};
+use crate::policy::ltd::cpu_sched::{
+    enforce_schedule, jobs_by_seq, schedule_cpus, task_order, PickReason, TaskChange,
+};
 use crate::policy::ltd::debt::{adjust_debts, debt_interval, scheduled_usage, DebtInterval};
 use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
 use crate::policy::ltd::work_fetch::{choose_project, compute_work_request, WorkRequest};
@@ -231,25 +233,15 @@ impl Sim<'_> {
         self.ltd_debt_update(ltd, now);
         ltd.must_enforce = false;
         ltd.last_enforce = now;
-        let list: Vec<usize> = ltd
-            .list
-            .iter()
-            .filter_map(|seq| self.state.jobs.iter().position(|job| job.alloc_seq == *seq))
-            .collect();
-        let mut order: Vec<(u64, usize)> = self
-            .side
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| {
-                self.state
-                    .jobs
-                    .get(*j)
-                    .is_some_and(|job| job.task.is_some())
-            })
-            .map(|(j, side)| (side.task_seq, j))
-            .collect();
-        order.sort();
-        let task_order: Vec<usize> = order.into_iter().map(|(_, j)| j).collect();
+        let list = jobs_by_seq(&self.state, &ltd.list);
+        let task_order = task_order(
+            self.state
+                .jobs
+                .iter()
+                .zip(&self.side)
+                .enumerate()
+                .map(|(j, (job, side))| (j, job.task.as_ref().map(|_| side.task_seq))),
+        );
         let mut flags: Vec<_> = self.side.iter().map(|s| s.ltd_flags).collect();
         let outcome = enforce_schedule(
             &mut self.state,

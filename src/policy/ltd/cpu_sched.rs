@@ -669,3 +669,23 @@ pub fn enforce_schedule(
         changes,
     }
 }
+
+/// The jobs whose creation numbers (`Job::alloc_seq`) are `seqs`, in that
+/// order, skipping jobs no longer present: how a driver keeps the last
+/// pass's list while jobs come and go.
+pub fn jobs_by_seq(state: &HostState, seqs: &[u64]) -> Vec<JobIdx> {
+    seqs.iter()
+        .filter_map(|seq| state.jobs.iter().position(|job| job.alloc_seq == *seq))
+        .collect()
+}
+
+/// The jobs that have a task, in the order their tasks were created (the
+/// client's active-task order), from (job, task creation number) pairs.
+pub fn task_order(tasks: impl IntoIterator<Item = (JobIdx, Option<u64>)>) -> Vec<JobIdx> {
+    let mut order: Vec<(u64, JobIdx)> = tasks
+        .into_iter()
+        .filter_map(|(j, seq)| seq.map(|s| (s, j)))
+        .collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, j)| j).collect()
+}
