@@ -35,7 +35,7 @@ use crate::parse::log_messages::classify;
 use crate::policy::ltd::cpu_sched::{
     enforce_schedule, jobs_by_seq, schedule_cpus, task_order, JobFlags, PickReason, TaskChange,
 };
-use crate::policy::ltd::debt::{adjust_debts, debt_interval, scheduled_usage, DebtInterval};
+use crate::policy::ltd::debt::{adjust_debts, debt_interval, interval_usage, DebtInterval};
 use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
 use crate::policy::ltd::work_fetch::{choose_project, compute_work_request, WorkFetchState};
 use crate::policy::ltd::{work_buf_min, Debts, LtdParams};
@@ -600,12 +600,7 @@ impl<'a> Harness<'a> {
                 self.clear_credit();
             }
             DebtInterval::Credit { secs } => {
-                let mut used = scheduled_usage(&self.state, secs);
-                for (p, row) in self.exited_credit.iter().enumerate() {
-                    if let Some(cell) = used.get_mut(p).and_then(|r| r.get_mut(0)) {
-                        *cell += row.first().copied().unwrap_or(0.0);
-                    }
-                }
+                let used = interval_usage(&self.state, secs, &self.exited_credit);
                 let update = adjust_debts(
                     &self.state,
                     &self.debts,
@@ -618,13 +613,7 @@ impl<'a> Harness<'a> {
                 self.open(DecisionKind::Priority, None);
                 for (ltd, std) in &update.per_rsc {
                     for line in &ltd.lines {
-                        let project = match line {
-                            crate::policy::ltd::debt::LtdLine::Adjusted { project, .. }
-                            | crate::policy::ltd::debt::LtdLine::Ineligible { project, .. } => {
-                                *project
-                            }
-                        };
-                        let name = self.project_name(project);
+                        let name = self.project_name(line.project());
                         self.line(Some(name), line.to_string());
                     }
                     self.line(None, ltd.summary_line());

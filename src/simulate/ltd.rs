@@ -27,7 +27,7 @@ use crate::policy::ltd::backoff::{handle_reply, BackoffChange, ReplySummary};
 use crate::policy::ltd::cpu_sched::{
     enforce_schedule, jobs_by_seq, schedule_cpus, task_order, PickReason, TaskChange,
 };
-use crate::policy::ltd::debt::{adjust_debts, debt_interval, scheduled_usage, DebtInterval};
+use crate::policy::ltd::debt::{adjust_debts, debt_interval, interval_usage, DebtInterval};
 use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
 use crate::policy::ltd::work_fetch::{choose_project, compute_work_request, WorkRequest};
 use crate::policy::ltd::{Debts, LtdParams};
@@ -204,12 +204,7 @@ impl Sim<'_> {
             DebtInterval::TooShort => return,
             DebtInterval::Discard { .. } => {}
             DebtInterval::Credit { secs } => {
-                let mut used = scheduled_usage(&self.state, secs);
-                for (row, credit) in used.iter_mut().zip(&ltd.exited_credit) {
-                    for (cell, c) in row.iter_mut().zip(credit) {
-                        *cell += c;
-                    }
-                }
+                let used = interval_usage(&self.state, secs, &ltd.exited_credit);
                 let update = adjust_debts(
                     &self.state,
                     &ltd.debts,

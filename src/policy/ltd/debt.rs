@@ -84,6 +84,20 @@ pub fn scheduled_usage(state: &HostState, secs: f64) -> Vec<Vec<f64>> {
     used
 }
 
+/// The instance-seconds an interval of `secs` credits (B.15.2): every
+/// scheduled task's share ([`scheduled_usage`]) plus `exited[p][r]`, the
+/// partial intervals of tasks that exited within it (credited once, when
+/// their exit was handled).
+pub fn interval_usage(state: &HostState, secs: f64, exited: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut used = scheduled_usage(state, secs);
+    for (row, credit) in used.iter_mut().zip(exited) {
+        for (cell, c) in row.iter_mut().zip(credit) {
+            *cell += c;
+        }
+    }
+    used
+}
+
 /// Why a project is or is not debt-eligible for a resource (B.4, 6.10.60 order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Eligibility {
@@ -195,6 +209,15 @@ pub enum LtdLine {
         /// Its unchanged LTD.
         ltd: f64,
     },
+}
+
+impl LtdLine {
+    /// The project the line is about.
+    pub fn project(&self) -> ProjectIdx {
+        match self {
+            LtdLine::Adjusted { project, .. } | LtdLine::Ineligible { project, .. } => *project,
+        }
+    }
 }
 
 impl fmt::Display for LtdLine {
