@@ -340,6 +340,7 @@ pub(crate) fn read_time_stats(doc: &mut XmlDoc<'_>, element: &Element) -> TimeSt
                 session_gpu_active_duration,
                 on_lambda,
                 connected_lambda,
+                active_lambda,
                 gpu_active_lambda,
             ]
         ) {

@@ -899,7 +899,7 @@ impl<'a> Driver<'a> {
         let Some(state) = self.state.as_mut() else {
             return false;
         };
-        match handle_scheduler_reply(state, p, request, &reply, now, &us, &params) {
+        match handle_scheduler_reply(state, p, request, &reply, now, &mut us.into_iter(), &params) {
             Ok(outcome) => {
                 for (r, backoff) in outcome.backoffs {
                     let rsc = state.rsc_type(r).long_name().to_string();

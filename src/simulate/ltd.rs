@@ -47,7 +47,6 @@ pub(super) struct LtdSim {
     /// `[project][rsc]` instance-seconds of tasks that exited since the last debt update.
     exited_credit: Vec<Vec<f64>>,
     last_sim: RrSimOutcome,
-    next_task_seq: u64,
     next_alloc: u64,
 }
 
@@ -62,7 +61,6 @@ impl LtdSim {
             debt_start: 0.0,
             exited_credit: vec![vec![0.0; n_rsc]; n_projects],
             last_sim: RrSimOutcome::default(),
-            next_task_seq: 1,
             next_alloc,
         }
     }
@@ -251,10 +249,7 @@ impl Sim<'_> {
         }
         for change in &outcome.changes {
             if let TaskChange::Start(j) = *change {
-                if let Some(side) = self.side.get_mut(j) {
-                    side.task_seq = ltd.next_task_seq;
-                    ltd.next_task_seq += 1;
-                }
+                self.number_task(j);
             }
         }
         if outcome.cpus_idle {

@@ -24,10 +24,12 @@
 //!
 //! All randomness (job-size estimates, app choice, availability periods,
 //! backoff factors) comes from one seeded [`rng::Rng`]: a run is a pure
-//! function of (scenario, options).
+//! function of (scenario, options). The generator is the emulator's
+//! (glibc `rand()`) and the draws are made in the emulator's order, so with
+//! seed 1 a run on an emulator scenario is that emulator's run
+//! (docs/simulate.md).
 //!
-//! Not modelled: the emulator's `rand()` sequence (figures agree
-//! statistically, not bit for bit), md5 ordering of jobs received together,
+//! Not modelled: md5 ordering of jobs received together,
 //! the double counting of elapsed time (irrelevant with `dont_use_dcf`),
 //! `--server_uses_workload`, `--cpu_sched_rr_only`. The `ltd-6.6` and
 //! `debt-6.2` generations drive the same host through [`ltd`] and [`debt`].
@@ -239,6 +241,8 @@ struct Sim<'a> {
     last_work_fetch: f64,
     last_progress: f64,
     rpcs_skipped: u64,
+    /// The next task's number in active-task order ([`JobSide::task_seq`]).
+    next_task_seq: u64,
     /// The ltd-6.6 policy's state when it drives the host.
     ltd: Option<ltd::LtdSim>,
     /// The debt-6.2 policy's state when it drives the host.
@@ -282,7 +286,16 @@ impl Sim<'_> {
                     .is_some_and(|t| t.task_state == TaskState::Exited)
             })
             .collect();
-        let Some(&first) = exited.first() else {
+        // The client credits the first task to exit in active-task order
+        // (tasks are appended when created and stay until their job is
+        // done), not in job order: at 18:05 in seed_cpu_gpu_two_projects
+        // B_12 (task created 14:05) exits with A_5 (job received earlier,
+        // task created 15:00) and B_12's interval is the one counted twice.
+        let Some(first) = exited
+            .iter()
+            .copied()
+            .min_by_key(|&j| (self.side.get(j).map_or(0, |s| s.task_seq), j))
+        else {
             return false;
         };
         if self.ltd.is_some() {
@@ -325,6 +338,11 @@ impl Sim<'_> {
         let out = enforce_run_list(&mut self.state, &run.run_list, now, &self.params)
             .map_err(engine(now))?;
         for action in &out.actions {
+            if let EnforceAction::Schedule(j) = *action {
+                if self.side.get(j).is_some_and(|s| s.task_seq == 0) {
+                    self.number_task(j);
+                }
+            }
             if let EnforceAction::Preempt { job, removed } = action {
                 if let Some(task) = self.state.jobs[*job].task.as_mut() {
                     task.task_state = if *removed {
@@ -349,6 +367,14 @@ impl Sim<'_> {
             self.must_check_work_fetch = true;
         }
         Ok(true)
+    }
+
+    /// Gives job `j`'s new task the next number in active-task order.
+    fn number_task(&mut self, j: usize) {
+        if let Some(side) = self.side.get_mut(j) {
+            side.task_seq = self.next_task_seq;
+            self.next_task_seq += 1;
+        }
     }
 
     /// The legacy generations' report rule: the first finished result (result
@@ -506,21 +532,19 @@ impl Sim<'_> {
             return Ok(false);
         };
         let new_job_rsc = new_jobs.map(|j| self.state.jobs[j].usage.rsc).collect();
-        let draws: Vec<f64> = (0..self.state.n_rsc())
-            .map(|_| self.rng.uniform())
-            .collect();
         let reply = SchedReply {
             new_job_rsc,
             request_delay: 0.0,
             too_recent: false,
         };
+        let rng = &mut *self.rng;
         handle_scheduler_reply(
             &mut self.state,
             p,
             request,
             &reply,
             now,
-            &draws,
+            &mut std::iter::from_fn(|| Some(rng.uniform())),
             &self.params,
         )
         .map_err(engine(now))?;
@@ -684,6 +708,7 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         last_work_fetch: f64::NEG_INFINITY,
         last_progress: START_TIME,
         rpcs_skipped: 0,
+        next_task_seq: 1,
         ltd: None,
         debt: None,
     };
@@ -706,12 +731,13 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
                 sim.apply(event.change);
             }
         }
+        // Sampled in the emulator's order: on; then active, GPU-active
+        // (only while active) and connected.
         let on = host.on.sample(options.delta, sim.rng);
         let (gpu_active, connected) = if on {
-            (
-                host.gpu_active.sample(options.delta, sim.rng),
-                host.connected.sample(options.delta, sim.rng),
-            )
+            let active = host.active.sample(options.delta, sim.rng);
+            let gpu_active = active && host.gpu_active.sample(options.delta, sim.rng);
+            (gpu_active, host.connected.sample(options.delta, sim.rng))
         } else {
             (false, false)
         };

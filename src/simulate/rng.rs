@@ -1,45 +1,105 @@
-//! The one seeded pseudo-random generator of a simulation (SplitMix64).
+//! The one seeded pseudo-random generator of a simulation.
 //!
 //! Every random draw of a run — job sizes, app choice, availability periods,
 //! backoff factors — comes from one [`Rng`], so a run is a pure function of
-//! its inputs and `--seed`. It does not reproduce the emulator's `rand()`
-//! sequence: figures agree statistically, not draw by draw.
+//! its inputs and `--seed`.
+//!
+//! The generator is glibc's `rand()`/`random()` (the additive lagged
+//! Fibonacci generator `r[i] = r[i-3] + r[i-31]`, seeded through the
+//! Park–Miller LCG and warmed up by 310 discarded outputs), and
+//! [`Rng::uniform`] is BOINC's `drand()` (`rand() / RAND_MAX`). The BOINC
+//! emulator runs on glibc and calls `srand(1)` before reading its inputs, so
+//! with `--seed 1` the draws made while the inputs are read — the initial
+//! state and first period of every availability process — are the
+//! emulator's own. Later draws follow the simulation's own order, which is
+//! not the emulator's draw for draw, so figures agree statistically from
+//! there on.
 
-/// SplitMix64 (Steele, Lea, Flood 2014): small, fast, passes BigCrush.
+/// glibc `random()` state (TYPE_3: degree 31, separation 3).
 #[derive(Clone, Debug)]
 pub struct Rng {
-    state: u64,
+    table: [u32; 31],
+    front: usize,
+    rear: usize,
+    /// The second value of the last Box–Muller pair (BOINC's
+    /// `rand_normal()` caches it for the next call).
+    cached_normal: Option<f64>,
 }
 
+/// BOINC's `PI2` (lib/util.cpp): 2 × 3.1415926, which is not quite 2π; the
+/// draws keep BOINC's value.
+#[allow(clippy::approx_constant)]
+const BOINC_PI2: f64 = 2.0 * 3.141_592_6;
+
+/// glibc's `RAND_MAX`.
+const RAND_MAX: f64 = 2_147_483_647.0;
+
 impl Rng {
-    /// A generator for `seed`.
+    /// A generator in the state `srand(seed)` leaves glibc in (`seed` is
+    /// taken modulo 2³², as C's `unsigned int`; 0 acts as 1, as in glibc).
     pub fn new(seed: u64) -> Self {
-        Rng { state: seed }
+        let mut seed = seed as u32;
+        if seed == 0 {
+            seed = 1;
+        }
+        let mut table = [0u32; 31];
+        table[0] = seed;
+        let mut word = seed as i32 as i64;
+        for slot in table.iter_mut().skip(1) {
+            // 16807 · word mod (2³¹ − 1), by Schrage's method as glibc does.
+            let hi = word / 127_773;
+            let lo = word % 127_773;
+            word = 16_807 * lo - 2_836 * hi;
+            if word < 0 {
+                word += 2_147_483_647;
+            }
+            *slot = word as u32;
+        }
+        let mut rng = Rng {
+            table,
+            front: 3,
+            rear: 0,
+            cached_normal: None,
+        };
+        for _ in 0..310 {
+            rng.next_u31();
+        }
+        rng
     }
 
-    fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    /// The next `rand()` value, in [0, 2³¹ − 1].
+    pub fn next_u31(&mut self) -> u32 {
+        let sum = self.table[self.front].wrapping_add(self.table[self.rear]);
+        self.table[self.front] = sum;
+        self.front = (self.front + 1) % 31;
+        self.rear = (self.rear + 1) % 31;
+        sum >> 1
     }
 
-    /// Uniform in [0, 1).
+    /// Uniform in [0, 1] (BOINC's `drand()`).
     pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        f64::from(self.next_u31()) / RAND_MAX
     }
 
-    /// Standard normal (Box–Muller).
+    /// Standard normal (Box–Muller, as BOINC's `rand_normal()`: each pair of
+    /// uniforms gives a cosine value now and a sine value for the next call).
     pub fn normal(&mut self) -> f64 {
-        let u1 = 1.0 - self.uniform(); // (0, 1]
+        if let Some(z) = self.cached_normal.take() {
+            return z;
+        }
+        // drand() can return 0; BOINC would take log(0) there.
+        let u1 = self.uniform().max(f64::MIN_POSITIVE);
         let u2 = self.uniform();
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+        let r = (-2.0 * u1.ln()).sqrt();
+        let angle = BOINC_PI2 * u2;
+        self.cached_normal = Some(r * angle.sin());
+        r * angle.cos()
     }
 
-    /// Exponential with the given mean (the emulator's `exponential()`).
+    /// Exponential with the given mean (the emulator's `exponential()`:
+    /// `-mean · ln(1 − drand())`).
     pub fn exponential(&mut self, mean: f64) -> f64 {
-        -mean * (1.0 - self.uniform()).ln()
+        -mean * (1.0 - self.uniform()).max(f64::MIN_POSITIVE).ln()
     }
 }
 
@@ -68,13 +128,20 @@ impl OnOff {
     }
 
     /// On a fraction `frac` of the time, with mean on-period `lambda` seconds.
+    /// Like the emulator's `RANDOM_PROCESS::init()` it always makes two
+    /// draws (the initial state, then the first period), even when `frac`
+    /// is 1 and the process never turns off, so later draws line up with
+    /// the emulator's. Unusable parameters (NaN, `lambda` ≤ 0) give a
+    /// process that is always on.
     pub fn new(frac: f64, lambda: f64, rng: &mut Rng) -> Self {
+        let first = rng.uniform();
         if frac.is_nan() || frac >= 1.0 || lambda.is_nan() || lambda <= 0.0 {
+            rng.uniform();
             return OnOff::always();
         }
         let frac = frac.max(1e-6);
         let off_lambda = lambda / frac - lambda;
-        let (value, time_left) = if rng.uniform() > frac {
+        let (value, time_left) = if first > frac {
             (false, rng.exponential(off_lambda))
         } else {
             (true, rng.exponential(lambda))
@@ -114,6 +181,27 @@ impl OnOff {
 mod tests {
     use super::*;
 
+    /// The first outputs of glibc's `srand(1); rand();` and `srand(42)`
+    /// (as printed by a C program on glibc; also the published sequence).
+    #[test]
+    fn matches_glibc_rand() {
+        let mut one = Rng::new(1);
+        let first: Vec<u32> = (0..5).map(|_| one.next_u31()).collect();
+        assert_eq!(
+            first,
+            [
+                1_804_289_383,
+                846_930_886,
+                1_681_692_777,
+                1_714_636_915,
+                1_957_747_793
+            ]
+        );
+        assert_eq!(Rng::new(0).next_u31(), 1_804_289_383, "seed 0 acts as 1");
+        let mut two = Rng::new(2);
+        assert_eq!(two.next_u31(), 1_505_335_290);
+    }
+
     #[test]
     fn deterministic_and_in_range() {
         let mut a = Rng::new(7);
@@ -121,7 +209,7 @@ mod tests {
         for _ in 0..1000 {
             let x = a.uniform();
             assert_eq!(x, b.uniform());
-            assert!((0.0..1.0).contains(&x));
+            assert!((0.0..=1.0).contains(&x));
         }
     }
 

@@ -45,6 +45,8 @@ pub struct HostAvailability {
     pub on: OnOff,
     /// The network is connected.
     pub connected: OnOff,
+    /// Computing is allowed (the emulator only uses it to gate GPU use).
+    pub active: OnOff,
     /// GPU computing is allowed.
     pub gpu_active: OnOff,
 }
@@ -55,6 +57,7 @@ impl HostAvailability {
         HostAvailability {
             on: OnOff::always(),
             connected: OnOff::always(),
+            active: OnOff::always(),
             gpu_active: OnOff::always(),
         }
     }
@@ -135,16 +138,44 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
         .client_states
         .first()
         .ok_or_else(|| SimError::Scenario("no client_state.xml".into()))?;
+    // The emulator draws while it parses client_state.xml: the four host
+    // processes when `</time_stats>` closes (mean periods default to one
+    // hour), then each `<available>` in file order, culled projects
+    // included. Drawing in that order makes `--seed 1` start as it does.
+    let host = match &recorded.time_stats {
+        Some(ts) => {
+            let mut process = |frac: Option<f64>, lambda: Option<f64>| {
+                OnOff::new(frac.unwrap_or(1.0), lambda.unwrap_or(3600.0), rng)
+            };
+            HostAvailability {
+                on: process(ts.on_frac, ts.on_lambda),
+                connected: process(ts.connected_frac, ts.connected_lambda),
+                active: process(ts.active_frac, ts.active_lambda),
+                gpu_active: process(ts.gpu_active_frac, ts.gpu_active_lambda),
+            }
+        }
+        None => HostAvailability::always(),
+    };
+    let mut availability: Vec<Option<OnOff>> = recorded
+        .projects
+        .iter()
+        .map(|rp| {
+            rp.available
+                .as_ref()
+                .map(|a| OnOff::new(a.frac.unwrap_or(1.0), a.lambda.unwrap_or(3600.0), rng))
+        })
+        .collect();
     let mut servers = Vec::new();
     for project in &state.projects {
-        let rp = recorded
+        let index = recorded
             .projects
             .iter()
-            .find(|rp| {
+            .position(|rp| {
                 rp.project_name.as_deref() == Some(project.name.as_str())
                     || rp.master_url.as_deref() == Some(project.url.as_str())
             })
             .ok_or_else(|| SimError::Scenario(format!("project {} vanished", project.name)))?;
+        let rp = &recorded.projects[index];
         let mut apps = Vec::new();
         for app in &project.apps {
             let ra = rp
@@ -189,10 +220,7 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
                 true_size_drawn: false,
             });
         }
-        let available = match &rp.available {
-            Some(a) => OnOff::new(a.frac.unwrap_or(1.0), a.lambda.unwrap_or(3600.0), rng),
-            None => OnOff::always(),
-        };
+        let available = availability[index].take().unwrap_or_else(OnOff::always);
         servers.push(ServerProject {
             name: project.name.to_string(),
             apps,
@@ -201,16 +229,6 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
             next_job: 0,
         });
     }
-    let ts = recorded.time_stats.clone().unwrap_or_default();
-    let process = |frac: Option<f64>, lambda: Option<f64>, rng: &mut Rng| match lambda {
-        Some(l) => OnOff::new(frac.unwrap_or(1.0), l, rng),
-        None => OnOff::always(),
-    };
-    let host = HostAvailability {
-        on: process(ts.on_frac, ts.on_lambda, rng),
-        connected: process(ts.connected_frac, ts.connected_lambda, rng),
-        gpu_active: process(ts.gpu_active_frac, ts.gpu_active_lambda, rng),
-    };
     Ok(World {
         state,
         servers,

@@ -149,7 +149,17 @@ impl ServerProject {
             }
             let Some(v) = best else { break };
             let usage: ResourceUsage = p.app_versions[v].usage.clone();
-            let draw = (app.fpops_mean + app.fpops_std_dev * rng.normal()).max(0.0);
+            // The emulator's make_job(): the app's job counter advances and
+            // the size is drawn (no draw for a fixed size) before the
+            // deadline check may discard the job.
+            let index = self.next_job;
+            self.next_job += 1;
+            let draw = if app.fpops_std_dev == 0.0 {
+                app.fpops_mean
+            } else {
+                app.fpops_mean + app.fpops_std_dev * rng.normal()
+            }
+            .max(0.0);
             let (estimate, true_size) = if app.true_size_drawn {
                 (app.fpops_est, draw)
             } else {
@@ -161,8 +171,7 @@ impl ServerProject {
                 dont_use[v] = true;
                 continue;
             }
-            let name = format!("{}_{}", self.name, self.next_job);
-            self.next_job += 1;
+            let name = format!("{}_{}", self.name, index);
             let mut job = Job::new(&name, project, &app.name, usage.clone(), estimate);
             job.needs_network = p.app_versions[v].needs_network;
             job.received_time = now;

@@ -171,6 +171,8 @@ pub struct TimeStats {
     pub on_lambda: Option<f64>,
     /// Emulator: mean connected/disconnected period, seconds.
     pub connected_lambda: Option<f64>,
+    /// Emulator: mean active/inactive (computing allowed) period, seconds.
+    pub active_lambda: Option<f64>,
     /// Emulator: mean GPU active/inactive period, seconds.
     pub gpu_active_lambda: Option<f64>,
 }
