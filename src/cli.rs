@@ -174,8 +174,10 @@ pub struct SimulateArgs {
     /// (see docs/work-sequences.md); every RPC is audited with the sequence rules.
     #[arg(long, value_name = "N")]
     pub hosts: Option<usize>,
-    /// Write the simulated scheduler transcripts (one rpc-NNNNN-hostK/ folder
-    /// per RPC) to DIR, where `boinc-audit audit DIR` can read them.
+    /// Write every simulated scheduler RPC that reached a server as a
+    /// transcript pair (sched_request_P.xml / sched_reply_P.xml, one
+    /// rpc-NNNNN/ folder per RPC; rpc-NNNNN-hostK/ with --hosts) to DIR,
+    /// where `boinc-audit audit DIR` checks the scheduler rules on them.
     #[arg(long, value_name = "DIR")]
     pub trace_out: Option<PathBuf>,
 }

@@ -663,6 +663,7 @@ fn run_simulation_case(
             .iter()
             .map(|(a, b)| (a * 3600.0, b * 3600.0))
             .collect(),
+        keep_transcripts: false,
     };
     let report = match crate::simulate::simulate_scenario(&simulation.scenario, &options) {
         Ok(report) => report,

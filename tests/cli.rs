@@ -332,6 +332,38 @@ fn simulate_hosts_relocates_a_sequence_after_a_missed_deadline() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `simulate --trace-out DIR` on an emulator scenario writes its scheduler
+/// RPCs as transcripts; `audit DIR` reads them and checks the scheduler
+/// rules on every exchange (the seed scenario's simulated servers obey
+/// them all). The RPC count is the emulator's for these three hours.
+#[test]
+fn simulate_trace_out_is_audited() {
+    let dir = std::env::temp_dir().join(format!("boinc-audit-trace-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let json = run_json(
+        &[
+            "simulate",
+            "traces/valid/seed_cpu_gpu_two_projects/inputs",
+            "--duration",
+            "10800",
+            "--format",
+            "json",
+            "--trace-out",
+            dir.to_str().unwrap(),
+        ],
+        &[0],
+    );
+    // The emulator's log: RPCs at 01:00 (A) and 01:05 (B) in the first
+    // three hours.
+    assert_eq!(json["rpcs"], 2);
+    let folders = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(folders, 2);
+    let audit = run_json(&["audit", dir.to_str().unwrap(), "--format", "json"], &[0]);
+    assert_eq!(audit["divergent"], 0);
+    assert_eq!(audit["by_kind"]["server_rule"]["total"], 20);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn simulate_hosts_needs_sequence_notation() {
     let output = boinc_audit()

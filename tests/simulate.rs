@@ -102,6 +102,104 @@ fn figures_of_merit_reproduce_the_emulator_run() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Seconds of a log time stamp: `HH:MM:SS` or `N day(s) HH:MM:SS`.
+fn log_seconds(stamp: &str) -> Option<f64> {
+    let (days, clock) = match stamp.split_once(" day") {
+        Some((d, rest)) => (
+            d.trim().parse::<f64>().ok()?,
+            rest.trim_start_matches('s').trim(),
+        ),
+        None => (0.0, stamp.trim()),
+    };
+    let mut parts = clock.split(':').map(|x| x.parse::<f64>().ok());
+    let (h, m, s) = (parts.next()??, parts.next()??, parts.next()??);
+    Some(days * 86400.0 + h * 3600.0 + m * 60.0 + s)
+}
+
+/// The emulator's RPCs that reached a server, from its log: (time, project,
+/// jobs received) for each `doing RPC` answered by `Got N tasks` (skipped
+/// ones, `RPC skipped: project down`, exchanged nothing); and the time of the
+/// log's last line.
+fn emulator_rpcs(log: &str) -> (Vec<(f64, String, usize)>, f64) {
+    let mut rpcs = Vec::new();
+    let mut pending: Option<(f64, String)> = None;
+    let mut last = 0.0;
+    for line in log.lines() {
+        let Some((stamp, rest)) = line.split_once(" [") else {
+            continue;
+        };
+        let Some(time) = log_seconds(stamp) else {
+            continue;
+        };
+        last = time;
+        let Some((project, message)) = rest.split_once("] ") else {
+            continue;
+        };
+        if message.starts_with("doing RPC") {
+            pending = Some((time, project.to_string()));
+        } else if message.starts_with("RPC skipped") {
+            pending = None;
+        } else if let Some(n) = message
+            .strip_prefix("Got ")
+            .and_then(|m| m.strip_suffix(" tasks"))
+            .and_then(|n| n.parse().ok())
+        {
+            if let Some((t, p)) = pending.take() {
+                rpcs.push((t, p, n));
+            }
+        }
+    }
+    (rpcs, last)
+}
+
+/// The value of the first `<tag>` in `xml`.
+fn xml_value<'a>(xml: &'a str, tag: &str) -> &'a str {
+    let open = format!("<{tag}>");
+    let start = xml.find(&open).map(|i| i + open.len()).unwrap();
+    let end = xml[start..].find('<').unwrap() + start;
+    &xml[start..end]
+}
+
+/// `simulate --trace-out` writes every RPC that reached a server as a
+/// request/reply pair; with seed 1 they are the emulator's RPCs: the same
+/// times, projects and numbers of jobs as its log's `doing RPC` / `Got N
+/// tasks` lines, in every reference scenario (over the trimmed logs'
+/// first hours when ../shared is absent).
+#[test]
+fn transcripts_are_the_emulator_rpcs() {
+    for name in SCENARIOS {
+        let dir = scenario_dir(name);
+        let log = std::fs::read_to_string(dir.join("outputs/log.txt")).unwrap();
+        let (mut expected, last) = emulator_rpcs(&log);
+        let inputs = std::fs::read_to_string(dir.join("outputs/inputs.txt")).unwrap();
+        let options = SimOptions {
+            duration: value_after(&inputs, "Simulation duration:"),
+            delta: value_after(&inputs, "Time step:"),
+            existing_jobs_only: inputs.contains("Existing jobs only: yes"),
+            keep_transcripts: true,
+            ..SimOptions::default()
+        };
+        let report = simulate_scenario(dir.join("inputs").to_str().unwrap(), &options).unwrap();
+        assert_eq!(report.transcripts.len() as u64, 2 * report.rpcs, "{name}");
+        let mut got = Vec::new();
+        for pair in report.transcripts.chunks(2) {
+            let [(request_path, request), (reply_path, reply)] = pair else {
+                panic!("{name}: unpaired transcript");
+            };
+            assert!(request_path.contains("/sched_request_"), "{request_path}");
+            assert!(reply_path.contains("/sched_reply_"), "{reply_path}");
+            let time: f64 = xml_value(request, "now").parse().unwrap();
+            let project = xml_value(reply, "project_name").to_string();
+            got.push((time, project, reply.matches("<wu_name>").count()));
+        }
+        // A trimmed log may stop inside its last step.
+        expected.retain(|r| r.0 < last);
+        got.retain(|r| r.0 < last);
+        assert!(!expected.is_empty(), "{name}: no RPC in the log");
+        assert_eq!(got, expected, "{name}");
+    }
+}
+
 #[test]
 fn seed_cpu_gpu_split_through_the_cli() {
     let dir = scenario_dir("seed_cpu_gpu_two_projects").join("inputs");

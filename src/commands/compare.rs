@@ -153,6 +153,7 @@ fn simulation(
                 params: Some(params),
                 windows: Vec::new(),
                 policy,
+                keep_transcripts: false,
             },
         })
     };

@@ -30,8 +30,18 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
             .iter()
             .map(|w| parse_window(w))
             .collect::<Result<_>>()?,
+        keep_transcripts: args.trace_out.is_some(),
     };
     let report = simulate::simulate_scenario(&args.scenario, &options)?;
+    if let Some(dir) = &args.trace_out {
+        write_transcripts(dir, &report.transcripts)?;
+        eprintln!(
+            "wrote {} scheduler RPCs to {} (check them with: boinc-audit audit {})",
+            report.transcripts.len() / 2,
+            dir.display(),
+            dir.display()
+        );
+    }
     let mut out = open_output(None)?;
     match args.format {
         SimulateFormat::Json => {
@@ -65,15 +75,7 @@ fn run_sequences(args: &SimulateArgs) -> Result<u8> {
     let mut rng = Rng::new(args.seed);
     let report = sequences::simulate_sequences(&scenario, args.duration, args.delta, &mut rng)?;
     if let Some(dir) = &args.trace_out {
-        for (path, text) in &report.transcripts {
-            let path = dir.join(path);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .with_context(|| format!("cannot create {}", parent.display()))?;
-            }
-            std::fs::write(&path, text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
+        write_transcripts(dir, &report.transcripts)?;
     }
     let mut out = open_output(None)?;
     match args.format {
@@ -89,4 +91,17 @@ fn run_sequences(args: &SimulateArgs) -> Result<u8> {
     } else {
         super::EXIT_DIVERGED
     })
+}
+
+/// Writes (relative path, text) files under `dir`, creating folders.
+fn write_transcripts(dir: &std::path::Path, files: &[(String, String)]) -> Result<()> {
+    for (path, text) in files {
+        let path = dir.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
 }

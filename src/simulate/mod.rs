@@ -42,6 +42,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sequences;
 pub mod server;
+pub mod transcript;
 
 use crate::policy::backoff::project_rpc_backoff;
 use crate::policy::cpu_sched::{enforce_run_list, make_run_list, EnforceAction};
@@ -101,6 +102,8 @@ pub struct SimOptions {
     pub windows: Vec<(f64, f64)>,
     /// The policy generation whose decisions drive the host.
     pub policy: Generation,
+    /// Keep every RPC that reached a server for [`SimReport::transcripts`].
+    pub keep_transcripts: bool,
 }
 
 impl Default for SimOptions {
@@ -113,6 +116,7 @@ impl Default for SimOptions {
             params: None,
             windows: Vec::new(),
             policy: Generation::Current,
+            keep_transcripts: false,
         }
     }
 }
@@ -191,6 +195,51 @@ pub struct SimReport {
     /// Usage over the windows asked for (`SimOptions::windows`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub windows: Vec<WindowUsage>,
+    /// With [`SimOptions::keep_transcripts`]: every RPC that reached a
+    /// server as a request/reply pair of files, (relative path, XML), in
+    /// time order ([`transcript`]).
+    #[serde(skip)]
+    pub transcripts: Vec<(String, String)>,
+}
+
+/// One scheduler RPC that reached a server, as the transcripts show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RpcRecord {
+    /// Simulated time.
+    pub time: f64,
+    /// The project's name.
+    pub project_name: String,
+    /// The project's master URL.
+    pub project_url: String,
+    /// Its resource share over the total.
+    pub share_fraction: f64,
+    /// The project ignores DCF.
+    pub dont_use_dcf: bool,
+    /// The request, per resource.
+    pub request: Vec<RscRequest>,
+    /// Results reported.
+    pub reported: Vec<String>,
+    /// The project's other jobs on the host.
+    pub in_progress: Vec<String>,
+    /// Jobs sent.
+    pub jobs: Vec<SentJob>,
+}
+
+/// One job a simulated server sent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SentJob {
+    /// Its name.
+    pub name: String,
+    /// Its app.
+    pub app: String,
+    /// The app version's index in the project.
+    pub version: usize,
+    /// The version's resource usage.
+    pub usage: crate::policy::state::ResourceUsage,
+    /// The estimate sent (`rsc_fpops_est`).
+    pub fpops_est: f64,
+    /// Report deadline.
+    pub report_deadline: f64,
 }
 
 /// Usage over one window of the run.
@@ -243,6 +292,8 @@ struct Sim<'a> {
     rpcs_skipped: u64,
     /// The next task's number in active-task order ([`JobSide::task_seq`]).
     next_task_seq: u64,
+    /// RPCs kept for the transcripts ([`SimOptions::keep_transcripts`]).
+    rpc_records: Vec<RpcRecord>,
     /// The ltd-6.6 policy's state when it drives the host.
     ltd: Option<ltd::LtdSim>,
     /// The debt-6.2 policy's state when it drives the host.
@@ -489,10 +540,37 @@ impl Sim<'_> {
                 .map_err(engine(now))?;
             return Ok(None);
         }
+        let mut record = self.options.keep_transcripts.then(|| {
+            let total_share: f64 = self.state.projects.iter().map(|x| x.resource_share).sum();
+            let project = &self.state.projects[p];
+            RpcRecord {
+                time: now,
+                project_name: project.name.to_string(),
+                project_url: project.url.to_string(),
+                share_fraction: if total_share > 0.0 {
+                    project.resource_share / total_share
+                } else {
+                    1.0
+                },
+                dont_use_dcf: project.dont_use_dcf,
+                request: request.to_vec(),
+                reported: Vec::new(),
+                in_progress: Vec::new(),
+                jobs: Vec::new(),
+            }
+        });
         // Report this project's finished jobs.
         let mut j = 0;
         while j < self.state.jobs.len() {
             let job = &self.state.jobs[j];
+            if let Some(record) = record.as_mut().filter(|_| job.project == p) {
+                let list = if job.ready_to_report {
+                    &mut record.reported
+                } else {
+                    &mut record.in_progress
+                };
+                list.push(job.name.to_string());
+            }
             if job.project == p && job.ready_to_report {
                 let late = now > job.report_deadline;
                 let side = self.side.remove(j);
@@ -509,6 +587,25 @@ impl Sim<'_> {
         }
         let start = self.state.jobs.len();
         let n = result.jobs.len();
+        if let Some(mut record) = record {
+            let versions = &self.state.projects[p].app_versions;
+            record.jobs = result
+                .jobs
+                .iter()
+                .map(|job| SentJob {
+                    name: job.name.to_string(),
+                    app: job.app.to_string(),
+                    version: versions
+                        .iter()
+                        .position(|v| v.app == job.app && v.usage == job.usage)
+                        .unwrap_or(0),
+                    usage: job.usage.clone(),
+                    fpops_est: job.rsc_fpops_est,
+                    report_deadline: job.report_deadline,
+                })
+                .collect();
+            self.rpc_records.push(record);
+        }
         for job in result.jobs {
             self.state.jobs.push(job);
             self.side.push(JobSide::default());
@@ -709,6 +806,7 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         last_progress: START_TIME,
         rpcs_skipped: 0,
         next_task_seq: 1,
+        rpc_records: Vec::new(),
         ltd: None,
         debt: None,
     };
@@ -897,6 +995,7 @@ fn report(sim: &Sim<'_>, options: &SimOptions) -> SimReport {
         seed: options.seed,
         policy: options.policy.to_string(),
         windows: Vec::new(),
+        transcripts: transcript::render(&sim.rpc_records, state, options.policy),
     }
 }
 
