@@ -143,8 +143,10 @@ pub struct SimulateArgs {
     /// Scenario folder or seed notation.
     #[arg(value_name = "SCENARIO")]
     pub scenario: String,
-    /// Policy generation driving the host: current, ltd-6.6 or debt-6.2.
-    #[arg(long, default_value = "current")]
+    /// Policy generation driving the host: current, ltd-6.6, debt-6.2, or
+    /// auto (the 6.10 emulator's inputs → ltd-6.6; a client_state.xml
+    /// naming a client version → that version's generation; else current).
+    #[arg(long, default_value = "auto")]
     pub policy: String,
     /// Simulated seconds (emulator --duration).
     #[arg(long, default_value_t = 172800.0, value_name = "S")]

@@ -364,6 +364,53 @@ fn simulate_trace_out_is_audited() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `simulate --policy auto` (the default) picks the generation from the
+/// scenario and says why: the 6.10 emulator's inputs → ltd-6.6; today's
+/// emulator inputs and seed notation → current.
+#[test]
+fn simulate_auto_policy_follows_the_scenario() {
+    let run = |scenario: &str| {
+        run_json(
+            &[
+                "simulate",
+                scenario,
+                "--duration",
+                "3600",
+                "--delta",
+                "120",
+                "--format",
+                "json",
+            ],
+            &[0],
+        )
+    };
+    let old = run("traces/valid-6.10.60/cpu_two_projects_unequal_share");
+    assert_eq!(old["policy"], "ltd-6.6");
+    assert!(old["policy_reason"]
+        .as_str()
+        .unwrap()
+        .contains("sim_projects.xml"));
+    let today = run("traces/valid/cpu_two_projects_unequal_share");
+    assert_eq!(today["policy"], "current");
+    let seed = run("P1(1, 10, .5) P2(1, 10, .5)");
+    assert_eq!(seed["policy"], "current");
+    let forced = run_json(
+        &[
+            "simulate",
+            "traces/valid-6.10.60/cpu_two_projects_unequal_share",
+            "--policy",
+            "current",
+            "--duration",
+            "3600",
+            "--format",
+            "json",
+        ],
+        &[0],
+    );
+    assert_eq!(forced["policy"], "current");
+    assert!(forced.get("policy_reason").is_none());
+}
+
 #[test]
 fn simulate_hosts_needs_sequence_notation() {
     let output = boinc_audit()

@@ -12,10 +12,16 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     if args.hosts.is_some() || sequences::is_sequence_notation(&args.scenario) {
         return run_sequences(args);
     }
-    let policy: boinc_audit::policy::generation::Generation = args
-        .policy
-        .parse()
-        .with_context(|| format!("--policy {}", args.policy))?;
+    let (policy, policy_reason) = if args.policy == "auto" {
+        let (generation, why) = simulate::scenario::auto_generation(&args.scenario);
+        (generation, Some(why))
+    } else {
+        let generation: boinc_audit::policy::generation::Generation = args
+            .policy
+            .parse()
+            .with_context(|| format!("--policy {}", args.policy))?;
+        (generation, None)
+    };
     let mut params = simulate::emulator_params(args.delta);
     apply_overrides(&mut params, &args.set)?;
     let options = simulate::SimOptions {
@@ -32,7 +38,8 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
             .collect::<Result<_>>()?,
         keep_transcripts: args.trace_out.is_some(),
     };
-    let report = simulate::simulate_scenario(&args.scenario, &options)?;
+    let mut report = simulate::simulate_scenario(&args.scenario, &options)?;
+    report.policy_reason = policy_reason;
     if let Some(dir) = &args.trace_out {
         write_transcripts(dir, &report.transcripts)?;
         eprintln!(

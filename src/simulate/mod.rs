@@ -192,6 +192,9 @@ pub struct SimReport {
     pub seed: u64,
     /// The policy simulated.
     pub policy: String,
+    /// Why that policy, when `--policy auto` chose it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy_reason: Option<String>,
     /// Usage over the windows asked for (`SimOptions::windows`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub windows: Vec<WindowUsage>,
@@ -994,6 +997,7 @@ fn report(sim: &Sim<'_>, options: &SimOptions) -> SimReport {
         delta: options.delta,
         seed: options.seed,
         policy: options.policy.to_string(),
+        policy_reason: None,
         windows: Vec::new(),
         transcripts: transcript::render(&sim.rpc_records, state, options.policy),
     }
@@ -1015,6 +1019,9 @@ pub fn render_table(report: &SimReport) -> String {
         report.rpcs_skipped,
         report.jobs
     );
+    if let Some(why) = &report.policy_reason {
+        let _ = writeln!(s, "policy auto: {why}");
+    }
     let _ = writeln!(s, "\nFigures of merit");
     for (name, value) in [
         ("wasted fraction", f.wasted_fraction),

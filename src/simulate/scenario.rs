@@ -33,6 +33,7 @@ use super::server::{ServerApp, ServerProject};
 use super::SimError;
 use super::START_TIME;
 use crate::parse::{self, LogOptions};
+use crate::policy::generation::Generation;
 use crate::policy::state::{App, AppVersion, Coproc, Host, HostState, Job, Project, ResourceUsage};
 use crate::replay::build::build_emulator_state;
 use crate::resource::ResourceType;
@@ -102,6 +103,54 @@ pub enum WorldChange {
         /// The server's job parameters for it.
         app: ServerApp,
     },
+}
+
+/// The generation `--policy auto` simulates SCENARIO under, with the reason:
+/// the 6.10 emulator's inputs (sim_projects.xml) → `ltd-6.6`; a
+/// client_state.xml naming its client version → that version's generation
+/// ([`Generation::for_client_version`]); otherwise (today's emulator
+/// inputs, seed notation) → `current`. Unreadable folders also give
+/// `current`: reading the scenario itself reports the problem.
+pub fn auto_generation(scenario: &str) -> (Generation, String) {
+    if is_notation(scenario) {
+        return (Generation::Current, "seed notation: today's client".into());
+    }
+    let path = Path::new(scenario);
+    let inputs = if path.join("inputs").is_dir() {
+        path.join("inputs")
+    } else {
+        path.to_path_buf()
+    };
+    if inputs.join("sim_projects.xml").is_file() {
+        return (
+            Generation::Ltd66,
+            "the 6.10 emulator's inputs (sim_projects.xml): the 6.10 client's \
+             per-resource long-term-debt generation"
+                .into(),
+        );
+    }
+    let outcome = parse::parse_paths(
+        std::slice::from_ref(&inputs.join("client_state.xml")),
+        &LogOptions::default(),
+        &mut |_| {},
+    );
+    let version = outcome
+        .trace
+        .state
+        .client_states
+        .first()
+        .and_then(|cs| cs.core_client_version);
+    match version {
+        Some(v) => {
+            let (generation, why) = Generation::for_client_version(v.major, v.minor, v.release);
+            (generation, format!("client_state.xml: {why}"))
+        }
+        None => (
+            Generation::Current,
+            "client_state.xml names no client version (today's emulator inputs): today's client"
+                .into(),
+        ),
+    }
 }
 
 /// Reads an emulator-style scenario: `path` is the `inputs/` folder or a
