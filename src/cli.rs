@@ -92,8 +92,8 @@ pub struct CompareArgs {
     /// A recorded trace (folder or files) or a scenario (folder or seed notation).
     #[arg(required = true, value_name = "INPUT")]
     pub input: Vec<String>,
-    /// Policy of side A, then of side B (give it once for both sides; default auto for a
-    /// trace, current for a scenario).
+    /// Policy of side A, then of side B (give it once for both sides; default auto:
+    /// from the client version for a trace, as `simulate --policy auto` for a scenario).
     #[arg(long, value_name = "POLICY", num_args = 1)]
     pub policy: Vec<String>,
     /// Override a policy constant on both sides (repeatable).

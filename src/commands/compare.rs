@@ -133,12 +133,12 @@ fn simulation(
         anyhow::bail!("a scenario is one folder or one seed-notation string");
     };
     let run = |spec: &SideSpec| -> Result<SimulationRun> {
-        let policy: boinc_audit::policy::generation::Generation = spec
-            .policy
-            .as_deref()
-            .unwrap_or("current")
-            .parse()
-            .with_context(|| format!("side {}", spec.label))?;
+        let policy: boinc_audit::policy::generation::Generation = match spec.policy.as_deref() {
+            Some(name) => name
+                .parse()
+                .with_context(|| format!("side {}", spec.label))?,
+            None => simulate::scenario::auto_generation(scenario).0,
+        };
         let mut params = simulate::emulator_params(args.delta);
         apply_overrides(&mut params, &spec.overrides)?;
         let mut spec = spec.clone();
