@@ -362,6 +362,21 @@ pub enum BenchCommand {
     /// Audit time (parse + replay) of each scenario folder, beside the
     /// emulator's own `Simulator CPU time` from its outputs/summary.txt.
     Audit(BenchAuditArgs),
+    /// Simulation time of each scenario folder with the emulator's run
+    /// options (outputs/inputs.txt), beside the emulator's `Simulator CPU
+    /// time`, and how far the figures of merit are from its results.txt.
+    Simulate(BenchSimulateArgs),
+}
+
+/// Arguments of `bench simulate`.
+#[derive(Debug, clap::Args)]
+pub struct BenchSimulateArgs {
+    /// Scenario folders, or folders holding scenario folders.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// How many timed runs per scenario (the best is reported).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub runs: u32,
 }
 
 /// Arguments of `bench audit`.

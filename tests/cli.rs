@@ -411,6 +411,25 @@ fn simulate_auto_policy_follows_the_scenario() {
     assert!(forced.get("policy_reason").is_none());
 }
 
+/// `bench simulate` on the trimmed scenarios (full inputs, the emulator's
+/// results.txt): one row per scenario, each reproducing the emulator's
+/// figures of merit.
+#[test]
+fn bench_simulate_reproduces_the_emulator_figures() {
+    let output = boinc_audit()
+        .args(["bench", "simulate", "traces/valid", "--runs", "1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let rows: Vec<&str> = text.lines().skip(2).collect();
+    assert_eq!(rows.len(), 8, "{text}");
+    for row in rows {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[4], "0.000000", "{row}");
+    }
+}
+
 #[test]
 fn simulate_hosts_needs_sequence_notation() {
     let output = boinc_audit()

@@ -1,7 +1,8 @@
-//! `boinc-audit bench parse|audit`: throughput and audit time on real inputs.
+//! `boinc-audit bench parse|audit|simulate`: throughput, audit time and
+//! simulation time on real inputs.
 
 use super::{open_output, EXIT_OK};
-use crate::cli::{BenchAuditArgs, BenchParseArgs};
+use crate::cli::{BenchAuditArgs, BenchParseArgs, BenchSimulateArgs};
 use anyhow::{Context, Result};
 use boinc_audit::audit;
 use boinc_audit::parse::{self, discover, event_log, input, LogOptions};
@@ -105,35 +106,139 @@ pub fn run_bench_audit(args: &BenchAuditArgs) -> Result<u8> {
     writeln!(out, "| scenario | decision points | agreement | audit (best of {}) | emulator CPU time | ratio |", args.runs.max(1))?;
     writeln!(out, "|---|---|---|---|---|---|")?;
     for dir in &dirs {
-        let mut best = f64::INFINITY;
-        let mut last = None;
-        for _ in 0..args.runs.max(1) {
-            let start = Instant::now();
+        let (best, report) = best_of(args.runs, || {
             let parsed = parse::load_trace(std::slice::from_ref(dir), &LogOptions::default());
-            let report = audit::audit_trace(
+            audit::audit_trace(
                 &parsed.value,
                 &dir.to_string_lossy(),
                 &AuditOptions::default(),
             )
-            .with_context(|| format!("cannot audit {}", dir.display()))?;
-            best = best.min(start.elapsed().as_secs_f64());
-            last = Some(report);
-        }
-        let Some(report) = last else { continue };
-        let name = dir
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let emulator = emulator_cpu_secs(dir);
+            .with_context(|| format!("cannot audit {}", dir.display()))
+        })?;
+        let (name, emulator, ratio) = scenario_cells(dir, best, 1);
         writeln!(
             out,
-            "| {name} | {} | {:.2}% | {best:.3} s | {} | {} |",
+            "| {name} | {} | {:.2}% | {best:.3} s | {emulator} | {ratio} |",
             report.points.len(),
             report.agreement() * 100.0,
-            emulator.map_or("-".to_string(), |secs| format!("{secs:.3} s")),
-            emulator.map_or("-".to_string(), |secs| format!("{:.1}x", best / secs)),
         )?;
     }
     out.flush().context("cannot write output")?;
     Ok(EXIT_OK)
+}
+
+/// `label: VALUE` from the emulator's outputs/inputs.txt or results.txt.
+fn emulator_value(dir: &std::path::Path, file: &str, label: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(dir.join("outputs").join(file)).ok()?;
+    text.lines()
+        .find_map(|line| line.trim().strip_prefix(label))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// `--duration N` / `--delta N` from the "Emulator options" of a
+/// reference's SCENARIO.md (the 6.10 references have no inputs.txt).
+fn scenario_option(dir: &std::path::Path, option: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(dir.join("SCENARIO.md")).ok()?;
+    let line = text.lines().find(|l| l.contains("Emulator options"))?;
+    let mut words = line.split(|c: char| c.is_whitespace() || c == '`');
+    words.find(|w| *w == option)?;
+    words.find(|w| !w.is_empty())?.parse().ok()
+}
+
+/// `bench simulate`: the closed-loop simulation of each scenario folder
+/// with the emulator's run options (outputs/inputs.txt, else the options
+/// SCENARIO.md quotes, else 2 days at 300 s), `--policy auto`, seed 1: best wall time of `--runs`, beside the
+/// emulator's CPU time, and the largest difference of the five figures of
+/// merit from its results.txt.
+pub fn run_bench_simulate(args: &BenchSimulateArgs) -> Result<u8> {
+    use boinc_audit::simulate::{self, scenario, SimOptions};
+    // params: None = the emulator's (rec_adjust_period = delta, …).
+    let dirs = scenario_dirs(&args.dirs);
+    if dirs.is_empty() {
+        anyhow::bail!("no scenario folder (with inputs/) under the given paths");
+    }
+    let mut out = open_output(None)?;
+    writeln!(
+        out,
+        "| scenario | policy | RPCs | max Δ figure vs results.txt | simulate (best of {}) | emulator CPU time | ratio |",
+        args.runs.max(1)
+    )?;
+    writeln!(out, "|---|---|---|---|---|---|---|")?;
+    for dir in &dirs {
+        let text = dir.to_string_lossy().into_owned();
+        let existing = std::fs::read_to_string(dir.join("outputs/inputs.txt"))
+            .is_ok_and(|t| t.contains("Existing jobs only: yes"));
+        let policy = scenario::auto_generation(&text).0;
+        let options = SimOptions {
+            duration: emulator_value(dir, "inputs.txt", "Simulation duration:")
+                .or_else(|| scenario_option(dir, "--duration"))
+                .unwrap_or(172_800.0),
+            delta: emulator_value(dir, "inputs.txt", "Time step:")
+                .or_else(|| scenario_option(dir, "--delta"))
+                .unwrap_or(300.0),
+            existing_jobs_only: existing,
+            policy,
+            ..SimOptions::default()
+        };
+        let (best, report) = best_of(args.runs, || {
+            simulate::simulate_scenario(&text, &options)
+                .with_context(|| format!("cannot simulate {}", dir.display()))
+        })?;
+        let f = &report.figures_of_merit;
+        let deviation = [
+            ("wasted fraction", f.wasted_fraction),
+            ("Idle fraction", f.idle_fraction),
+            ("Share violation", f.share_violation),
+            ("Monotony", f.monotony),
+            ("RPCs per job", f.rpcs_per_job),
+        ]
+        .iter()
+        .map(|(label, ours)| {
+            emulator_value(dir, "results.txt", label).map(|theirs| (ours - theirs).abs())
+        })
+        .collect::<Option<Vec<f64>>>()
+        .map(|d| d.into_iter().fold(0.0, f64::max));
+        let (name, emulator, ratio) = scenario_cells(dir, best, 2);
+        writeln!(
+            out,
+            "| {name} | {} | {} | {} | {best:.4} s | {emulator} | {ratio} |",
+            report.policy,
+            report.rpcs,
+            deviation.map_or("-".to_string(), |d| format!("{d:.6}")),
+        )?;
+    }
+    out.flush().context("cannot write output")?;
+    Ok(EXIT_OK)
+}
+
+/// Runs `run` `runs` times (at least once): the best wall time and the last
+/// result.
+fn best_of<T>(runs: u32, mut run: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
+    let mut best = f64::INFINITY;
+    let mut last = None;
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        last = Some(run()?);
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    let last = last.context("no run")?;
+    Ok((best, last))
+}
+
+/// The scenario's name, the emulator's CPU time and our time's ratio to it
+/// (`-` when summary.txt does not give it), ratio with `digits` decimals.
+fn scenario_cells(dir: &std::path::Path, best: f64, digits: usize) -> (String, String, String) {
+    let name = dir
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let emulator = emulator_cpu_secs(dir);
+    (
+        name,
+        emulator.map_or("-".to_string(), |secs| format!("{secs:.3} s")),
+        emulator.map_or("-".to_string(), |secs| format!("{:.digits$}x", best / secs)),
+    )
 }
