@@ -8,12 +8,11 @@
 //! Fibonacci generator `r[i] = r[i-3] + r[i-31]`, seeded through the
 //! Park–Miller LCG and warmed up by 310 discarded outputs), and
 //! [`Rng::uniform`] is BOINC's `drand()` (`rand() / RAND_MAX`). The BOINC
-//! emulator runs on glibc and calls `srand(1)` before reading its inputs, so
-//! with `--seed 1` the draws made while the inputs are read — the initial
-//! state and first period of every availability process — are the
-//! emulator's own. Later draws follow the simulation's own order, which is
-//! not the emulator's draw for draw, so figures agree statistically from
-//! there on.
+//! emulator runs on glibc and calls `srand(1)` before reading its inputs;
+//! the simulation makes the emulator's draws in the emulator's order (see
+//! the callers: start-up availability processes, then per step, per RPC
+//! and per job), so with `--seed 1` a run of an emulator scenario is the
+//! emulator's run, draw for draw (docs/simulate.md).
 
 /// glibc `random()` state (TYPE_3: degree 31, separation 3).
 #[derive(Clone, Debug)]
