@@ -148,18 +148,26 @@ pub struct SimulateArgs {
     /// naming a client version → that version's generation; else current).
     #[arg(long, default_value = "auto")]
     pub policy: String,
-    /// Simulated seconds (emulator --duration).
-    #[arg(long, default_value_t = 172800.0, value_name = "S")]
-    pub duration: f64,
-    /// Time step in seconds (emulator --delta).
-    #[arg(long, default_value_t = 300.0, value_name = "S")]
-    pub delta: f64,
-    /// Seed of the one PRNG.
+    /// Simulated seconds (emulator --duration). Default: the emulator
+    /// reference's own run (outputs/inputs.txt or SCENARIO.md beside the
+    /// inputs), else 172800.
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+    /// Time step in seconds (emulator --delta). Default: the reference's own
+    /// run, else 300.
+    #[arg(long, value_name = "S")]
+    pub delta: Option<f64>,
+    /// Seed of the one PRNG (1 = the emulator's srand(1)).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Servers send no jobs (emulator --existing_jobs_only).
+    /// Servers send no jobs (emulator --existing_jobs_only). Also on when
+    /// the reference's own run used it.
     #[arg(long)]
     pub existing_jobs_only: bool,
+    /// Ignore the run options recorded beside an emulator reference's
+    /// inputs (use 172800 s, 300 s and servers that send jobs unless given).
+    #[arg(long)]
+    pub ignore_recorded_options: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Table)]
     pub format: SimulateFormat,

@@ -430,6 +430,43 @@ fn bench_simulate_reproduces_the_emulator_figures() {
     }
 }
 
+/// Without --duration/--delta, `simulate` on an emulator reference uses the
+/// options its run was produced with (outputs/inputs.txt beside inputs/):
+/// existing_jobs_only ran 129600 s at 300 s with servers sending nothing.
+/// `--ignore-recorded-options` falls back to the plain defaults.
+#[test]
+fn simulate_uses_the_reference_run_options() {
+    let json = run_json(
+        &[
+            "simulate",
+            "traces/valid/existing_jobs_only/inputs",
+            "--format",
+            "json",
+        ],
+        &[0],
+    );
+    assert_eq!(json["duration"], 129600.0);
+    assert_eq!(json["delta"], 300.0);
+    assert_eq!(json["jobs"], 0);
+    assert!(json["run_options_from"]
+        .as_str()
+        .unwrap()
+        .ends_with("outputs/inputs.txt"));
+    let plain = run_json(
+        &[
+            "simulate",
+            "traces/valid/existing_jobs_only/inputs",
+            "--ignore-recorded-options",
+            "--format",
+            "json",
+        ],
+        &[0],
+    );
+    assert_eq!(plain["duration"], 172800.0);
+    assert!(plain["jobs"].as_u64().unwrap() > 0);
+    assert!(plain.get("run_options_from").is_none());
+}
+
 #[test]
 fn simulate_hosts_needs_sequence_notation() {
     let output = boinc_audit()

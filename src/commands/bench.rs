@@ -127,7 +127,7 @@ pub fn run_bench_audit(args: &BenchAuditArgs) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// `label: VALUE` from the emulator's outputs/inputs.txt or results.txt.
+/// `label: VALUE` from a file of the emulator's outputs/ (results.txt).
 fn emulator_value(dir: &std::path::Path, file: &str, label: &str) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join("outputs").join(file)).ok()?;
     text.lines()
@@ -138,21 +138,11 @@ fn emulator_value(dir: &std::path::Path, file: &str, label: &str) -> Option<f64>
         .ok()
 }
 
-/// `--duration N` / `--delta N` from the "Emulator options" of a
-/// reference's SCENARIO.md (the 6.10 references have no inputs.txt).
-fn scenario_option(dir: &std::path::Path, option: &str) -> Option<f64> {
-    let text = std::fs::read_to_string(dir.join("SCENARIO.md")).ok()?;
-    let line = text.lines().find(|l| l.contains("Emulator options"))?;
-    let mut words = line.split(|c: char| c.is_whitespace() || c == '`');
-    words.find(|w| *w == option)?;
-    words.find(|w| !w.is_empty())?.parse().ok()
-}
-
 /// `bench simulate`: the closed-loop simulation of each scenario folder
-/// with the emulator's run options (outputs/inputs.txt, else the options
-/// SCENARIO.md quotes, else 2 days at 300 s), `--policy auto`, seed 1: best wall time of `--runs`, beside the
-/// emulator's CPU time, and the largest difference of the five figures of
-/// merit from its results.txt.
+/// with the emulator's run options (`simulate::scenario::recorded_run`,
+/// else 2 days at 300 s), `--policy auto`, seed 1: best wall time of
+/// `--runs`, beside the emulator's CPU time, and the largest difference of
+/// the five figures of merit from its results.txt.
 pub fn run_bench_simulate(args: &BenchSimulateArgs) -> Result<u8> {
     use boinc_audit::simulate::{self, scenario, SimOptions};
     // params: None = the emulator's (rec_adjust_period = delta, …).
@@ -169,17 +159,12 @@ pub fn run_bench_simulate(args: &BenchSimulateArgs) -> Result<u8> {
     writeln!(out, "|---|---|---|---|---|---|---|")?;
     for dir in &dirs {
         let text = dir.to_string_lossy().into_owned();
-        let existing = std::fs::read_to_string(dir.join("outputs/inputs.txt"))
-            .is_ok_and(|t| t.contains("Existing jobs only: yes"));
         let policy = scenario::auto_generation(&text).0;
+        let recorded = scenario::recorded_run(&text).unwrap_or_default();
         let options = SimOptions {
-            duration: emulator_value(dir, "inputs.txt", "Simulation duration:")
-                .or_else(|| scenario_option(dir, "--duration"))
-                .unwrap_or(172_800.0),
-            delta: emulator_value(dir, "inputs.txt", "Time step:")
-                .or_else(|| scenario_option(dir, "--delta"))
-                .unwrap_or(300.0),
-            existing_jobs_only: existing,
+            duration: recorded.duration.unwrap_or(172_800.0),
+            delta: recorded.delta.unwrap_or(300.0),
+            existing_jobs_only: recorded.existing_jobs_only,
             policy,
             ..SimOptions::default()
         };

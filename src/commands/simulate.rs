@@ -7,6 +7,11 @@ use anyhow::Result;
 use boinc_audit::simulate::{self, rng::Rng, sequences};
 use std::io::Write;
 
+/// Simulated seconds when neither `--duration` nor a recorded run gives them.
+const DEFAULT_DURATION: f64 = 172_800.0;
+/// Time step when neither `--delta` nor a recorded run gives it.
+const DEFAULT_DELTA: f64 = 300.0;
+
 /// Simulates the scenario and prints the figures of merit and usage.
 pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     if args.hosts.is_some() || sequences::is_sequence_notation(&args.scenario) {
@@ -22,13 +27,28 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
             .with_context(|| format!("--policy {}", args.policy))?;
         (generation, None)
     };
-    let mut params = simulate::emulator_params(args.delta);
+    let recorded = if args.ignore_recorded_options {
+        None
+    } else {
+        simulate::scenario::recorded_run(&args.scenario)
+    };
+    let duration = args
+        .duration
+        .or(recorded.as_ref().and_then(|r| r.duration))
+        .unwrap_or(DEFAULT_DURATION);
+    let delta = args
+        .delta
+        .or(recorded.as_ref().and_then(|r| r.delta))
+        .unwrap_or(DEFAULT_DELTA);
+    let existing_jobs_only =
+        args.existing_jobs_only || recorded.as_ref().is_some_and(|r| r.existing_jobs_only);
+    let mut params = simulate::emulator_params(delta);
     apply_overrides(&mut params, &args.set)?;
     let options = simulate::SimOptions {
-        duration: args.duration,
-        delta: args.delta,
+        duration,
+        delta,
         seed: args.seed,
-        existing_jobs_only: args.existing_jobs_only,
+        existing_jobs_only,
         params: Some(params),
         policy,
         windows: args
@@ -40,6 +60,7 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     };
     let mut report = simulate::simulate_scenario(&args.scenario, &options)?;
     report.policy_reason = policy_reason;
+    report.run_options_from = recorded.map(|r| r.source.display().to_string());
     if let Some(dir) = &args.trace_out {
         write_transcripts(dir, &report.transcripts)?;
         eprintln!(
@@ -80,7 +101,12 @@ fn run_sequences(args: &SimulateArgs) -> Result<u8> {
     }
     let scenario = sequences::parse_sequence_scenario(&args.scenario, args.hosts)?;
     let mut rng = Rng::new(args.seed);
-    let report = sequences::simulate_sequences(&scenario, args.duration, args.delta, &mut rng)?;
+    let report = sequences::simulate_sequences(
+        &scenario,
+        args.duration.unwrap_or(DEFAULT_DURATION),
+        args.delta.unwrap_or(DEFAULT_DELTA),
+        &mut rng,
+    )?;
     if let Some(dir) = &args.trace_out {
         write_transcripts(dir, &report.transcripts)?;
     }

@@ -195,6 +195,10 @@ pub struct SimReport {
     /// Why that policy, when `--policy auto` chose it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy_reason: Option<String>,
+    /// The file the run options not given on the command line were read
+    /// from (an emulator reference's outputs/inputs.txt or SCENARIO.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_options_from: Option<String>,
     /// Usage over the windows asked for (`SimOptions::windows`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub windows: Vec<WindowUsage>,
@@ -998,6 +1002,7 @@ fn report(sim: &Sim<'_>, options: &SimOptions) -> SimReport {
         seed: options.seed,
         policy: options.policy.to_string(),
         policy_reason: None,
+        run_options_from: None,
         windows: Vec::new(),
         transcripts: transcript::render(&sim.rpc_records, state, options.policy),
     }
@@ -1021,6 +1026,12 @@ pub fn render_table(report: &SimReport) -> String {
     );
     if let Some(why) = &report.policy_reason {
         let _ = writeln!(s, "policy auto: {why}");
+    }
+    if let Some(source) = &report.run_options_from {
+        let _ = writeln!(
+            s,
+            "run options not given on the command line: from {source}"
+        );
     }
     let _ = writeln!(s, "\nFigures of merit");
     for (name, value) in [

@@ -105,6 +105,68 @@ pub enum WorldChange {
     },
 }
 
+/// The run options an emulator reference was produced with, found beside
+/// its inputs: `outputs/inputs.txt` (`Simulation duration:`, `Time step:`,
+/// `Existing jobs only:`), else the `Emulator options` line of SCENARIO.md
+/// (`--duration N --delta N [--existing_jobs_only]`, the 6.10 references).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RecordedRun {
+    /// Simulated seconds.
+    pub duration: Option<f64>,
+    /// Time step.
+    pub delta: Option<f64>,
+    /// The servers sent no jobs.
+    pub existing_jobs_only: bool,
+    /// The file the options were read from.
+    pub source: std::path::PathBuf,
+}
+
+/// [`RecordedRun`] of SCENARIO (the scenario folder or its `inputs/`), or
+/// `None` for seed notation and folders without a record of their run.
+pub fn recorded_run(scenario: &str) -> Option<RecordedRun> {
+    if is_notation(scenario) {
+        return None;
+    }
+    let path = Path::new(scenario);
+    let root = if path.file_name().is_some_and(|n| n == "inputs") {
+        path.parent()?
+    } else {
+        path
+    };
+    let inputs_txt = root.join("outputs/inputs.txt");
+    if let Ok(text) = std::fs::read_to_string(&inputs_txt) {
+        let value = |label: &str| {
+            text.lines()
+                .find_map(|l| l.trim().strip_prefix(label))
+                .and_then(|rest| rest.split_whitespace().next()?.parse::<f64>().ok())
+        };
+        return Some(RecordedRun {
+            duration: value("Simulation duration:"),
+            delta: value("Time step:"),
+            existing_jobs_only: text.lines().any(|l| l.trim() == "Existing jobs only: yes"),
+            source: inputs_txt,
+        });
+    }
+    let scenario_md = root.join("SCENARIO.md");
+    let text = std::fs::read_to_string(&scenario_md).ok()?;
+    let line = text.lines().find(|l| l.contains("Emulator options"))?;
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == '`' || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let after = |option: &str| {
+        let at = words.iter().position(|w| *w == option)?;
+        words.get(at + 1)?.trim_end_matches('.').parse::<f64>().ok()
+    };
+    let run = RecordedRun {
+        duration: after("--duration"),
+        delta: after("--delta"),
+        existing_jobs_only: words.contains(&"--existing_jobs_only"),
+        source: scenario_md,
+    };
+    (run.duration.is_some() || run.delta.is_some()).then_some(run)
+}
+
 /// The generation `--policy auto` simulates SCENARIO under, with the reason:
 /// the 6.10 emulator's inputs (sim_projects.xml) → `ltd-6.6`; a
 /// client_state.xml naming its client version → that version's generation
