@@ -117,12 +117,14 @@ pub struct CompareArgs {
     /// Replay: relative tolerance for numeric comparisons with the recording.
     #[arg(long, default_value_t = 1e-6, value_name = "REL")]
     pub tolerance: f64,
-    /// Simulate: simulated seconds.
-    #[arg(long, default_value_t = 172800.0, value_name = "S")]
-    pub duration: f64,
-    /// Simulate: time step in seconds.
-    #[arg(long, default_value_t = 300.0, value_name = "S")]
-    pub delta: f64,
+    /// Simulate: simulated seconds (default: an emulator reference's own
+    /// run, as for `simulate`, else 172800).
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+    /// Simulate: time step in seconds (default: the reference's own run,
+    /// else 300).
+    #[arg(long, value_name = "S")]
+    pub delta: Option<f64>,
     /// Simulate: seed of the one PRNG (the same on both sides).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

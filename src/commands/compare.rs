@@ -132,6 +132,10 @@ fn simulation(
     let [scenario] = args.input.as_slice() else {
         anyhow::bail!("a scenario is one folder or one seed-notation string");
     };
+    // An emulator reference runs with its own options unless given.
+    let recorded = simulate::scenario::recorded_run(scenario).unwrap_or_default();
+    let duration = args.duration.or(recorded.duration).unwrap_or(172_800.0);
+    let delta = args.delta.or(recorded.delta).unwrap_or(300.0);
     let run = |spec: &SideSpec| -> Result<SimulationRun> {
         let policy: boinc_audit::policy::generation::Generation = match spec.policy.as_deref() {
             Some(name) => name
@@ -139,17 +143,17 @@ fn simulation(
                 .with_context(|| format!("side {}", spec.label))?,
             None => simulate::scenario::auto_generation(scenario).0,
         };
-        let mut params = simulate::emulator_params(args.delta);
+        let mut params = simulate::emulator_params(delta);
         apply_overrides(&mut params, &spec.overrides)?;
         let mut spec = spec.clone();
         spec.policy = Some(policy.to_string());
         Ok(SimulationRun {
             spec,
             options: SimOptions {
-                duration: args.duration,
-                delta: args.delta,
+                duration,
+                delta,
                 seed: args.seed,
-                existing_jobs_only: false,
+                existing_jobs_only: recorded.existing_jobs_only,
                 params: Some(params),
                 windows: Vec::new(),
                 policy,
