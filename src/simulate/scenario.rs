@@ -336,7 +336,9 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
             name: project.name.to_string(),
             apps,
             available,
-            last_rpc_time: 0.0,
+            // The emulator samples availability over `now − last_rpc_time`
+            // from the state file's value (0 = never contacted).
+            last_rpc_time: rp.last_rpc_time.unwrap_or(0.0),
             next_job: 0,
         });
     }

@@ -78,7 +78,8 @@ impl ServerProject {
         existing_jobs_only: bool,
         rng: &mut Rng,
     ) -> RpcResult {
-        let dt = if self.last_rpc_time > 0.0 {
+        // As sim.cpp simulate_rpc(): any nonzero last RPC time counts.
+        let dt = if self.last_rpc_time != 0.0 {
             now - self.last_rpc_time
         } else {
             0.0
