@@ -70,16 +70,23 @@ fn run(name: &str) -> (SimReport, Expected) {
     run_seed(name, 1)
 }
 
-fn run_seed(name: &str, seed: u64) -> (SimReport, Expected) {
-    let dir = scenario_dir(name);
+/// The options the emulator ran the scenario with (its outputs/inputs.txt).
+fn emulator_options(dir: &Path) -> SimOptions {
     let inputs = std::fs::read_to_string(dir.join("outputs/inputs.txt")).unwrap();
-    let results = std::fs::read_to_string(dir.join("outputs/results.txt")).unwrap();
-    let options = SimOptions {
+    SimOptions {
         duration: value_after(&inputs, "Simulation duration:"),
         delta: value_after(&inputs, "Time step:"),
         existing_jobs_only: inputs.contains("Existing jobs only: yes"),
-        seed,
         ..SimOptions::default()
+    }
+}
+
+fn run_seed(name: &str, seed: u64) -> (SimReport, Expected) {
+    let dir = scenario_dir(name);
+    let results = std::fs::read_to_string(dir.join("outputs/results.txt")).unwrap();
+    let options = SimOptions {
+        seed,
+        ..emulator_options(&dir)
     };
     let report = simulate_scenario(dir.join("inputs").to_str().unwrap(), &options).unwrap();
     let expected = Expected {
@@ -211,13 +218,9 @@ fn transcripts_are_the_emulator_rpcs() {
         let dir = scenario_dir(name);
         let log = std::fs::read_to_string(dir.join("outputs/log.txt")).unwrap();
         let (mut expected, last) = emulator_rpcs(&log);
-        let inputs = std::fs::read_to_string(dir.join("outputs/inputs.txt")).unwrap();
         let options = SimOptions {
-            duration: value_after(&inputs, "Simulation duration:"),
-            delta: value_after(&inputs, "Time step:"),
-            existing_jobs_only: inputs.contains("Existing jobs only: yes"),
             keep_transcripts: true,
-            ..SimOptions::default()
+            ..emulator_options(&dir)
         };
         let report = simulate_scenario(dir.join("inputs").to_str().unwrap(), &options).unwrap();
         assert_eq!(report.transcripts.len() as u64, 2 * report.rpcs, "{name}");

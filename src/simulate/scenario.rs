@@ -167,6 +167,16 @@ pub fn recorded_run(scenario: &str) -> Option<RecordedRun> {
     (run.duration.is_some() || run.delta.is_some()).then_some(run)
 }
 
+/// A scenario folder's inputs: its `inputs/` when it has one, else itself.
+fn inputs_dir(path: &Path) -> PathBuf {
+    let inputs = path.join("inputs");
+    if inputs.is_dir() {
+        inputs
+    } else {
+        path.to_path_buf()
+    }
+}
+
 /// The generation `--policy auto` simulates SCENARIO under, with the reason:
 /// the 6.10 emulator's inputs (sim_projects.xml) → `ltd-6.6`; a
 /// client_state.xml naming its client version → that version's generation
@@ -177,12 +187,7 @@ pub fn auto_generation(scenario: &str) -> (Generation, String) {
     if is_notation(scenario) {
         return (Generation::Current, "seed notation: today's client".into());
     }
-    let path = Path::new(scenario);
-    let inputs = if path.join("inputs").is_dir() {
-        path.join("inputs")
-    } else {
-        path.to_path_buf()
-    };
+    let inputs = inputs_dir(Path::new(scenario));
     if inputs.join("sim_projects.xml").is_file() {
         return (
             Generation::Ltd66,
@@ -219,11 +224,7 @@ pub fn auto_generation(scenario: &str) -> (Generation, String) {
 /// folder containing one. Applies the emulator's start-up rules (see
 /// [`crate::replay::build`]). `rng` draws the initial availability states.
 pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
-    let inputs: PathBuf = if path.join("inputs").is_dir() {
-        path.join("inputs")
-    } else {
-        path.to_path_buf()
-    };
+    let inputs = inputs_dir(path);
     if !inputs.is_dir() {
         return Err(SimError::Scenario(format!(
             "{} is neither a scenario folder nor seed notation",
