@@ -17,6 +17,7 @@
 //! - `golden` depends on nothing but std and similar: it compares texts.
 
 pub mod audit;
+pub mod client_loop;
 pub mod compare;
 pub mod divergence;
 pub mod golden;

@@ -35,9 +35,10 @@ pub struct ReplyOutcome {
 /// Mirrors WORK_FETCH::handle_reply() in client/work_fetch.cpp and the
 /// policy steps of CLIENT_STATE::handle_scheduler_reply() in
 /// client/cs_scheduler.cpp (§7.12, §7.14 steps 6, 9, 10). `request` is what
-/// was sent; `draws` supplies a uniform value in [0, 1] for each resource
-/// that backs off, in resource order, and is advanced only then (the client
-/// draws `drand()` inside `resource_backoff()`). The pending reason of the
+/// was sent; `draw(rsc, interval)` supplies a uniform value in [0, 1] for
+/// each resource that backs off, in resource order, and is called only then
+/// (the client draws `drand()` inside `resource_backoff()`); `interval` is
+/// the resource's doubling interval before this backoff. The pending reason of the
 /// project decides escalation ((artifact) in the real client only
 /// work-fetch RPCs carry "need work"; the emulator marks report RPCs
 /// "results due", §7.12). Clears the pending reason afterwards.
@@ -47,7 +48,7 @@ pub fn handle_scheduler_reply(
     request: &[RscRequest],
     reply: &SchedReply,
     now: f64,
-    draws: &mut dyn Iterator<Item = f64>,
+    draw: &mut dyn FnMut(RscIdx, f64) -> f64,
     params: &Params,
 ) -> Result<ReplyOutcome, PolicyError> {
     state.validate()?;
@@ -92,7 +93,7 @@ pub fn handle_scheduler_reply(
     };
     for (r, prsc) in p.rsc.iter_mut().enumerate() {
         if requested[r] && !got[r] && prsc.backoff_time < now && escalates {
-            let u = draws.next().unwrap_or(0.5);
+            let u = draw(r, prsc.backoff_interval);
             outcome
                 .backoffs
                 .push((r, resource_backoff(prsc, now, u, params)?));
@@ -202,7 +203,7 @@ mod tests {
             &request(100.0, 100.0),
             &reply,
             1000.0,
-            &mut [0.5].into_iter(),
+            &mut |_, _| 0.5,
             &Params::default(),
         )
         .unwrap();
@@ -227,7 +228,7 @@ mod tests {
             &request(0.0, 100.0),
             &reply,
             1000.0,
-            &mut [0.5].into_iter(),
+            &mut |_, _| 0.5,
             &Params::default(),
         )
         .unwrap();

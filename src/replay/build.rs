@@ -343,6 +343,42 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
 
 /// MD5 digest (RFC 1321) as lowercase hex: the emulator orders the jobs it
 /// loads from client_state.xml by the md5 of their names (§9.7 quirks).
+/// The emulator's job parameters of app `app` of a project of the state
+/// file: (latency bound, true job size in FLOPs). The emulator takes
+/// `<latency_bound>` and `<fpops_est>` from the app, else from a job of that
+/// app in the state file, else 864000 s and 3600e11 FLOPs (client/sim.cpp
+/// `get_app_params()`). A generated job's true size is `fpops_est`; the
+/// estimate the client sees (`rsc_fpops_est`) is drawn from `<fpops>`
+/// (`make_job()`).
+pub fn emulator_app_params(project: &rec_state::Project, app: &str) -> (f64, f64) {
+    let recorded_app = project.apps.iter().find(|a| a.name.as_deref() == Some(app));
+    let workunit = project
+        .workunits
+        .iter()
+        .find(|wu| wu.app_name.as_deref() == Some(app));
+    let job_latency = project.results.iter().find_map(|r| {
+        let wu = project
+            .workunits
+            .iter()
+            .find(|wu| wu.name.is_some() && wu.name == r.wu_name)?;
+        if wu.app_name.as_deref() != Some(app) {
+            return None;
+        }
+        Some(r.report_deadline? - r.received_time.unwrap_or(0.0))
+    });
+    let fpops_est = recorded_app
+        .and_then(|a| a.fpops_est)
+        .filter(|x| *x > 0.0)
+        .or(workunit.and_then(|wu| wu.rsc_fpops_est))
+        .unwrap_or(3600e11);
+    let latency_bound = recorded_app
+        .and_then(|a| a.latency_bound)
+        .filter(|x| *x > 0.0)
+        .or(job_latency)
+        .unwrap_or(864000.0);
+    (latency_bound, fpops_est)
+}
+
 fn md5_hex(data: &[u8]) -> String {
     const S: [u32; 64] = [
         7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5,

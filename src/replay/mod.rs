@@ -72,9 +72,12 @@ pub mod ltd;
 pub mod queue;
 pub mod recorded;
 pub mod selfcheck;
+pub mod world;
 
+use crate::client_loop::{ClientLoop, LoopOptions, Profile};
 use crate::divergence::{DecisionKind, DivergenceReport, Unchecked};
-use crate::policy::Params;
+use crate::policy::generation::Generation;
+use crate::policy::{Params, RuntimeModel};
 use crate::trace::{ClientVersion, Message, Trace};
 use std::collections::BTreeMap;
 
@@ -310,28 +313,59 @@ pub fn audit(
         }
         Err(other) => return Err(other),
     };
-    let queue = queue::ExternalQueue::from_events(&trace.events);
-    let contexts = driver::link_contexts(&points);
-    let mut emulator = emulator_inputs(trace);
-    emulator.rpc_deferral = rpc_deferral;
-    emulator.coarse_rsc_names = policy == V7_2;
-    emulator.fresh_simulations = policy == V7_2;
-    let mut driver = driver::Driver::new(state, &params, queue, build::EMULATOR_START, contexts)
-        .with_emulator(emulator);
-    let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
-    for point in &points {
-        let replayed = driver.replay(point);
-        if let compare::Replayed::NotReplayed(why) = &replayed {
-            let entry = not_replayed
-                .entry(point.kind())
-                .or_insert_with(|| (0, why.clone()));
-            entry.0 += 1;
+    let delta = queue::time_step(&trace.events).unwrap_or(0.0);
+    let settings = driver::CompareSettings {
+        tolerance: options.tolerance,
+        coarse_rsc_names: policy == V7_2,
+        delta,
+    };
+    let profile = Profile {
+        generation: Generation::Current,
+        fresh_simulations: policy == V7_2,
+        rpc_deferral,
+    };
+    let (results, divergences, not_replayed) = match state {
+        Some(state) if delta > 0.0 => {
+            let mut comparer = driver::Comparer::new(&points, &trace.events, settings);
+            let stopped = run_recorded(trace, state, delta, &params, profile, &mut comparer);
+            if let Some(why) = stopped {
+                comparer.abandon(&why);
+                unchecked.push(Unchecked {
+                    what: "the rest of the trace".into(),
+                    why,
+                });
+            }
+            comparer.finish();
+            (
+                comparer.results,
+                comparer.divergences,
+                comparer.not_replayed,
+            )
         }
-        let (decision_point, divergences) =
-            compare::compare_point(point, &replayed, options.tolerance, &trace.events);
-        report.points.push(decision_point);
-        report.divergences.extend(divergences);
-    }
+        state => {
+            let contexts = driver::link_contexts(&points);
+            let check = driver::SelfCheck::new(state.as_ref(), contexts);
+            let mut results = Vec::new();
+            let mut divergences = Vec::new();
+            let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
+            for point in &points {
+                let replayed = check.replay(point);
+                if let compare::Replayed::NotReplayed(why) = &replayed {
+                    let entry = not_replayed
+                        .entry(point.kind())
+                        .or_insert_with(|| (0, why.clone()));
+                    entry.0 += 1;
+                }
+                let (decision_point, found) =
+                    compare::compare_point(point, &replayed, options.tolerance, &trace.events);
+                results.push(decision_point);
+                divergences.extend(found);
+            }
+            (results, divergences, not_replayed)
+        }
+    };
+    report.points = results;
+    report.divergences = divergences;
     for (kind, (count, why)) in not_replayed {
         unchecked.push(Unchecked {
             what: format!("{count} {kind} decision(s) not replayed"),
@@ -365,12 +399,20 @@ pub fn audit(
     Ok(report)
 }
 
-/// The emulator's world beyond the event queue: time step, job sizes, and
-/// the latency bound and FLOPs estimate of each app's generated jobs.
-fn emulator_inputs(trace: &Trace) -> driver::EmulatorInputs {
+/// Runs the client loop over the recording, from the emulator's start to
+/// the last recorded point, with `comparer` comparing each decision as it is
+/// made. `Some(why)` when the engine refused the state and the loop stopped.
+fn run_recorded(
+    trace: &Trace,
+    state: crate::policy::state::HostState,
+    delta: f64,
+    params: &Params,
+    profile: Profile,
+    comparer: &mut driver::Comparer<'_>,
+) -> Option<String> {
     let mut apps = BTreeMap::new();
-    for state in trace.state.client_states.iter().take(1) {
-        for project in &state.projects {
+    for recorded in trace.state.client_states.iter().take(1) {
+        for project in &recorded.projects {
             let name = project
                 .project_name
                 .clone()
@@ -380,21 +422,43 @@ fn emulator_inputs(trace: &Trace) -> driver::EmulatorInputs {
                 if let Some(app_name) = &app.name {
                     apps.insert(
                         (name.clone(), app_name.clone()),
-                        (app.latency_bound, app.fpops_est),
+                        build::emulator_app_params(project, app_name),
                     );
                 }
             }
         }
     }
-    driver::EmulatorInputs {
-        delta: queue::time_step(&trace.events).unwrap_or(0.0),
-        sizes: queue::job_sizes(&trace.events),
+    let mut world = world::RecordedWorld::new(
+        queue::ExternalQueue::from_events(&trace.events),
+        queue::Availability::from_trace(&trace.availability, &trace.events),
+        queue::job_sizes(&trace.events),
         apps,
-        availability: queue::Availability::from_trace(&trace.availability, &trace.events),
-        rpc_deferral: 0.0,
-        coarse_rsc_names: false,
-        fresh_simulations: false,
+        params.clone(),
+    );
+    let last = comparer.last_time().unwrap_or(build::EMULATOR_START);
+    // The emulator's settings of the engine: exact remaining work and REC
+    // accounting once per time step (§9.7).
+    let mut params = params.clone();
+    params.runtime_model = RuntimeModel::Emulator;
+    params.rec_adjust_period = delta;
+    let options = LoopOptions {
+        delta,
+        duration: (last - build::EMULATOR_START).max(0.0),
+        params,
+        profile,
+    };
+    let mut run = match ClientLoop::new(state, options, &mut world, comparer) {
+        Ok(run) => run,
+        Err(e) => return Some(format!("the replay could not start: {e}")),
+    };
+    let mut now = build::EMULATOR_START;
+    while now <= last + 1e-6 {
+        if let Err(e) = run.step(now) {
+            return Some(format!("the replay stopped: {e}"));
+        }
+        now += delta;
     }
+    None
 }
 
 /// Up to `n` log lines before and after event `idx`, as printed in the log

@@ -231,14 +231,18 @@ fn refine_deferral(events: &[LogEvent], seq: usize, time: f64, project: &str, se
     secs
 }
 
-/// A job's size as the trace shows it: the FLOPs of the first `[rr_sim]` or
-/// `Starting task` line naming it (an external input: the emulator draws
-/// sizes at random), and the FLOPS rate of its first `[rr_sim]` line (which
-/// tells the app version apart when a project has several).
+/// A job's size as the trace shows it (external inputs: the emulator draws
+/// the estimate at random). Before its task starts, an `[rr_sim]` line
+/// prints the client's estimate of the FLOPs left (the workunit's
+/// `rsc_fpops_est`); the `Starting task` line and every `[rr_sim]` line after
+/// it print the true FLOPs left (the emulator's `sim_flops_left`,
+/// client/result.cpp `estimated_runtime_remaining()`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct JobSize {
-    /// FLOPs left when first seen (the job's full size: it had not run).
+    /// The estimate: FLOPs left in an `[rr_sim]` line before the task started.
     pub flops: Option<f64>,
+    /// The true size: FLOPs left when the task first started.
+    pub started: Option<f64>,
     /// FLOPS rate of its app version, as printed (`/N.NNG`).
     pub rate: Option<f64>,
 }
@@ -255,7 +259,9 @@ pub fn job_sizes(events: &[LogEvent]) -> std::collections::BTreeMap<String, JobS
                 ..
             } => {
                 let size = out.entry(job.to_string()).or_default();
-                size.flops.get_or_insert(gflops_left * 1e9);
+                if size.started.is_none() {
+                    size.flops.get_or_insert(gflops_left * 1e9);
+                }
                 size.rate.get_or_insert(gflops_rate * 1e9);
             }
             Message::EmuTaskStart {
@@ -265,7 +271,7 @@ pub fn job_sizes(events: &[LogEvent]) -> std::collections::BTreeMap<String, JobS
             } => {
                 out.entry(job.to_string())
                     .or_default()
-                    .flops
+                    .started
                     .get_or_insert(left * 1e9);
             }
             _ => {}
@@ -295,25 +301,37 @@ pub fn time_step(events: &[LogEvent]) -> Option<f64> {
 /// whether the client ran (`on`), GPUs were allowed (`gpu_active`) and the
 /// RPC poll ran (`connected`).
 ///
-/// * `on` and `gpu_active` come from the emulator's timeline.html rows
-///   (`BOINC not running`, `GPUs disabled`) when the trace has it; without
-///   it every step counts as on with GPUs allowed.
-/// * `connected` comes from the shape of the log: with `work_fetch_debug`
-///   on, every step in which the emulator polled for RPCs prints a
-///   work-fetch block (or `doing RPC …` / `RPC skipped: project down`), so a
-///   running step without one was a disconnected step. A log without any
-///   work-fetch block says nothing, and every step counts as connected.
+/// * `on` comes from the shape of the log: with `cpu_sched_debug` or
+///   `work_fetch_debug` on, every step in which the client ran prints its
+///   scheduling pass or its work-fetch block (a step in which it was off
+///   prints at most the exits of tasks, which progress while it is off). (timeline.html cannot tell:
+///   its `BOINC not running` rows mark steps that were not *active*
+///   (client/sim.cpp `html_rec()`), and a client that is on but not active
+///   still schedules, fetches work and runs CPU jobs.) A log without such
+///   lines says nothing: every step counts as on unless the timeline says
+///   `BOINC not running`.
+/// * `gpu_active` comes from the emulator's timeline.html rows: a step
+///   that was active with no `GPUs disabled` cell; without the timeline,
+///   every step has GPUs allowed.
+/// * `connected` comes from the shape of the log too: every step in which
+///   the emulator polled for RPCs prints a work-fetch block (or `doing RPC
+///   …` / `RPC skipped: project down`), so a running step without one was
+///   a disconnected step. A log without any work-fetch block says nothing,
+///   and every running step counts as connected.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Availability {
     steps: std::collections::BTreeMap<i64, StepAvailability>,
     polled: Option<std::collections::BTreeSet<i64>>,
+    logged: Option<std::collections::BTreeSet<i64>>,
 }
 
 impl Availability {
     /// Reads availability from the timeline rows and the log.
     pub fn from_trace(steps: &[StepAvailability], events: &[LogEvent]) -> Self {
         let mut polled = std::collections::BTreeSet::new();
+        let mut logged = std::collections::BTreeSet::new();
         let mut any_block = false;
+        let mut any_pass = false;
         for event in events {
             let poll_evidence = matches!(
                 event.message,
@@ -323,15 +341,32 @@ impl Availability {
                     | Message::EmuRpcSkippedProjectDown
             );
             any_block |= matches!(event.message, Message::WorkFetchStateStart);
-            if poll_evidence {
-                if let EventTime::Simulated(secs) = event.time {
-                    polled.insert(i64::try_from(secs).unwrap_or(i64::MAX));
+            any_pass |= matches!(
+                event.message,
+                Message::MakeRunListStart | Message::ScheduleCpusStart
+            );
+            // Exits are logged while the client is off too (client/sim.cpp
+            // polls tasks before it checks `on`); only a scheduling pass or
+            // the RPC poll says the client ran.
+            let run_evidence = poll_evidence
+                || matches!(
+                    event.message,
+                    Message::MakeRunListStart | Message::ScheduleCpusStart
+                );
+            if let EventTime::Simulated(secs) = event.time {
+                let step = i64::try_from(secs).unwrap_or(i64::MAX);
+                if run_evidence {
+                    logged.insert(step);
+                }
+                if poll_evidence {
+                    polled.insert(step);
                 }
             }
         }
         Availability {
             steps: steps.iter().map(|s| (s.time, *s)).collect(),
             polled: any_block.then_some(polled),
+            logged: (any_block || any_pass).then_some(logged),
         }
     }
 
@@ -341,12 +376,15 @@ impl Availability {
 
     /// The client ran in the step at `now`.
     pub fn on(&self, now: f64) -> bool {
-        self.step(now).is_none_or(|s| s.on)
+        match &self.logged {
+            Some(logged) => logged.contains(&(now.round() as i64)),
+            None => self.step(now).is_none_or(|s| s.on),
+        }
     }
 
-    /// GPUs were allowed in the step at `now` (never while off).
+    /// GPUs were allowed in the step at `now` (never while off or inactive).
     pub fn gpu_active(&self, now: f64) -> bool {
-        self.step(now).is_none_or(|s| s.on && s.gpus_allowed)
+        self.on(now) && self.step(now).is_none_or(|s| s.on && s.gpus_allowed)
     }
 
     /// The RPC poll ran in the step at `now` (only while on).
@@ -401,42 +439,41 @@ mod tests {
     /// (the client ran but did not poll: disconnected).
     #[test]
     fn availability_from_the_timeline_and_the_log() {
+        let step = |time, on, gpus_allowed| StepAvailability {
+            time,
+            on,
+            gpus_allowed,
+        };
+        // 39600 is marked `BOINC not running` (not active) yet the client
+        // made a scheduling pass there: on, but no GPU.
         let steps = [
-            StepAvailability {
-                time: 15480,
-                on: false,
-                gpus_allowed: false,
-            },
-            StepAvailability {
-                time: 17640,
-                on: true,
-                gpus_allowed: false,
-            },
-            StepAvailability {
-                time: 39240,
-                on: true,
-                gpus_allowed: true,
-            },
-            StepAvailability {
-                time: 39600,
-                on: true,
-                gpus_allowed: true,
-            },
+            step(15480, false, false),
+            step(17640, true, false),
+            step(39240, true, true),
+            step(39600, false, false),
         ];
         let events = [
+            // A line logged while the client was off (a task exit).
+            event_at(15480, Message::SimAlreadyDone),
             event_at(39240, Message::WorkFetchStateStart),
             event_at(39600, Message::MakeRunListStart),
         ];
         let availability = Availability::from_trace(&steps, &events);
         assert!(!availability.on(15480.0) && !availability.gpu_active(15480.0));
         assert!(!availability.connected(15480.0));
-        assert!(availability.on(17640.0) && !availability.gpu_active(17640.0));
-        assert!(availability.connected(39240.0));
+        // No pass and no work-fetch block: the client was off.
+        assert!(!availability.on(17640.0) && !availability.connected(17640.0));
+        assert!(availability.on(39240.0) && availability.connected(39240.0));
+        assert!(availability.gpu_active(39240.0));
         assert!(availability.on(39600.0) && !availability.connected(39600.0));
-        // A step the timeline does not list counts as running, GPUs allowed.
-        assert!(availability.on(99999.0) && availability.gpu_active(99999.0));
-        // Without any work-fetch block the log says nothing about polling.
-        let silent = Availability::from_trace(&steps, &events[1..]);
-        assert!(silent.connected(39600.0));
+        assert!(!availability.gpu_active(39600.0));
+        assert!(!availability.on(99999.0));
+        // A log without passes or work-fetch blocks says nothing: the
+        // timeline decides, and every running step counts as connected.
+        let silent = Availability::from_trace(&steps, &events[..1]);
+        assert!(silent.on(17640.0) && !silent.gpu_active(17640.0));
+        assert!(silent.connected(17640.0));
+        assert!(!silent.on(15480.0));
+        assert!(silent.on(99999.0) && silent.gpu_active(99999.0));
     }
 }

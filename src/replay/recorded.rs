@@ -381,6 +381,11 @@ impl Extractor<'_> {
                 }
             }
             Message::RrSimEnd => self.rr_sim_open = false,
+            // make_run_list() prints the deadline misses again when it
+            // reuses the instant's simulation (print_deadline_misses() in
+            // client/cpu_sched.cpp runs after every rr_simulation() call):
+            // the same simulation's flags, not a new decision.
+            Message::SimAlreadyDone => self.rr_sim = None,
             Message::ProjectedDeadlineMiss { job } => {
                 if let Some(Decision::RrSim { misses, .. }) = self.decision_mut(self.rr_sim) {
                     misses.push(job.to_string());

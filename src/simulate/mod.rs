@@ -6,21 +6,12 @@
 //!  scenario (inputs/ folder | seed notation) ──▶ World ──simulate(options)──▶ SimReport
 //! ```
 //!
-//! Each step of `delta` seconds at time `now` (spec policy-current §8):
-//! 1. host availability is sampled (`on`, `connected`, `gpu_active`);
-//! 2. tasks progress over the step just ended; finished jobs exit;
-//! 3. exits are handled (REC update with the first exit credited twice);
-//! 4. while the host is on, repeatedly until nothing happens: job
-//!    scheduling (`adjust_rec`, `make_run_list`, `enforce_run_list`; only
-//!    while jobs exist, on request or every 60 s), the RPC poll (at most once
-//!    per 5 s: an overdue-report RPC with a piggybacked request, else at most
-//!    once per 60 s or on request the work-fetch choice and its RPC; only
-//!    while connected), progress and exits;
-//! 5. the clock advances by `delta`.
-//!
-//! After the first step projects are kept in alphabetical order, as in the
-//! emulator. Policy parameters: `rec_adjust_period = delta` and the
-//! emulator's runtime model are set unless `--set` overrides them.
+//! The run is the [`client_loop`](crate::client_loop) with a simulated
+//! world ([`world::SimWorld`]: the project servers of [`server`] and the
+//! host's on/off processes) and the policy generation asked for; the loop's
+//! module doc gives the order of one step. Policy parameters:
+//! `rec_adjust_period = delta` and the emulator's runtime model are set
+//! unless `--set` overrides them.
 //!
 //! All randomness (job-size estimates, app choice, availability periods,
 //! backoff factors) comes from one seeded [`rng::Rng`]: a run is a pure
@@ -29,39 +20,28 @@
 //! seed 1 a run on an emulator scenario is that emulator's run
 //! (docs/simulate.md).
 //!
-//! Not modelled: md5 ordering of jobs received together,
-//! the double counting of elapsed time (irrelevant with `dont_use_dcf`),
-//! `--server_uses_workload`, `--cpu_sched_rr_only`. The `ltd-6.6` and
-//! `debt-6.2` generations drive the same host through [`ltd`] and [`debt`].
+//! Not modelled: the double counting of elapsed time (irrelevant with
+//! `dont_use_dcf`), `--server_uses_workload`, `--cpu_sched_rr_only`.
 
-mod debt;
-pub mod host;
-mod ltd;
-pub mod merit;
+pub use crate::client_loop::{host, merit, START_TIME};
 pub mod rng;
 pub mod scenario;
 pub mod sequences;
 pub mod server;
 pub mod transcript;
+pub mod world;
 
-use crate::policy::backoff::project_rpc_backoff;
-use crate::policy::cpu_sched::{enforce_run_list, make_run_list, EnforceAction};
+use crate::client_loop::{ClientLoop, LoopError, LoopEvent, LoopOptions, Observer, Profile};
 use crate::policy::generation::Generation;
-use crate::policy::rec::adjust_rec;
-use crate::policy::reply::{handle_scheduler_reply, SchedReply};
-use crate::policy::rr_sim::RrSimOutcome;
-use crate::policy::state::{HostState, JobState, ProjectIdx, RpcReason, SchedulerState, TaskState};
-use crate::policy::work_fetch::{choose_project, piggyback_work_request, RscRequest};
+use crate::policy::state::HostState;
+use crate::policy::work_fetch::RscRequest;
 use crate::policy::{Params, PolicyError, RuntimeModel};
-use host::{JobSide, Usage};
+use host::Usage;
 use merit::{Accounts, FiguresOfMerit};
 use rng::Rng;
 use scenario::World;
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// The emulator's start time (`START_TIME`).
-pub const START_TIME: f64 = 3600.0;
 
 /// Errors of a simulation.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +61,15 @@ pub enum SimError {
         /// The engine's error.
         source: PolicyError,
     },
+}
+
+impl From<LoopError> for SimError {
+    fn from(e: LoopError) -> Self {
+        SimError::Engine {
+            now: e.now,
+            source: e.source,
+        }
+    }
 }
 
 /// Options of a run.
@@ -280,324 +269,62 @@ pub fn simulate_scenario(scenario: &str, options: &SimOptions) -> Result<SimRepo
     simulate(world, options, &mut rng)
 }
 
-struct Sim<'a> {
-    state: HostState,
-    servers: Vec<server::ServerProject>,
-    side: Vec<JobSide>,
-    accounts: Accounts,
-    usage: Usage,
-    params: Params,
-    options: &'a SimOptions,
-    rng: &'a mut Rng,
-    sim: Option<RrSimOutcome>,
-    must_schedule: bool,
-    must_check_work_fetch: bool,
-    last_schedule: f64,
-    last_poll: f64,
-    last_work_fetch: f64,
-    last_progress: f64,
-    rpcs_skipped: u64,
-    /// The next task's number in active-task order ([`JobSide::task_seq`]).
-    next_task_seq: u64,
-    /// RPCs kept for the transcripts ([`SimOptions::keep_transcripts`]).
-    rpc_records: Vec<RpcRecord>,
-    /// The ltd-6.6 policy's state when it drives the host.
-    ltd: Option<ltd::LtdSim>,
-    /// The debt-6.2 policy's state when it drives the host.
-    debt: Option<debt::DebtSim>,
+/// Usage accumulated so far, for windows.
+fn snapshot(run: &ClientLoop<'_>) -> UsageSnapshot {
+    let mut secs = BTreeMap::new();
+    for (p, project) in run.state.projects.iter().enumerate() {
+        for (r, value) in run.usage.secs.get(p).into_iter().flatten().enumerate() {
+            secs.insert((project.name.to_string(), r), *value);
+        }
+    }
+    UsageSnapshot {
+        secs,
+        active_time: run.accounts.active_time,
+        gpu_active_time: run.accounts.gpu_active_time,
+    }
 }
 
-fn engine(now: f64) -> impl Fn(PolicyError) -> SimError {
-    move |source| SimError::Engine { now, source }
+/// Keeps every RPC that reached a server, for the transcripts.
+#[derive(Default)]
+struct TranscriptObserver {
+    keep: bool,
+    records: Vec<RpcRecord>,
 }
 
-impl Sim<'_> {
-    fn progress(&mut self, now: f64, gpu_active: bool) -> bool {
-        let mut diff = now - self.last_progress;
-        if diff < 1.0 {
-            return false;
-        }
-        self.last_progress = now;
-        if diff > self.options.delta {
-            diff = 0.0;
-        }
-        let exits = host::progress(
-            &mut self.state,
-            &mut self.side,
-            &mut self.accounts,
-            &mut self.usage,
-            diff,
-            now,
-            gpu_active,
-            self.params.gpu_efficiency,
-        );
-        !exits.is_empty()
-    }
-
-    /// Finished-task handling: REC (first exit credited twice), then the tasks go.
-    fn handle_finished(&mut self, now: f64) -> bool {
-        let exited: Vec<usize> = (0..self.state.jobs.len())
-            .filter(|&j| {
-                self.state.jobs[j]
-                    .task
-                    .as_ref()
-                    .is_some_and(|t| t.task_state == TaskState::Exited)
-            })
-            .collect();
-        // The client credits the first task to exit in active-task order
-        // (tasks are appended when created and stay until their job is
-        // done), not in job order: at 18:05 in seed_cpu_gpu_two_projects
-        // B_12 (task created 14:05) exits with A_5 (job received earlier,
-        // task created 15:00) and B_12's interval is the one counted twice.
-        let Some(first) = exited
-            .iter()
-            .copied()
-            .min_by_key(|&j| (self.side.get(j).map_or(0, |s| s.task_seq), j))
-        else {
-            return false;
-        };
-        if self.ltd.is_some() {
-            for &j in &exited {
-                self.ltd_credit_exit(j, now);
-            }
-        } else if self.debt.is_none() {
-            adjust_rec(&mut self.state, now, Some(first), &self.params);
-        }
-        for j in exited {
-            let job = &mut self.state.jobs[j];
-            job.task = None;
-            job.state = JobState::Uploaded;
-            job.ready_to_report = true;
-        }
-        self.must_schedule = true;
-        self.must_check_work_fetch = true;
-        true
-    }
-
-    fn schedule(&mut self, now: f64) -> Result<bool, SimError> {
-        if self.ltd.is_some() {
-            return self.ltd_schedule(now);
-        }
-        if self.debt.is_some() {
-            return self.debt_schedule(now);
-        }
-        if self.state.jobs.is_empty() {
-            return Ok(false);
-        }
-        if !self.must_schedule && now - self.last_schedule < 60.0 {
-            return Ok(false);
-        }
-        self.must_schedule = false;
-        self.last_schedule = now;
-        adjust_rec(&mut self.state, now, None, &self.params);
-        let sim = self.sim.clone().filter(|s| s.now == now);
-        let run = make_run_list(&mut self.state, now, sim, &self.params).map_err(engine(now))?;
-        self.sim = Some(run.sim.clone());
-        let out = enforce_run_list(&mut self.state, &run.run_list, now, &self.params)
-            .map_err(engine(now))?;
-        for action in &out.actions {
-            if let EnforceAction::Schedule(j) = *action {
-                if self.side.get(j).is_some_and(|s| s.task_seq == 0) {
-                    self.number_task(j);
-                }
-            }
-            if let EnforceAction::Preempt { job, removed } = action {
-                if let Some(task) = self.state.jobs[*job].task.as_mut() {
-                    task.task_state = if *removed {
-                        TaskState::Uninitialized
-                    } else {
-                        TaskState::Suspended
-                    };
-                }
-            }
-        }
-        for job in &mut self.state.jobs {
-            if let Some(task) = job.task.as_mut() {
-                if task.scheduler_state == SchedulerState::Scheduled
-                    && task.task_state != TaskState::Executing
-                    && task.task_state != TaskState::Exited
-                {
-                    task.task_state = TaskState::Executing;
-                }
-            }
-        }
-        if out.cpus_idle {
-            self.must_check_work_fetch = true;
-        }
-        Ok(true)
-    }
-
-    /// Gives job `j`'s new task the next number in active-task order.
-    fn number_task(&mut self, j: usize) {
-        if let Some(side) = self.side.get_mut(j) {
-            side.task_seq = self.next_task_seq;
-            self.next_task_seq += 1;
-        }
-    }
-
-    /// The legacy generations' report rule: the first finished result (result
-    /// order) near its deadline or a day after completion (policy-legacy
-    /// B.15.1); its project gets an RPC.
-    fn report_due_project(&self, now: f64) -> Option<ProjectIdx> {
-        let cushion = 86400.0_f64.max(self.state.prefs.work_buf_min_days * 86400.0);
-        self.state.jobs.iter().enumerate().find_map(|(j, job)| {
-            let p = self.state.projects.get(job.project)?;
-            let completed = self.side.get(j).map_or(0.0, |s| s.completed_time);
-            (job.ready_to_report
-                && p.min_rpc_time <= now
-                && (now > job.report_deadline - cushion || now > completed + 86400.0))
-                .then_some(job.project)
-        })
-    }
-
-    fn overdue_project(&self, now: f64) -> Option<ProjectIdx> {
-        let cushion = 86400.0_f64.max(self.state.work_buf_min(&self.params));
-        let mut n_ready = vec![0u32; self.state.projects.len()];
-        for (j, job) in self.state.jobs.iter().enumerate() {
-            if !job.ready_to_report {
-                continue;
-            }
-            let p = &self.state.projects[job.project];
-            if p.min_rpc_time > now || p.suspended_via_gui {
-                continue;
-            }
-            let completed = self.side.get(j).map_or(0.0, |s| s.completed_time);
-            n_ready[job.project] += 1;
-            if p.dont_request_more_work
-                || now > job.report_deadline - cushion
-                || now > completed + 3600.0
-                || n_ready[job.project] >= 64
-            {
-                return Some(job.project);
-            }
-        }
-        None
-    }
-
-    fn rpc_poll(&mut self, now: f64) -> Result<bool, SimError> {
-        if self.ltd.is_some() {
-            return self.ltd_rpc_poll(now);
-        }
-        if self.debt.is_some() {
-            return self.debt_rpc_poll(now);
-        }
-        if now - self.last_poll < 5.0 {
-            return Ok(false);
-        }
-        self.last_poll = now;
-        // §7.1 step 1: a pending master-URL fetch goes first. The simulated
-        // project's web server stays up when its scheduler is down, so the
-        // fetch succeeds and scheduler RPCs resume.
-        if let Some(project) =
-            self.state.projects.iter_mut().find(|p| {
-                p.master_url_fetch_pending && p.min_rpc_time <= now && !p.suspended_via_gui
-            })
-        {
-            project.master_url_fetch_pending = false;
-            return Ok(true);
-        }
-        if let Some(p) = self.overdue_project(now) {
-            self.state.projects[p].sched_rpc_pending = Some(RpcReason::ResultsDue);
-            let sim = self.sim.clone().filter(|s| s.now == now);
-            let out = piggyback_work_request(&mut self.state, p, now, sim, &self.params)
-                .map_err(engine(now))?;
-            if let Some(st) = &out.state {
-                self.sim = Some(st.sim.clone());
-            }
-            return self.do_rpc(p, &out.request, now);
-        }
-        if !self.must_check_work_fetch && now - self.last_work_fetch < 60.0 {
-            return Ok(false);
-        }
-        self.must_check_work_fetch = false;
-        self.last_work_fetch = now;
-        let sim = self.sim.clone().filter(|s| s.now == now);
-        let out = choose_project(&mut self.state, now, sim, &self.params).map_err(engine(now))?;
-        if let Some(st) = &out.state {
-            self.sim = Some(st.sim.clone());
-        }
-        match out.chosen {
-            Some(p) => self.do_rpc(p, &out.request, now),
-            None => Ok(false),
-        }
-    }
-
-    /// One RPC to the simulated server: finished jobs of the project are
-    /// reported and the jobs sent are added. `None` when the project was
-    /// down (the RPC was skipped and the project backed off); else the
-    /// indices of the new jobs.
-    fn do_rpc_jobs(
-        &mut self,
-        p: ProjectIdx,
-        request: &[RscRequest],
-        now: f64,
-    ) -> Result<Option<std::ops::Range<usize>>, SimError> {
-        let result = self.servers[p].rpc(
-            &self.state,
-            p,
+impl Observer for TranscriptObserver {
+    fn event(&mut self, state: &HostState, now: f64, event: LoopEvent<'_>) {
+        let LoopEvent::Rpc {
+            project: p,
             request,
-            now,
-            self.options.existing_jobs_only,
-            self.rng,
-        );
-        if result.down {
-            self.rpcs_skipped += 1;
-            let u = self.rng.uniform();
-            project_rpc_backoff(&mut self.state.projects[p], now, true, u, &self.params)
-                .map_err(engine(now))?;
-            return Ok(None);
+            reported,
+            in_progress,
+            jobs,
+        } = event
+        else {
+            return;
+        };
+        if !self.keep {
+            return;
         }
-        let mut record = self.options.keep_transcripts.then(|| {
-            let total_share: f64 = self.state.projects.iter().map(|x| x.resource_share).sum();
-            let project = &self.state.projects[p];
-            RpcRecord {
-                time: now,
-                project_name: project.name.to_string(),
-                project_url: project.url.to_string(),
-                share_fraction: if total_share > 0.0 {
-                    project.resource_share / total_share
-                } else {
-                    1.0
-                },
-                dont_use_dcf: project.dont_use_dcf,
-                request: request.to_vec(),
-                reported: Vec::new(),
-                in_progress: Vec::new(),
-                jobs: Vec::new(),
-            }
-        });
-        // Report this project's finished jobs.
-        let mut j = 0;
-        while j < self.state.jobs.len() {
-            let job = &self.state.jobs[j];
-            if let Some(record) = record.as_mut().filter(|_| job.project == p) {
-                let list = if job.ready_to_report {
-                    &mut record.reported
-                } else {
-                    &mut record.in_progress
-                };
-                list.push(job.name.to_string());
-            }
-            if job.project == p && job.ready_to_report {
-                let late = now > job.report_deadline;
-                let side = self.side.remove(j);
-                if late {
-                    self.accounts.flops_wasted += side.peak_flops;
-                    self.accounts.missed[p] += 1;
-                } else {
-                    self.accounts.met[p] += 1;
-                }
-                self.state.jobs.remove(j);
+        let Some(project) = state.projects.get(p) else {
+            return;
+        };
+        let total_share: f64 = state.projects.iter().map(|x| x.resource_share).sum();
+        let versions = &project.app_versions;
+        self.records.push(RpcRecord {
+            time: now,
+            project_name: project.name.to_string(),
+            project_url: project.url.to_string(),
+            share_fraction: if total_share > 0.0 {
+                project.resource_share / total_share
             } else {
-                j += 1;
-            }
-        }
-        let start = self.state.jobs.len();
-        let n = result.jobs.len();
-        if let Some(mut record) = record {
-            let versions = &self.state.projects[p].app_versions;
-            record.jobs = result
-                .jobs
+                1.0
+            },
+            dont_use_dcf: project.dont_use_dcf,
+            request: request.to_vec(),
+            reported: reported.to_vec(),
+            in_progress: in_progress.to_vec(),
+            jobs: jobs
                 .iter()
                 .map(|job| SentJob {
                     name: job.name.to_string(),
@@ -610,160 +337,13 @@ impl Sim<'_> {
                     fpops_est: job.rsc_fpops_est,
                     report_deadline: job.report_deadline,
                 })
-                .collect();
-            self.rpc_records.push(record);
-        }
-        for job in result.jobs {
-            self.state.jobs.push(job);
-            self.side.push(JobSide::default());
-        }
-        self.accounts.njobs += n as u64;
-        if n > 0 {
-            self.must_schedule = true;
-            self.must_check_work_fetch = true;
-        }
-        self.accounts.nrpcs += 1;
-        Ok(Some(start..self.state.jobs.len()))
-    }
-
-    fn do_rpc(
-        &mut self,
-        p: ProjectIdx,
-        request: &[RscRequest],
-        now: f64,
-    ) -> Result<bool, SimError> {
-        let Some(new_jobs) = self.do_rpc_jobs(p, request, now)? else {
-            return Ok(false);
-        };
-        let new_job_rsc = new_jobs.map(|j| self.state.jobs[j].usage.rsc).collect();
-        let reply = SchedReply {
-            new_job_rsc,
-            request_delay: 0.0,
-            too_recent: false,
-        };
-        let rng = &mut *self.rng;
-        handle_scheduler_reply(
-            &mut self.state,
-            p,
-            request,
-            &reply,
-            now,
-            &mut std::iter::from_fn(|| Some(rng.uniform())),
-            &self.params,
-        )
-        .map_err(engine(now))?;
-        Ok(true)
-    }
-
-    /// Keeps projects in alphabetical order (the emulator after its first step).
-    /// Applies a scheduled change of the world.
-    fn apply(&mut self, change: scenario::WorldChange) {
-        match change {
-            scenario::WorldChange::Attach(project, server) => {
-                let n_rsc = self.state.n_rsc();
-                self.state.projects.push(*project);
-                self.servers.push(server);
-                self.accounts.flops_used.push(0.0);
-                self.accounts.idle_time.push(0.0);
-                self.accounts.idle_time_sumsq.push(0.0);
-                self.accounts.met.push(0);
-                self.accounts.missed.push(0);
-                self.usage.secs.push(vec![0.0; n_rsc]);
-                self.usage.gpu_job_cpu_secs.push(0.0);
-                let n = self.state.projects.len();
-                if let Some(ltd) = self.ltd.as_mut() {
-                    ltd.attach(n, n_rsc);
-                }
-                if let Some(debt) = self.debt.as_mut() {
-                    debt.attach(n);
-                }
-                self.sort_projects();
-            }
-            scenario::WorldChange::AddApp {
-                project,
-                version,
-                app,
-            } => {
-                let Some(p) = self.state.projects.iter().position(|x| x.name == project) else {
-                    return;
-                };
-                let rsc = version.usage.rsc;
-                let state_project = &mut self.state.projects[p];
-                state_project
-                    .apps
-                    .push(crate::policy::state::App::new(&version.app));
-                state_project.app_versions.push(version);
-                if let Some(entry) = state_project.rsc.get_mut(rsc) {
-                    entry.no_rsc_apps = false;
-                }
-                if let Some(server) = self.servers.get_mut(p) {
-                    server.apps.push(app);
-                }
-                self.sim = None;
-            }
-        }
-        self.must_schedule = true;
-        self.must_check_work_fetch = true;
-    }
-
-    fn snapshot(&self) -> UsageSnapshot {
-        let mut secs = BTreeMap::new();
-        for (p, project) in self.state.projects.iter().enumerate() {
-            for (r, value) in self.usage.secs.get(p).into_iter().flatten().enumerate() {
-                secs.insert((project.name.to_string(), r), *value);
-            }
-        }
-        UsageSnapshot {
-            secs,
-            active_time: self.accounts.active_time,
-            gpu_active_time: self.accounts.gpu_active_time,
-        }
-    }
-
-    fn sort_projects(&mut self) {
-        let n = self.state.projects.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| {
-            self.state.projects[a]
-                .name
-                .cmp(&self.state.projects[b].name)
+                .collect(),
         });
-        if order.iter().enumerate().all(|(i, &o)| i == o) {
-            return;
-        }
-        let mut new_index = vec![0; n];
-        for (new, &old) in order.iter().enumerate() {
-            new_index[old] = new;
-        }
-        fn permute<T: Clone>(v: &mut Vec<T>, order: &[usize]) {
-            *v = order.iter().map(|&o| v[o].clone()).collect();
-        }
-        permute(&mut self.state.projects, &order);
-        permute(&mut self.servers, &order);
-        permute(&mut self.accounts.flops_used, &order);
-        permute(&mut self.accounts.idle_time, &order);
-        permute(&mut self.accounts.idle_time_sumsq, &order);
-        permute(&mut self.accounts.met, &order);
-        permute(&mut self.accounts.missed, &order);
-        if let Some(ltd) = self.ltd.as_mut() {
-            ltd.permute(&order);
-        }
-        if let Some(debt) = self.debt.as_mut() {
-            debt.permute(&order);
-        }
-        permute(&mut self.usage.secs, &order);
-        permute(&mut self.usage.gpu_job_cpu_secs, &order);
-        for job in &mut self.state.jobs {
-            job.project = new_index[job.project];
-        }
-        for ex in &mut self.state.config.exclude_gpus {
-            ex.project = new_index[ex.project];
-        }
-        self.sim = None;
     }
 }
 
-/// Runs the closed loop over `world`.
+/// Runs the closed loop over `world`: the [`client_loop`] with the
+/// simulated world ([`world::SimWorld`]) and the policy of `options`.
 pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<SimReport, SimError> {
     if options.delta.is_nan()
         || options.delta < 1.0
@@ -779,109 +359,59 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
     let World {
         state,
         servers,
-        mut host,
+        host,
         events,
         ..
     } = world;
-    let mut events = std::collections::VecDeque::from(events);
     let mut boundaries: Vec<(f64, Option<UsageSnapshot>)> = options
         .windows
         .iter()
         .flat_map(|&(a, b)| [(a, None), (b, None)])
         .collect();
-    let n = state.projects.len();
-    let n_rsc = state.n_rsc();
-    let side = vec![JobSide::default(); state.jobs.len()];
-    let mut sim = Sim {
-        state,
-        servers,
-        side,
-        accounts: Accounts::new(n),
-        usage: Usage {
-            secs: vec![vec![0.0; n_rsc]; n],
-            gpu_job_cpu_secs: vec![0.0; n],
-        },
-        params,
-        options,
-        rng,
-        sim: None,
-        must_schedule: true,
-        must_check_work_fetch: true,
-        last_schedule: f64::NEG_INFINITY,
-        last_poll: f64::NEG_INFINITY,
-        last_work_fetch: f64::NEG_INFINITY,
-        last_progress: START_TIME,
-        rpcs_skipped: 0,
-        next_task_seq: 1,
-        rpc_records: Vec::new(),
-        ltd: None,
-        debt: None,
+    let mut sim_world =
+        world::SimWorld::new(servers, host, events, rng, options.existing_jobs_only);
+    let mut observer = TranscriptObserver {
+        keep: options.keep_transcripts,
+        records: Vec::new(),
     };
-    match options.policy {
-        Generation::Current => {}
-        Generation::Ltd66 => {
-            // Creation order, the enforcement's last tie-breaker.
-            for (k, job) in sim.state.jobs.iter_mut().enumerate() {
-                job.alloc_seq = k as u64;
-            }
-            sim.ltd = Some(ltd::LtdSim::new(n, n_rsc, sim.state.jobs.len() as u64));
-        }
-        Generation::Debt62 => sim.debt = Some(debt::DebtSim::new(n)),
-    }
+    let loop_options = LoopOptions {
+        delta: options.delta,
+        duration: options.duration,
+        params,
+        profile: Profile::of(options.policy),
+    };
+    let mut run = ClientLoop::new(state, loop_options, &mut sim_world, &mut observer)?;
     let mut now = START_TIME;
-    let mut first = true;
     loop {
-        while events.front().is_some_and(|e| START_TIME + e.after <= now) {
-            if let Some(event) = events.pop_front() {
-                sim.apply(event.change);
-            }
-        }
-        // Sampled in the emulator's order: on; then active, GPU-active
-        // (only while active) and connected.
-        let on = host.on.sample(options.delta, sim.rng);
-        let (gpu_active, connected) = if on {
-            let active = host.active.sample(options.delta, sim.rng);
-            let gpu_active = active && host.gpu_active.sample(options.delta, sim.rng);
-            (gpu_active, host.connected.sample(options.delta, sim.rng))
-        } else {
-            (false, false)
-        };
-        sim.progress(now, gpu_active);
-        sim.handle_finished(now);
+        let availability = run.begin_step(now);
         for (at, snap) in &mut boundaries {
             if snap.is_none() && now - START_TIME >= *at {
-                *snap = Some(sim.snapshot());
+                *snap = Some(snapshot(&run));
             }
         }
-        if on {
-            for _ in 0..100 {
-                let mut action = sim.schedule(now)?;
-                if connected {
-                    action |= sim.rpc_poll(now)?;
-                }
-                action |= sim.progress(now, gpu_active);
-                action |= sim.handle_finished(now);
-                // client/sim.cpp sets gpu_suspend_reason here, after the
-                // step's first pass: a GPU that comes or goes is seen by
-                // the scheduler only from the next pass (which is the next
-                // step when nothing else happened).
-                sim.state.gpu_suspended = !gpu_active;
-                if !action {
-                    break;
-                }
-            }
-        }
-        if first {
-            sim.sort_projects();
-            first = false;
-        }
+        run.finish_step(now, availability)?;
         now += options.delta;
         if now > START_TIME + options.duration {
             break;
         }
     }
-    let last = sim.snapshot();
-    let mut report = report(&sim, options);
+    let last = snapshot(&run);
+    let params = run.params().clone();
+    let ClientLoop {
+        state,
+        accounts,
+        usage,
+        rpcs_skipped,
+        ..
+    } = run;
+    let outcome = RunOutcome {
+        state: &state,
+        accounts: &accounts,
+        usage: &usage,
+        rpcs_skipped,
+        params: &params,
+    };
+    let mut report = report(&outcome, options, &observer.records);
     report.windows = options
         .windows
         .iter()
@@ -895,10 +425,19 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
                 .get(1)
                 .and_then(|(_, s)| s.clone())
                 .unwrap_or_else(|| last.clone());
-            window_usage(&sim.state, a, b, &start, &end)
+            window_usage(&state, a, b, &start, &end)
         })
         .collect();
     Ok(report)
+}
+
+/// What the report reads from a finished run.
+struct RunOutcome<'a> {
+    state: &'a HostState,
+    accounts: &'a Accounts,
+    usage: &'a Usage,
+    rpcs_skipped: u64,
+    params: &'a Params,
 }
 
 fn window_usage(
@@ -935,8 +474,8 @@ fn window_usage(
     }
 }
 
-fn report(sim: &Sim<'_>, options: &SimOptions) -> SimReport {
-    let state = &sim.state;
+fn report(sim: &RunOutcome<'_>, options: &SimOptions, records: &[RpcRecord]) -> SimReport {
+    let state = sim.state;
     let f = state.host.p_fpops;
     let cpu_peak = state.n_usable_cpus() as f64 * f;
     let gpu_peak: f64 = (1..state.n_rsc())
@@ -1004,7 +543,7 @@ fn report(sim: &Sim<'_>, options: &SimOptions) -> SimReport {
         policy_reason: None,
         run_options_from: None,
         windows: Vec::new(),
-        transcripts: transcript::render(&sim.rpc_records, state, options.policy),
+        transcripts: transcript::render(records, state, options.policy),
     }
 }
 

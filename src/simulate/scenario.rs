@@ -35,7 +35,7 @@ use super::START_TIME;
 use crate::parse::{self, LogOptions};
 use crate::policy::generation::Generation;
 use crate::policy::state::{App, AppVersion, Coproc, Host, HostState, Job, Project, ResourceUsage};
-use crate::replay::build::build_emulator_state;
+use crate::replay::build::{build_emulator_state, emulator_app_params};
 use crate::resource::ResourceType;
 use std::path::{Path, PathBuf};
 
@@ -294,30 +294,7 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
                 .apps
                 .iter()
                 .find(|a| a.name.as_deref() == Some(app.name.as_str()));
-            let wu = rp
-                .workunits
-                .iter()
-                .find(|wu| wu.app_name.as_deref() == Some(app.name.as_str()));
-            let job_latency = rp.results.iter().find_map(|r| {
-                let wu = rp
-                    .workunits
-                    .iter()
-                    .find(|wu| wu.name.is_some() && wu.name == r.wu_name)?;
-                if wu.app_name.as_deref() != Some(app.name.as_str()) {
-                    return None;
-                }
-                Some(r.report_deadline? - r.received_time.unwrap_or(0.0))
-            });
-            let fpops_est = ra
-                .and_then(|a| a.fpops_est)
-                .filter(|x| *x > 0.0)
-                .or(wu.and_then(|wu| wu.rsc_fpops_est))
-                .unwrap_or(3600e11);
-            let latency_bound = ra
-                .and_then(|a| a.latency_bound)
-                .filter(|x| *x > 0.0)
-                .or(job_latency)
-                .unwrap_or(864000.0);
+            let (latency_bound, fpops_est) = emulator_app_params(rp, &app.name);
             let dist = ra.and_then(|a| a.fpops.clone()).unwrap_or_default();
             apps.push(ServerApp {
                 name: app.name.to_string(),

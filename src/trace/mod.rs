@@ -108,7 +108,8 @@ pub struct Trace {
 pub struct StepAvailability {
     /// Simulated seconds of the step.
     pub time: i64,
-    /// The client was running (`on`); off steps print `BOINC not running`.
+    /// The timeline shows the step active (`BOINC not running` marks a step
+    /// in which the client was off or not active: client/sim.cpp html_rec()).
     pub on: bool,
     /// GPUs were allowed (`gpu_active`); off steps and `GPUs disabled` say no.
     pub gpus_allowed: bool,

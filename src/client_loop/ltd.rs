@@ -22,7 +22,7 @@
 //! traces models is left out: it belongs to one build of the emulator, not
 //! to the policy.
 
-use super::{engine, Sim, SimError};
+use super::{engine, ClientLoop, DrawKind, Drawn, LoopError};
 use crate::policy::ltd::backoff::{handle_reply, BackoffChange, ReplySummary};
 use crate::policy::ltd::cpu_sched::{
     enforce_schedule, jobs_by_seq, schedule_cpus, task_order, PickReason, TaskChange,
@@ -102,7 +102,7 @@ fn to_requests(request: &WorkRequest) -> Vec<RscRequest> {
         .collect()
 }
 
-impl Sim<'_> {
+impl ClientLoop<'_> {
     /// Runs `f` with the ltd-6.6 state taken out of `self` (put back after);
     /// `default` when the run is not under ltd-6.6.
     fn with_ltd<T>(&mut self, default: T, f: impl FnOnce(&mut Self, &mut LtdSim) -> T) -> T {
@@ -152,7 +152,7 @@ impl Sim<'_> {
     }
 
     /// Scheduling pass and enforcement; true if anything was decided.
-    pub(super) fn ltd_schedule(&mut self, now: f64) -> Result<bool, SimError> {
+    pub(super) fn ltd_schedule(&mut self, now: f64) -> Result<bool, LoopError> {
         self.with_ltd(Ok(false), |sim, ltd| {
             let mut action = false;
             let period = sim.state.cpu_scheduling_period();
@@ -259,7 +259,7 @@ impl Sim<'_> {
     }
 
     /// The RPC poll; true if an RPC was made.
-    pub(super) fn ltd_rpc_poll(&mut self, now: f64) -> Result<bool, SimError> {
+    pub(super) fn ltd_rpc_poll(&mut self, now: f64) -> Result<bool, LoopError> {
         if now - self.last_poll < 5.0 {
             return Ok(false);
         }
@@ -293,7 +293,7 @@ impl Sim<'_> {
         p: ProjectIdx,
         request: &WorkRequest,
         now: f64,
-    ) -> Result<bool, SimError> {
+    ) -> Result<bool, LoopError> {
         let Some(new_jobs) = self.do_rpc_jobs(p, &to_requests(request), now)? else {
             return Ok(false);
         };
@@ -313,7 +313,20 @@ impl Sim<'_> {
                 *c += 1;
             }
         }
-        let draws: Vec<f64> = (0..n_rsc).map(|_| self.rng.uniform()).collect();
+        let name = self
+            .state
+            .projects
+            .get(p)
+            .map(|project| project.name.to_string())
+            .unwrap_or_default();
+        let draws: Vec<f64> = (0..n_rsc)
+            .map(
+                |_| match self.world.draw(now, &name, DrawKind::LegacyBackoff, "") {
+                    Drawn::Factor(u) => u,
+                    Drawn::Secs(_) | Drawn::Missing => 0.5,
+                },
+            )
+            .collect();
         let Some(project) = self.state.projects.get_mut(p) else {
             return Ok(true);
         };

@@ -16,7 +16,7 @@
 //! CPU only (this era had no coprocessors); DCF stays at the scenario's
 //! value; no REC.
 
-use super::{Sim, SimError};
+use super::{ClientLoop, LoopError};
 use crate::policy::debt::{
     adjust_debts, compute_work_request, enforce_schedule, rr_simulation, schedule_cpus, Candidate,
     DebtParams, DebtProject, RrSim, RunningTask, ScheduleReason, SimResult, Urgency,
@@ -71,7 +71,7 @@ impl DebtSim {
     }
 }
 
-impl Sim<'_> {
+impl ClientLoop<'_> {
     fn with_debt<T>(&mut self, default: T, f: impl FnOnce(&mut Self, &mut DebtSim) -> T) -> T {
         let Some(mut debt) = self.debt.take() else {
             return default;
@@ -167,7 +167,7 @@ impl Sim<'_> {
     }
 
     /// Scheduling point: debts, simulation, pick, enforcement.
-    pub(super) fn debt_schedule(&mut self, now: f64) -> Result<bool, SimError> {
+    pub(super) fn debt_schedule(&mut self, now: f64) -> Result<bool, LoopError> {
         let period = self.state.cpu_scheduling_period();
         if self.state.jobs.is_empty() || (!self.must_schedule && now - self.last_schedule < period)
         {
@@ -295,7 +295,7 @@ impl Sim<'_> {
     }
 
     /// The RPC poll: a due report, else the A.8 work request; true if an RPC was made.
-    pub(super) fn debt_rpc_poll(&mut self, now: f64) -> Result<bool, SimError> {
+    pub(super) fn debt_rpc_poll(&mut self, now: f64) -> Result<bool, LoopError> {
         if now - self.last_poll < 5.0 {
             return Ok(false);
         }
@@ -331,7 +331,7 @@ impl Sim<'_> {
         }
     }
 
-    fn debt_rpc(&mut self, p: usize, secs: f64, now: f64) -> Result<bool, SimError> {
+    fn debt_rpc(&mut self, p: usize, secs: f64, now: f64) -> Result<bool, LoopError> {
         let mut request = vec![RscRequest::default(); self.state.n_rsc()];
         if let Some(cpu) = request.first_mut() {
             cpu.req_secs = secs;

@@ -1,0 +1,1129 @@
+//! The client loop: the one time-step loop that both `simulate` and `audit`
+//! run. It mirrors the emulator's `simulate()` (client/sim.cpp), which runs
+//! the client's own poll order against a world it simulates.
+//!
+//! ```text
+//!            ┌──────── World ────────┐          ┌──── Observer ────┐
+//!  simulate: │ simulated host+servers│          │ figures, log-out │
+//!  audit:    │ the recording         │──loop──▶ │ compare with the │
+//!            └───────────────────────┘   ▲      │ recorded points  │
+//!                                        │      └──────────────────┘
+//!                         policy generation (current, 7.2, ltd-6.6, debt-6.2)
+//! ```
+//!
+//! Two plug-in points:
+//! - the **world** ([`World`]): where host availability per step, the outcome
+//!   of each scheduler RPC (jobs sent, project down), the random draws of
+//!   backoffs and the scheduled changes (a project attached, an app added)
+//!   come from. `simulate` plugs in simulated servers and a seeded generator
+//!   (`simulate::world`); `audit` plugs in the recording
+//!   (`replay::world`): the time steps, availability, arrivals, skips and
+//!   drawn backoffs the log shows.
+//! - the **policy generation** ([`Profile`]): today's REC policy, 7.0–7.2's
+//!   variant of it (a fresh simulation at every pass, GPU jobs' CPU outside
+//!   the simulation, the 7.2.42 harness's 900-s deferral after each reply),
+//!   or the older debt generations, which keep only their policy code in
+//!   [`ltd`] and [`debt`].
+//!
+//! Each step of `delta` seconds at `now` (spec policy-current §8):
+//! 1. the world's scheduled changes are applied; host availability is taken
+//!    from the world (`on`, then `active`/`gpu_active` and `connected`);
+//! 2. tasks progress over the step just ended and finished jobs exit
+//!    (`ACTIVE_TASK_SET::poll`), then exits are handled (REC update with the
+//!    first exit in active-task order credited twice);
+//! 3. while the host is on, repeatedly until nothing happens: job scheduling
+//!    (`adjust_rec`, `make_run_list`, `enforce_run_list` and the task layer;
+//!    only while jobs exist, on request or every 60 s), the RPC poll when
+//!    connected (at most every 5 s: an overdue-report RPC with a piggybacked
+//!    request, else at most once per 60 s or on request the work-fetch
+//!    choice and its RPC), progress and exits; the GPU state of the step
+//!    applies from the end of its first pass;
+//! 4. after the first step projects are kept in alphabetical order.
+//!
+//! Every decision is handed to the [`Observer`] as it is made, as engine
+//! data ([`LoopEvent`]); what a decision looks like in a log is the
+//! observer's business.
+//!
+//! Architecture Invariant: the only module that steps time. It depends on
+//! `policy` only; it knows nothing of parsers, traces or output formats.
+//! Deterministic: all randomness comes from the world.
+
+pub(crate) mod debt;
+pub mod host;
+pub(crate) mod ltd;
+pub mod merit;
+
+use crate::policy::backoff::{project_rpc_backoff, RpcBackoff};
+use crate::policy::cpu_sched::{
+    enforce_run_list, make_run_list, EnforceAction, EnforceOutcome, RunListOutcome,
+};
+use crate::policy::generation::Generation;
+use crate::policy::rec::{adjust_rec, RecAdjustment};
+use crate::policy::reply::{handle_scheduler_reply, project_with_overdue_results, SchedReply};
+use crate::policy::rr_sim::{rr_simulate, RrSimOutcome};
+use crate::policy::state::{
+    App, AppVersion, HostState, Job, JobIdx, JobState, Project, ProjectIdx, RpcReason, RscIdx,
+    SchedulerState, TaskState,
+};
+use crate::policy::work_fetch::{choose_project, piggyback_work_request, RscRequest};
+use crate::policy::work_fetch::{ProjectReason, WorkFetchOutcome};
+use crate::policy::{Params, PolicyError};
+use host::{JobSide, Usage};
+use merit::Accounts;
+
+/// The emulator's start time (`START_TIME`).
+pub const START_TIME: f64 = 3600.0;
+
+/// The engine refused the state at some time.
+#[derive(Debug, thiserror::Error)]
+#[error("policy engine at t={now}: {source}")]
+pub struct LoopError {
+    /// Simulated time.
+    pub now: f64,
+    /// The engine's error.
+    pub source: PolicyError,
+}
+
+fn engine(now: f64) -> impl Fn(PolicyError) -> LoopError {
+    move |source| LoopError { now, source }
+}
+
+/// The host's state for one step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Availability {
+    /// The client runs.
+    pub on: bool,
+    /// The network is connected.
+    pub connected: bool,
+    /// GPU computing is allowed.
+    pub gpu_active: bool,
+}
+
+/// The outcome of one scheduler RPC.
+#[derive(Clone, Debug)]
+pub enum RpcOutcome {
+    /// The project's server could not be reached (`RPC skipped: project
+    /// down`); the client backs the project off with the given draw.
+    Down(Drawn),
+    /// The server replied with these jobs, in creation order.
+    Reply(Vec<Job>),
+}
+
+/// A random draw of the client, as the world gives it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Drawn {
+    /// The uniform factor in [0, 1] (the simulated world's generator).
+    Factor(f64),
+    /// The length the recording shows, in seconds; the loop checks it lies
+    /// in the range its own state allows and takes it.
+    Secs(f64),
+    /// The recording shows no draw where the loop makes one.
+    Missing,
+}
+
+/// What a draw is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawKind {
+    /// `project_rpc_backoff` after a failed RPC.
+    ProjectBackoff,
+    /// `resource_backoff` of one resource after a reply without its jobs.
+    ResourceBackoff(RscIdx),
+    /// The ltd-6.6 reply handler's per-resource backoff draws.
+    LegacyBackoff,
+}
+
+/// A change of the host's configuration during the run.
+#[derive(Clone, Debug)]
+pub enum HostChange {
+    /// A project is attached (the world keeps its server).
+    Attach(Box<Project>),
+    /// The named project gains an app version.
+    AddApp {
+        /// The project's name.
+        project: String,
+        /// The version.
+        version: AppVersion,
+    },
+}
+
+/// Where the loop's world comes from (plug-in point one).
+pub trait World {
+    /// Changes due at or before `now`, in order.
+    fn changes_due(&mut self, _now: f64) -> Vec<HostChange> {
+        Vec::new()
+    }
+    /// The host's availability for the step at `now`.
+    fn availability(&mut self, now: f64, delta: f64) -> Availability;
+    /// One scheduler RPC to project `p` asking for `request`.
+    fn rpc(
+        &mut self,
+        state: &HostState,
+        p: ProjectIdx,
+        request: &[RscRequest],
+        now: f64,
+    ) -> RpcOutcome;
+    /// A random draw of the client for project `p`.
+    fn draw(&mut self, now: f64, project: &str, kind: DrawKind, rsc_name: &str) -> Drawn;
+    /// Projects were put in a new order: new index `i` holds old `order[i]`.
+    fn projects_reordered(&mut self, _order: &[usize]) {}
+    /// Jobs the world delivered at `now` that no RPC of the loop asked for
+    /// (a recording whose client made an RPC the loop did not), with the
+    /// index of their project; added so that the loop stays anchored.
+    fn unsolicited_jobs(&mut self, _state: &HostState, _now: f64) -> Vec<Job> {
+        Vec::new()
+    }
+}
+
+/// What the task layer did to one task (the emulated `ACTIVE_TASK` calls of
+/// `enforce_run_list`), in the order done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskAction {
+    /// Preempted; `removed` = removed from memory.
+    Preempt {
+        /// The job.
+        job: JobIdx,
+        /// Removed from memory (else left suspended).
+        removed: bool,
+    },
+    /// Resumed (it ran before).
+    Resume(JobIdx),
+    /// Started for the first time.
+    Start(JobIdx),
+}
+
+/// One decision of the loop, as engine data (plug-in point two's output).
+#[derive(Clone, Copy, Debug)]
+pub enum LoopEvent<'a> {
+    /// An REC update (`adjust_rec`), at an exit or a scheduling pass.
+    Rec(&'a RecAdjustment),
+    /// A fresh round-robin simulation (with its `[prio]` initialisation),
+    /// made by a scheduling pass or by the RPC poll.
+    RrSim(&'a RrSimOutcome),
+    /// A scheduling pass's run list; `fresh` = it made its own simulation.
+    RunList {
+        /// The outcome.
+        run: &'a RunListOutcome,
+        /// It simulated afresh (else reused the step's simulation).
+        fresh: bool,
+    },
+    /// The enforcement of that run list.
+    Enforced {
+        /// The engine's outcome.
+        outcome: &'a EnforceOutcome,
+        /// GPU instances newly assigned (a task keeps what it holds).
+        assigned: &'a [(JobIdx, Vec<usize>)],
+        /// The task layer's actions.
+        tasks: &'a [TaskAction],
+    },
+    /// A work-fetch pass; `report` is the project of a report RPC whose
+    /// request is piggybacked (no choice is made then).
+    WorkFetch {
+        /// The engine's outcome.
+        outcome: &'a WorkFetchOutcome,
+        /// The report RPC's project.
+        report: Option<ProjectIdx>,
+    },
+    /// An RPC was skipped (project down) and the project backed off.
+    ProjectBackoff {
+        /// The project.
+        project: ProjectIdx,
+        /// The deferral taken.
+        secs: f64,
+        /// Its range under the loop's state, (min, max) seconds.
+        range: Option<(f64, f64)>,
+        /// Failures counted.
+        n: u32,
+    },
+    /// A resource backed off after a reply.
+    ResourceBackoff {
+        /// The project.
+        project: ProjectIdx,
+        /// The resource.
+        rsc: RscIdx,
+        /// Its length.
+        secs: f64,
+        /// The doubling interval it was drawn from.
+        interval: f64,
+    },
+    /// An RPC reached a server: what it reported and what it got.
+    Rpc {
+        /// The project.
+        project: ProjectIdx,
+        /// The request per resource.
+        request: &'a [RscRequest],
+        /// Results reported.
+        reported: &'a [String],
+        /// The project's other jobs on the host.
+        in_progress: &'a [String],
+        /// Jobs received.
+        jobs: &'a [Job],
+    },
+    /// A job the world delivered unasked was added.
+    Unsolicited(JobIdx),
+    /// A engine call failed; the loop goes on without that decision.
+    EngineError {
+        /// Which decision.
+        what: &'static str,
+        /// The error.
+        error: &'a PolicyError,
+    },
+}
+
+/// Receives each decision of the loop as it is made.
+pub trait Observer {
+    /// One decision at `now`; `state` is the loop's state right after it.
+    fn event(&mut self, state: &HostState, now: f64, event: LoopEvent<'_>);
+    /// A step at `now` begins.
+    fn step_begins(&mut self, _now: f64) {}
+}
+
+/// An observer that keeps nothing.
+pub struct Ignore;
+
+impl Observer for Ignore {
+    fn event(&mut self, _state: &HostState, _now: f64, _event: LoopEvent<'_>) {}
+}
+
+/// The rule differences of one release within a generation (a profile).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// The generation whose policy code decides.
+    pub generation: Generation,
+    /// Every pass simulates afresh, no same-instant reuse (7.0–7.2).
+    pub fresh_simulations: bool,
+    /// Seconds a project is deferred after each reply (the 7.2.42 emulator
+    /// harness: 900; today's: 0).
+    pub rpc_deferral: f64,
+}
+
+impl Profile {
+    /// A generation's profile with today's emulator harness.
+    pub fn of(generation: Generation) -> Self {
+        Profile {
+            generation,
+            fresh_simulations: false,
+            rpc_deferral: 0.0,
+        }
+    }
+}
+
+/// The loop's options.
+#[derive(Clone, Debug)]
+pub struct LoopOptions {
+    /// Time step (emulator `--delta`).
+    pub delta: f64,
+    /// Seconds after the start to run (emulator `--duration`).
+    pub duration: f64,
+    /// The engine's parameters.
+    pub params: Params,
+    /// The policy profile.
+    pub profile: Profile,
+}
+
+/// The client loop's state.
+pub struct ClientLoop<'a> {
+    /// The client's state.
+    pub state: HostState,
+    /// Per job (same index): bookkeeping beside the engine.
+    pub side: Vec<JobSide>,
+    /// The emulator's accounting (figures of merit).
+    pub accounts: Accounts,
+    /// Usage per project and resource.
+    pub usage: Usage,
+    /// RPCs skipped because the project was down.
+    pub rpcs_skipped: u64,
+    pub(crate) params: Params,
+    pub(crate) profile: Profile,
+    delta: f64,
+    duration: f64,
+    pub(crate) world: &'a mut dyn World,
+    observer: &'a mut dyn Observer,
+    /// The simulation of the current instant (reused within it, §8).
+    sim: Option<RrSimOutcome>,
+    pub(crate) must_schedule: bool,
+    pub(crate) must_check_work_fetch: bool,
+    last_schedule: f64,
+    pub(crate) last_poll: f64,
+    pub(crate) last_work_fetch: f64,
+    last_progress: f64,
+    steps_done: u64,
+    next_task_seq: u64,
+    gpu_active: bool,
+    /// The ltd-6.6 policy's state when it drives the host.
+    ltd: Option<ltd::LtdSim>,
+    /// The debt-6.2 policy's state when it drives the host.
+    debt: Option<debt::DebtSim>,
+}
+
+impl<'a> ClientLoop<'a> {
+    /// A loop over `state` in `world`, reporting to `observer`.
+    pub fn new(
+        state: HostState,
+        options: LoopOptions,
+        world: &'a mut dyn World,
+        observer: &'a mut dyn Observer,
+    ) -> Result<Self, LoopError> {
+        if options.delta.is_nan()
+            || options.delta < 1.0
+            || options.duration.is_nan()
+            || options.duration < 0.0
+            || !options.duration.is_finite()
+        {
+            return Err(LoopError {
+                now: START_TIME,
+                source: PolicyError::InvalidState("delta must be >= 1 s and duration >= 0".into()),
+            });
+        }
+        let n = state.projects.len();
+        let n_rsc = state.n_rsc();
+        let n_jobs = state.jobs.len();
+        let mut this = ClientLoop {
+            side: vec![JobSide::default(); n_jobs],
+            accounts: Accounts::new(n),
+            usage: Usage {
+                secs: vec![vec![0.0; n_rsc]; n],
+                gpu_job_cpu_secs: vec![0.0; n],
+            },
+            rpcs_skipped: 0,
+            params: options.params,
+            profile: options.profile,
+            delta: options.delta,
+            duration: options.duration,
+            world,
+            observer,
+            sim: None,
+            must_schedule: true,
+            must_check_work_fetch: true,
+            last_schedule: f64::NEG_INFINITY,
+            last_poll: f64::NEG_INFINITY,
+            last_work_fetch: f64::NEG_INFINITY,
+            last_progress: START_TIME,
+            steps_done: 0,
+            next_task_seq: 1,
+            gpu_active: true,
+            ltd: None,
+            debt: None,
+            state,
+        };
+        match this.profile.generation {
+            Generation::Current => {}
+            Generation::Ltd66 => {
+                // Creation order, the enforcement's last tie-breaker.
+                for (k, job) in this.state.jobs.iter_mut().enumerate() {
+                    job.alloc_seq = k as u64;
+                }
+                this.ltd = Some(ltd::LtdSim::new(n, n_rsc, n_jobs as u64));
+            }
+            Generation::Debt62 => this.debt = Some(debt::DebtSim::new(n)),
+        }
+        Ok(this)
+    }
+
+    /// The time step.
+    pub fn delta(&self) -> f64 {
+        self.delta
+    }
+
+    /// Runs every step from the start to the end of the run.
+    pub fn run(&mut self) -> Result<(), LoopError> {
+        let mut now = START_TIME;
+        loop {
+            self.step(now)?;
+            now += self.delta;
+            if now > START_TIME + self.duration {
+                return Ok(());
+            }
+        }
+    }
+
+    /// One step at `now` (client/sim.cpp `simulate()`).
+    pub fn step(&mut self, now: f64) -> Result<(), LoopError> {
+        let availability = self.begin_step(now);
+        self.finish_step(now, availability)
+    }
+
+    /// The first part of a step: the world's changes and availability, task
+    /// progress over the step just ended and the exits it caused.
+    pub fn begin_step(&mut self, now: f64) -> Availability {
+        self.observer.step_begins(now);
+        for change in self.world.changes_due(now) {
+            self.apply(change);
+        }
+        let availability = self.world.availability(now, self.delta);
+        self.gpu_active = availability.gpu_active;
+        self.progress(now);
+        self.handle_finished(now);
+        availability
+    }
+
+    /// The rest of a step: while the host is on, scheduling, the RPC poll,
+    /// progress and exits until nothing happens.
+    pub fn finish_step(&mut self, now: f64, availability: Availability) -> Result<(), LoopError> {
+        if availability.on {
+            for _ in 0..100 {
+                let mut action = self.schedule(now)?;
+                if availability.connected {
+                    action |= self.rpc_poll(now)?;
+                }
+                action |= self.progress(now);
+                action |= self.handle_finished(now);
+                // client/sim.cpp sets gpu_suspend_reason here, after the
+                // step's first pass: a GPU that comes or goes is seen by
+                // the scheduler only from the next pass.
+                self.state.gpu_suspended = !availability.gpu_active;
+                if !action {
+                    break;
+                }
+            }
+        }
+        for job in self.world.unsolicited_jobs(&self.state, now) {
+            self.state.jobs.push(job);
+            self.side.push(JobSide::default());
+            let j = self.state.jobs.len() - 1;
+            self.observer
+                .event(&self.state, now, LoopEvent::Unsolicited(j));
+            self.must_schedule = true;
+            self.must_check_work_fetch = true;
+        }
+        if self.steps_done == 0 {
+            self.sort_projects();
+        }
+        self.steps_done += 1;
+        Ok(())
+    }
+
+    /// The engine's parameters of this run.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Task progress since the last call (`ACTIVE_TASK_SET::poll`).
+    fn progress(&mut self, now: f64) -> bool {
+        let mut diff = now - self.last_progress;
+        if diff < 1.0 {
+            return false;
+        }
+        self.last_progress = now;
+        if diff > self.delta {
+            diff = 0.0;
+        }
+        let exits = host::progress(
+            &mut self.state,
+            &mut self.side,
+            &mut self.accounts,
+            &mut self.usage,
+            diff,
+            now,
+            self.gpu_active,
+            self.params.gpu_efficiency,
+        );
+        !exits.is_empty()
+    }
+
+    /// Finished-task handling: REC (first exit credited twice), then the tasks go.
+    fn handle_finished(&mut self, now: f64) -> bool {
+        let exited: Vec<usize> = (0..self.state.jobs.len())
+            .filter(|&j| {
+                self.state.jobs[j]
+                    .task
+                    .as_ref()
+                    .is_some_and(|t| t.task_state == TaskState::Exited)
+            })
+            .collect();
+        // The client credits the first task to exit in active-task order
+        // (tasks are appended when created), not in job order: at 18:05 in
+        // seed_cpu_gpu_two_projects B_12 (task created 14:05) exits with
+        // A_5 (job received earlier, task created 15:00) and B_12's
+        // interval is the one counted twice.
+        let Some(first) = exited
+            .iter()
+            .copied()
+            .min_by_key(|&j| (self.side.get(j).map_or(0, |s| s.task_seq), j))
+        else {
+            return false;
+        };
+        if self.ltd.is_some() {
+            for &j in &exited {
+                self.ltd_credit_exit(j, now);
+            }
+        } else if self.debt.is_none() {
+            let adjustment = adjust_rec(&mut self.state, now, Some(first), &self.params);
+            self.observer
+                .event(&self.state, now, LoopEvent::Rec(&adjustment));
+        }
+        for j in exited {
+            let job = &mut self.state.jobs[j];
+            job.task = None;
+            job.state = JobState::Uploaded;
+            job.ready_to_report = true;
+        }
+        self.must_schedule = true;
+        self.must_check_work_fetch = true;
+        true
+    }
+
+    /// The step's simulation if one was made at `now` and may be reused.
+    fn reusable_sim(&self, now: f64) -> Option<RrSimOutcome> {
+        if self.profile.fresh_simulations {
+            return None;
+        }
+        self.sim.clone().filter(|s| s.now == now)
+    }
+
+    fn schedule(&mut self, now: f64) -> Result<bool, LoopError> {
+        if self.ltd.is_some() {
+            return self.ltd_schedule(now);
+        }
+        if self.debt.is_some() {
+            return self.debt_schedule(now);
+        }
+        if self.state.jobs.is_empty() {
+            return Ok(false);
+        }
+        if !self.must_schedule && now - self.last_schedule < 60.0 {
+            return Ok(false);
+        }
+        self.must_schedule = false;
+        self.last_schedule = now;
+        let adjustment = adjust_rec(&mut self.state, now, None, &self.params);
+        self.observer
+            .event(&self.state, now, LoopEvent::Rec(&adjustment));
+        let reuse = self.reusable_sim(now);
+        let fresh = reuse.is_none();
+        let run = match make_run_list(&mut self.state, now, reuse, &self.params) {
+            Ok(run) => run,
+            Err(error) => {
+                self.observer.event(
+                    &self.state,
+                    now,
+                    LoopEvent::EngineError {
+                        what: "run_list",
+                        error: &error,
+                    },
+                );
+                return Err(engine(now)(error));
+            }
+        };
+        if fresh {
+            self.observer
+                .event(&self.state, now, LoopEvent::RrSim(&run.sim));
+        }
+        self.observer
+            .event(&self.state, now, LoopEvent::RunList { run: &run, fresh });
+        self.sim = Some(run.sim.clone());
+        let out = enforce_run_list(&mut self.state, &run.run_list, now, &self.params)
+            .map_err(engine(now))?;
+        let (assigned, tasks) = self.task_layer(&out);
+        self.observer.event(
+            &self.state,
+            now,
+            LoopEvent::Enforced {
+                outcome: &out,
+                assigned: &assigned,
+                tasks: &tasks,
+            },
+        );
+        if out.cpus_idle {
+            self.must_check_work_fetch = true;
+        }
+        Ok(true)
+    }
+
+    /// The task layer (client/app_control.cpp, emulated): GPU instances as
+    /// assigned, new tasks numbered in the order the scan schedules them,
+    /// then preempted tasks suspended or removed and scheduled ones started
+    /// or resumed, in active-task order, preemptions first (§6.3 steps 11-12).
+    fn task_layer(&mut self, out: &EnforceOutcome) -> (Vec<(JobIdx, Vec<usize>)>, Vec<TaskAction>) {
+        let mut assigned = Vec::new();
+        let mut preempted = std::collections::BTreeMap::new();
+        for action in &out.actions {
+            match action {
+                EnforceAction::AssignCoprocs(j, instances) => {
+                    let task = self.state.jobs.get_mut(*j).and_then(|x| x.task.as_mut());
+                    if let Some(task) = task {
+                        if task.coproc_indices == *instances {
+                            continue;
+                        }
+                        task.coproc_indices = instances.clone();
+                    }
+                    assigned.push((*j, instances.clone()));
+                }
+                EnforceAction::Schedule(j) => {
+                    if self.side.get(*j).is_some_and(|s| s.task_seq == 0) {
+                        self.number_task(*j);
+                    }
+                }
+                EnforceAction::Preempt { job, removed } => {
+                    preempted.insert(*job, *removed);
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..self.state.jobs.len()).collect();
+        order.sort_by_key(|&j| self.side.get(j).map_or(u64::MAX, |s| s.task_seq));
+        let mut preempts = Vec::new();
+        let mut starts = Vec::new();
+        for j in order {
+            let Some(task) = self.state.jobs.get_mut(j).and_then(|x| x.task.as_mut()) else {
+                continue;
+            };
+            if let Some(&removed) = preempted.get(&j) {
+                preempts.push(TaskAction::Preempt { job: j, removed });
+                task.task_state = if removed {
+                    // Out of memory: its GPU instances are released.
+                    task.coproc_indices.clear();
+                    TaskState::Uninitialized
+                } else {
+                    TaskState::Suspended
+                };
+            } else if task.scheduler_state == SchedulerState::Scheduled
+                && task.task_state != TaskState::Executing
+                && task.task_state != TaskState::Exited
+            {
+                // The emulator says "Resuming" for any task that ran before.
+                let resumed = task.task_state == TaskState::Suspended || task.elapsed > 0.0;
+                starts.push(if resumed {
+                    TaskAction::Resume(j)
+                } else {
+                    TaskAction::Start(j)
+                });
+                task.task_state = TaskState::Executing;
+            }
+        }
+        preempts.extend(starts);
+        (assigned, preempts)
+    }
+
+    /// Gives job `j`'s new task the next number in active-task order.
+    pub(crate) fn number_task(&mut self, j: usize) {
+        if let Some(side) = self.side.get_mut(j) {
+            side.task_seq = self.next_task_seq;
+            self.next_task_seq += 1;
+        }
+    }
+
+    /// The legacy generations' report rule: the first finished result (result
+    /// order) near its deadline or a day after completion (policy-legacy
+    /// B.15.1); its project gets an RPC.
+    pub(crate) fn report_due_project(&self, now: f64) -> Option<ProjectIdx> {
+        let cushion = 86400.0_f64.max(self.state.prefs.work_buf_min_days * 86400.0);
+        self.state.jobs.iter().enumerate().find_map(|(j, job)| {
+            let p = self.state.projects.get(job.project)?;
+            let completed = self.side.get(j).map_or(0.0, |s| s.completed_time);
+            (job.ready_to_report
+                && p.min_rpc_time <= now
+                && (now > job.report_deadline - cushion || now > completed + 86400.0))
+                .then_some(job.project)
+        })
+    }
+
+    /// The instant's simulation for the RPC poll: the one a scheduling pass
+    /// made at `now`, else a fresh one (§8; 7.0–7.2 too reuse the pass's).
+    fn poll_simulation(&mut self, now: f64) -> Result<Option<RrSimOutcome>, LoopError> {
+        if let Some(sim) = self.sim.clone().filter(|s| s.now == now) {
+            return Ok(Some(sim));
+        }
+        let sim = match rr_simulate(&mut self.state, now, &self.params) {
+            Ok(sim) => sim,
+            Err(error) => {
+                self.observer.event(
+                    &self.state,
+                    now,
+                    LoopEvent::EngineError {
+                        what: "rr_sim",
+                        error: &error,
+                    },
+                );
+                return Err(engine(now)(error));
+            }
+        };
+        self.observer
+            .event(&self.state, now, LoopEvent::RrSim(&sim));
+        self.sim = Some(sim.clone());
+        Ok(Some(sim))
+    }
+
+    fn rpc_poll(&mut self, now: f64) -> Result<bool, LoopError> {
+        if self.ltd.is_some() {
+            return self.ltd_rpc_poll(now);
+        }
+        if self.debt.is_some() {
+            return self.debt_rpc_poll(now);
+        }
+        if now - self.last_poll < 5.0 {
+            return Ok(false);
+        }
+        self.last_poll = now;
+        // §7.1 step 1: a pending master-URL fetch goes first. The project's
+        // web server stays up when its scheduler is down, so the fetch
+        // succeeds and scheduler RPCs resume.
+        if let Some(project) =
+            self.state.projects.iter_mut().find(|p| {
+                p.master_url_fetch_pending && p.min_rpc_time <= now && !p.suspended_via_gui
+            })
+        {
+            project.master_url_fetch_pending = false;
+            return Ok(true);
+        }
+        let completed: Vec<Option<f64>> = self
+            .side
+            .iter()
+            .map(|s| (s.completed_time > 0.0).then_some(s.completed_time))
+            .collect();
+        let due = project_with_overdue_results(&self.state, &completed, now, &self.params);
+        if let Some(p) = due {
+            let sim = self.poll_simulation(now)?;
+            self.state.projects[p].sched_rpc_pending = Some(RpcReason::ResultsDue);
+            let out = piggyback_work_request(&mut self.state, p, now, sim, &self.params)
+                .map_err(engine(now))?;
+            if let Some(st) = &out.state {
+                self.sim = Some(st.sim.clone());
+            }
+            let mut shown = out.clone();
+            // The dump is printed by WORK_FETCH::setup, before
+            // piggyback_work_request marks the project "don't need".
+            if let Some(setup) = shown.state.as_mut() {
+                if let Some(project) = setup.projects.get_mut(p) {
+                    if matches!(project.reason, ProjectReason::DontNeed(_)) {
+                        project.reason = ProjectReason::None;
+                    }
+                }
+            }
+            self.observer.event(
+                &self.state,
+                now,
+                LoopEvent::WorkFetch {
+                    outcome: &shown,
+                    report: Some(p),
+                },
+            );
+            return self.do_rpc(p, &out.request, now);
+        }
+        if !self.must_check_work_fetch && now - self.last_work_fetch < 60.0 {
+            return Ok(false);
+        }
+        self.must_check_work_fetch = false;
+        self.last_work_fetch = now;
+        let sim = self.poll_simulation(now)?;
+        let out = choose_project(&mut self.state, now, sim, &self.params).map_err(engine(now))?;
+        if let Some(st) = &out.state {
+            self.sim = Some(st.sim.clone());
+        }
+        if let Some(p) = out.chosen {
+            self.state.projects[p].sched_rpc_pending = Some(RpcReason::NeedWork);
+        }
+        self.observer.event(
+            &self.state,
+            now,
+            LoopEvent::WorkFetch {
+                outcome: &out,
+                report: None,
+            },
+        );
+        match out.chosen {
+            Some(p) => self.do_rpc(p, &out.request, now),
+            None => Ok(false),
+        }
+    }
+
+    /// One RPC through the world: on a reply, the project's finished jobs
+    /// are reported and the jobs sent are added. `None` when the project
+    /// was down (the RPC was skipped and the project backed off); else the
+    /// indices of the new jobs.
+    pub(crate) fn do_rpc_jobs(
+        &mut self,
+        p: ProjectIdx,
+        request: &[RscRequest],
+        now: f64,
+    ) -> Result<Option<std::ops::Range<usize>>, LoopError> {
+        let outcome = self.world.rpc(&self.state, p, request, now);
+        let jobs = match outcome {
+            RpcOutcome::Down(drawn) => {
+                self.rpcs_skipped += 1;
+                self.project_down(p, drawn, now)?;
+                return Ok(None);
+            }
+            RpcOutcome::Reply(jobs) => jobs,
+        };
+        let mut reported = Vec::new();
+        let mut in_progress = Vec::new();
+        for job in self.state.jobs.iter().filter(|job| job.project == p) {
+            if job.ready_to_report {
+                reported.push(job.name.to_string());
+            } else {
+                in_progress.push(job.name.to_string());
+            }
+        }
+        self.observer.event(
+            &self.state,
+            now,
+            LoopEvent::Rpc {
+                project: p,
+                request,
+                reported: &reported,
+                in_progress: &in_progress,
+                jobs: &jobs,
+            },
+        );
+        self.report_jobs(p, now);
+        let start = self.state.jobs.len();
+        let n = jobs.len();
+        for job in jobs {
+            self.state.jobs.push(job);
+            self.side.push(JobSide::default());
+        }
+        self.accounts.njobs += n as u64;
+        if n > 0 {
+            self.must_schedule = true;
+            self.must_check_work_fetch = true;
+        }
+        self.accounts.nrpcs += 1;
+        Ok(Some(start..self.state.jobs.len()))
+    }
+
+    /// Reports project `p`'s finished jobs: they leave the host.
+    fn report_jobs(&mut self, p: ProjectIdx, now: f64) {
+        let keep: Vec<bool> = self
+            .state
+            .jobs
+            .iter()
+            .map(|job| !(job.project == p && job.ready_to_report))
+            .collect();
+        if keep.iter().all(|k| *k) {
+            return;
+        }
+        for (j, job) in self.state.jobs.iter().enumerate() {
+            if keep[j] {
+                continue;
+            }
+            let peak = self.side.get(j).map_or(0.0, |s| s.peak_flops);
+            if now > job.report_deadline {
+                self.accounts.flops_wasted += peak;
+                self.accounts.missed[p] += 1;
+            } else {
+                self.accounts.met[p] += 1;
+            }
+        }
+        let mut it = keep.iter();
+        self.state.jobs.retain(|_| *it.next().unwrap_or(&true));
+        let mut it = keep.iter();
+        self.side.retain(|_| *it.next().unwrap_or(&true));
+        // Simulation results are indexed by job: the instant's simulation
+        // refers to the old indices.
+        if let Some(sim) = self.sim.as_mut() {
+            let mut it = keep.iter();
+            sim.misses_deadline.retain(|_| *it.next().unwrap_or(&true));
+        }
+    }
+
+    /// `project_rpc_backoff` after a skipped RPC, with the world's draw. A
+    /// recorded deferral inside the range the loop's own state allows is
+    /// taken as drawn; one outside is clamped to the range (the observer
+    /// then sees the loop's value differ from the recording's).
+    fn project_down(&mut self, p: ProjectIdx, drawn: Drawn, now: f64) -> Result<(), LoopError> {
+        let params = &self.params;
+        let project = &mut self.state.projects[p];
+        let range = {
+            let (mut lo, mut hi) = (project.clone(), project.clone());
+            match (
+                project_rpc_backoff(&mut lo, now, true, 0.0, params),
+                project_rpc_backoff(&mut hi, now, true, 1.0, params),
+            ) {
+                (
+                    Ok(RpcBackoff::Delay { secs: min, .. }),
+                    Ok(RpcBackoff::Delay { secs: max, .. }),
+                ) => Some((min, max)),
+                _ => None,
+            }
+        };
+        let mut recorded_inside = None;
+        let u = match (drawn, range) {
+            (Drawn::Factor(u), _) => u,
+            (Drawn::Secs(secs), Some((min, max))) => {
+                // The log prints whole seconds.
+                if secs >= min - 0.5 && secs <= max + 0.5 {
+                    recorded_inside = Some(secs);
+                }
+                if max > min {
+                    ((secs - min) / (max - min)).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                }
+            }
+            _ => 0.5,
+        };
+        let outcome = project_rpc_backoff(project, now, true, u, params).map_err(engine(now))?;
+        if let (Some(secs), RpcBackoff::Delay { .. }) = (recorded_inside, &outcome) {
+            project.min_rpc_time = now + secs;
+        }
+        // client/sim.cpp simulate_rpc: a skipped RPC clears a pending
+        // master-URL fetch.
+        project.master_url_fetch_pending = false;
+        let secs = project.min_rpc_time - now;
+        let n = project.nrpc_failures;
+        self.observer.event(
+            &self.state,
+            now,
+            LoopEvent::ProjectBackoff {
+                project: p,
+                secs,
+                range,
+                n,
+            },
+        );
+        Ok(())
+    }
+
+    fn do_rpc(
+        &mut self,
+        p: ProjectIdx,
+        request: &[RscRequest],
+        now: f64,
+    ) -> Result<bool, LoopError> {
+        let Some(new_jobs) = self.do_rpc_jobs(p, request, now)? else {
+            return Ok(false);
+        };
+        let new_job_rsc = new_jobs.map(|j| self.state.jobs[j].usage.rsc).collect();
+        let reply = SchedReply {
+            new_job_rsc,
+            request_delay: 0.0,
+            too_recent: false,
+        };
+        let project_name = self.state.projects[p].name.to_string();
+        let rsc_names: Vec<String> = (0..self.state.n_rsc())
+            .map(|r| self.state.rsc_type(r).long_name().to_string())
+            .collect();
+        let params = &self.params;
+        let world = &mut *self.world;
+        let (lo, hi) = params.rsc_backoff_factor_range();
+        let mut draw = |r: RscIdx, prior_interval: f64| -> f64 {
+            let name = rsc_names.get(r).map_or("", String::as_str);
+            match world.draw(now, &project_name, DrawKind::ResourceBackoff(r), name) {
+                Drawn::Factor(u) => u,
+                Drawn::Secs(secs) => {
+                    let interval = if prior_interval > 0.0 {
+                        (prior_interval * 2.0).min(params.wf_max_backoff_interval)
+                    } else {
+                        params.wf_min_backoff_interval
+                    };
+                    let u = (secs / interval - lo) / (hi - lo);
+                    u.clamp(0.0, 1.0)
+                }
+                Drawn::Missing => 0.5,
+            }
+        };
+        let outcome =
+            handle_scheduler_reply(&mut self.state, p, request, &reply, now, &mut draw, params)
+                .map_err(engine(now))?;
+        for (r, backoff) in &outcome.backoffs {
+            self.observer.event(
+                &self.state,
+                now,
+                LoopEvent::ResourceBackoff {
+                    project: p,
+                    rsc: *r,
+                    secs: backoff.secs,
+                    interval: backoff.interval,
+                },
+            );
+        }
+        if self.profile.rpc_deferral > 0.0 {
+            // The 7.2.42 emulator harness defers a project after every
+            // completed RPC (policy-legacy C.1).
+            let project = &mut self.state.projects[p];
+            project.min_rpc_time = project.min_rpc_time.max(now + self.profile.rpc_deferral);
+        }
+        Ok(true)
+    }
+
+    /// Applies a change of the host's configuration.
+    fn apply(&mut self, change: HostChange) {
+        match change {
+            HostChange::Attach(project) => {
+                let n_rsc = self.state.n_rsc();
+                self.state.projects.push(*project);
+                self.accounts.flops_used.push(0.0);
+                self.accounts.idle_time.push(0.0);
+                self.accounts.idle_time_sumsq.push(0.0);
+                self.accounts.met.push(0);
+                self.accounts.missed.push(0);
+                self.usage.secs.push(vec![0.0; n_rsc]);
+                self.usage.gpu_job_cpu_secs.push(0.0);
+                let n = self.state.projects.len();
+                if let Some(ltd) = self.ltd.as_mut() {
+                    ltd.attach(n, n_rsc);
+                }
+                if let Some(debt) = self.debt.as_mut() {
+                    debt.attach(n);
+                }
+                self.sort_projects();
+            }
+            HostChange::AddApp { project, version } => {
+                let Some(p) = self.state.projects.iter().position(|x| x.name == project) else {
+                    return;
+                };
+                let rsc = version.usage.rsc;
+                let state_project = &mut self.state.projects[p];
+                state_project.apps.push(App::new(&version.app));
+                state_project.app_versions.push(version);
+                if let Some(entry) = state_project.rsc.get_mut(rsc) {
+                    entry.no_rsc_apps = false;
+                }
+                self.sim = None;
+            }
+        }
+        self.must_schedule = true;
+        self.must_check_work_fetch = true;
+    }
+
+    /// Keeps projects in alphabetical order (the emulator after its first step).
+    fn sort_projects(&mut self) {
+        let n = self.state.projects.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| {
+            self.state.projects[a]
+                .name
+                .cmp(&self.state.projects[b].name)
+        });
+        if order.iter().enumerate().all(|(i, &o)| i == o) {
+            return;
+        }
+        let mut new_index = vec![0; n];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new;
+        }
+        fn permute<T: Clone>(v: &mut Vec<T>, order: &[usize]) {
+            *v = order.iter().map(|&o| v[o].clone()).collect();
+        }
+        permute(&mut self.state.projects, &order);
+        permute(&mut self.accounts.flops_used, &order);
+        permute(&mut self.accounts.idle_time, &order);
+        permute(&mut self.accounts.idle_time_sumsq, &order);
+        permute(&mut self.accounts.met, &order);
+        permute(&mut self.accounts.missed, &order);
+        if let Some(ltd) = self.ltd.as_mut() {
+            ltd.permute(&order);
+        }
+        if let Some(debt) = self.debt.as_mut() {
+            debt.permute(&order);
+        }
+        permute(&mut self.usage.secs, &order);
+        permute(&mut self.usage.gpu_job_cpu_secs, &order);
+        for job in &mut self.state.jobs {
+            job.project = new_index[job.project];
+        }
+        for ex in &mut self.state.config.exclude_gpus {
+            ex.project = new_index[ex.project];
+        }
+        self.world.projects_reordered(&order);
+        self.sim = None;
+    }
+}
+
+/// Job indices of a state, for observers that name jobs.
+pub fn job_name(state: &HostState, j: JobIdx) -> String {
+    state
+        .jobs
+        .get(j)
+        .map(|job| job.name.to_string())
+        .unwrap_or_default()
+}

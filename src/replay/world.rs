@@ -1,0 +1,217 @@
+//! The recording as the client loop's world: what the host recorded stands
+//! in for the simulated host and servers of `simulate`.
+//!
+//! Per step the world gives the loop what the log shows for that step and
+//! nothing it decided: whether the client ran, was connected and had GPUs
+//! ([`Availability`]); for each RPC the loop makes, the recorded outcome
+//! (`RPC skipped: project down` with the drawn deferral, or the jobs that
+//! arrived `from simulate_rpc`, sized from the log and versioned by the
+//! FLOPS rate it prints); and the drawn backoffs (`backing off RSC N sec`).
+//! Recorded arrivals the loop did not ask for are delivered at the end of
+//! the step (the loop stays anchored when it chose another project).
+//!
+//! Architecture Invariant: reads the trace's external events only (module
+//! doc of [`super`]: what is taken from the trace); never a decision.
+
+use super::queue::{Availability, ExternalEvent, ExternalQueue, JobSize};
+use crate::client_loop::{self, DrawKind, Drawn, RpcOutcome};
+use crate::policy::state::{HostState, Job, ProjectIdx};
+use crate::policy::work_fetch::RscRequest;
+use crate::policy::Params;
+use std::collections::BTreeMap;
+
+/// The recording's world.
+pub struct RecordedWorld {
+    queue: ExternalQueue,
+    availability: Availability,
+    sizes: BTreeMap<String, JobSize>,
+    /// (project, app) → (latency bound, true size in FLOPs) of generated
+    /// jobs ([`super::build::emulator_app_params`]).
+    apps: BTreeMap<(String, String), (f64, f64)>,
+    /// The events of the current step, with a used flag.
+    step: Vec<(ExternalEvent, bool)>,
+    params: Params,
+}
+
+impl RecordedWorld {
+    /// A world from the trace's external events.
+    pub fn new(
+        queue: ExternalQueue,
+        availability: Availability,
+        sizes: BTreeMap<String, JobSize>,
+        apps: BTreeMap<(String, String), (f64, f64)>,
+        params: Params,
+    ) -> Self {
+        RecordedWorld {
+            queue,
+            availability,
+            sizes,
+            apps,
+            step: Vec::new(),
+            params,
+        }
+    }
+
+    /// Builds a job delivered by an RPC: its project's app version (told
+    /// apart by the FLOPS rate the log shows for it), its estimate as the
+    /// log shows it, its true size and deadline from the app's parameters,
+    /// `index` 0 (§9.7).
+    fn make_job(
+        &self,
+        state: &HostState,
+        p: ProjectIdx,
+        name: &str,
+        now: f64,
+        seq: u64,
+    ) -> Option<Job> {
+        let project = state.projects.get(p)?;
+        let size = self.sizes.get(name).copied().unwrap_or_default();
+        let params = |app: &str| {
+            self.apps
+                .get(&(project.name.to_string(), app.to_string()))
+                .copied()
+                .unwrap_or((864000.0, 3600e11))
+        };
+        // The printed rate is the version's FLOPS scaled by the host's
+        // availability (overall_cpu_frac or overall_gpu_frac, rr_sim.cpp):
+        // the versions nearest in ratio are the candidates; among them, the
+        // app whose true job size is the size the task started with.
+        let (cpu_frac, gpu_frac) = (state.cpu_frac(&self.params), state.gpu_frac(&self.params));
+        let distance = |v: &crate::policy::state::AppVersion| {
+            let frac = if v.usage.rsc == 0 { cpu_frac } else { gpu_frac };
+            match size.rate.filter(|rate| *rate > 0.0) {
+                Some(rate) if v.usage.flops > 0.0 => (v.usage.flops * frac / rate).ln().abs(),
+                _ => 0.0,
+            }
+        };
+        let best = project.app_versions.iter().map(distance).reduce(f64::min)?;
+        let version = project
+            .app_versions
+            .iter()
+            .filter(|v| distance(v) <= best + 1e-9)
+            .min_by(|a, b| {
+                let off = |app: &str| size.started.map_or(0.0, |s| (params(app).1 - s).abs());
+                off(&a.app).total_cmp(&off(&b.app))
+            })?;
+        // The emulator's job: its true size is the app's `fpops_est`, the
+        // estimate the client sees a draw (client/sim.cpp make_job()).
+        let (latency, app_size) = params(&version.app);
+        let true_size = match size.started {
+            // The log prints GFLOPs with two decimals.
+            Some(started) if (started - app_size).abs() > 0.01e9 => started,
+            _ => app_size,
+        };
+        let estimate = size.flops.unwrap_or(true_size);
+        let mut job = Job::new(name, p, &version.app, version.usage.clone(), estimate);
+        job.needs_network = version.needs_network;
+        job.exact_flops_remaining = Some(true_size);
+        job.received_time = now;
+        job.report_deadline = now + latency;
+        job.index = 0;
+        job.alloc_seq = seq;
+        Some(job)
+    }
+
+    /// Takes the step's unused arrivals for which `take` holds, as jobs.
+    fn take_arrivals(
+        &mut self,
+        state: &HostState,
+        now: f64,
+        take: impl Fn(&str) -> bool,
+    ) -> Vec<Job> {
+        let mut seq = state
+            .jobs
+            .iter()
+            .map(|j| j.alloc_seq + 1)
+            .max()
+            .unwrap_or(0);
+        let mut wanted = Vec::new();
+        for (event, used) in &mut self.step {
+            if let ExternalEvent::JobArrival { project, job, .. } = event {
+                if !*used && take(project) {
+                    *used = true;
+                    wanted.push((project.clone(), job.clone()));
+                }
+            }
+        }
+        let mut jobs = Vec::new();
+        for (project, name) in wanted {
+            let Some(p) = state
+                .projects
+                .iter()
+                .position(|x| x.name == project.as_str())
+            else {
+                continue;
+            };
+            if let Some(job) = self.make_job(state, p, &name, now, seq) {
+                seq += 1;
+                jobs.push(job);
+            }
+        }
+        jobs
+    }
+}
+
+impl client_loop::World for RecordedWorld {
+    fn availability(&mut self, now: f64, _delta: f64) -> client_loop::Availability {
+        self.step = self
+            .queue
+            .pop_at(now)
+            .into_iter()
+            .map(|e| (e, false))
+            .collect();
+        client_loop::Availability {
+            on: self.availability.on(now),
+            connected: self.availability.connected(now),
+            gpu_active: self.availability.gpu_active(now),
+        }
+    }
+
+    fn rpc(
+        &mut self,
+        state: &HostState,
+        p: ProjectIdx,
+        _request: &[RscRequest],
+        now: f64,
+    ) -> RpcOutcome {
+        let Some(name) = state.projects.get(p).map(|x| x.name.to_string()) else {
+            return RpcOutcome::Reply(Vec::new());
+        };
+        for (event, used) in &mut self.step {
+            if let ExternalEvent::RpcSkipped {
+                project,
+                defer_secs,
+                ..
+            } = event
+            {
+                if !*used && *project == name {
+                    *used = true;
+                    return RpcOutcome::Down(defer_secs.map_or(Drawn::Missing, Drawn::Secs));
+                }
+            }
+        }
+        RpcOutcome::Reply(self.take_arrivals(state, now, |project| project == name))
+    }
+
+    fn draw(&mut self, _now: f64, project_name: &str, kind: DrawKind, rsc_name: &str) -> Drawn {
+        if !matches!(kind, DrawKind::ResourceBackoff(_)) {
+            return Drawn::Missing;
+        }
+        for (event, used) in &mut self.step {
+            if let ExternalEvent::BackoffDrawn {
+                project, rsc, secs, ..
+            } = event
+            {
+                if !*used && project == project_name && rsc == rsc_name {
+                    *used = true;
+                    return Drawn::Secs(*secs);
+                }
+            }
+        }
+        Drawn::Missing
+    }
+
+    fn unsolicited_jobs(&mut self, state: &HostState, now: f64) -> Vec<Job> {
+        self.take_arrivals(state, now, |_| true)
+    }
+}
