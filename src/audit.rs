@@ -3,12 +3,14 @@
 //! [`DivergenceReport`].
 //!
 //! Architecture Invariant: orchestration only — it calls `replay` and `server`
-//! and merges their neutral results; it holds no policy or rule logic and
-//! renders nothing.
+//! and merges their neutral results (and, for an emulator reference, asks
+//! `simulate` for the emulator's undrawn-in-the-log job estimates); it holds
+//! no policy or rule logic and renders nothing.
 
 use crate::divergence::{DivergenceReport, Unchecked};
 use crate::replay::{self, AuditOptions, ReplayError};
 use crate::server;
+use crate::simulate::GeneratedJob;
 use crate::trace::Trace;
 
 /// Audits `trace`: replays the policy over its event log (when it has one)
@@ -21,7 +23,8 @@ pub fn audit_trace(
     trace_name: &str,
     options: &AuditOptions,
 ) -> Result<DivergenceReport, ReplayError> {
-    let mut report = match replay::audit(trace, trace_name, options) {
+    let generated = emulator_generated_jobs(trace, options);
+    let mut report = match replay::audit_with_draws(trace, trace_name, options, &generated) {
         Ok(report) => report,
         Err(ReplayError::NoEvents) if !trace.rpcs.is_empty() => DivergenceReport {
             trace: trace_name.to_string(),
@@ -46,4 +49,29 @@ pub fn audit_trace(
         report.unchecked.extend(server_audit.unchecked);
     }
     Ok(report)
+}
+
+/// For an emulator reference of today's client (its state file in an
+/// `inputs/` folder beside `outputs/`): the jobs its servers generated, with
+/// the estimates the log does not print, reproduced by the emulator's own
+/// generator ([`crate::simulate::generated_jobs`]). Empty otherwise, or when
+/// the simulation cannot run; the replay checks each against the log.
+fn emulator_generated_jobs(trace: &Trace, options: &AuditOptions) -> Vec<GeneratedJob> {
+    if options.policy.as_deref().is_some_and(|p| p != "current") {
+        return Vec::new();
+    }
+    let Some(state) = trace.state.client_states.first() else {
+        return Vec::new();
+    };
+    let Some(inputs) = std::path::Path::new(&state.path).parent() else {
+        return Vec::new();
+    };
+    let is_reference = inputs.file_name().is_some_and(|n| n == "inputs")
+        && inputs
+            .parent()
+            .is_some_and(|root| root.join("outputs").is_dir());
+    if !is_reference || trace.meta.client_version.is_some() || state.core_client_version.is_some() {
+        return Vec::new();
+    }
+    crate::simulate::generated_jobs(&inputs.to_string_lossy()).unwrap_or_default()
 }

@@ -232,6 +232,18 @@ pub fn audit(
     trace_name: &str,
     options: &AuditOptions,
 ) -> Result<DivergenceReport, ReplayError> {
+    audit_with_draws(trace, trace_name, options, &[])
+}
+
+/// [`audit`] with the jobs an emulator's servers generated, reproduced by
+/// its generator (`simulate::generated_jobs`): the estimates the log does
+/// not print, taken for the jobs whose arrivals agree with the log.
+pub fn audit_with_draws(
+    trace: &Trace,
+    trace_name: &str,
+    options: &AuditOptions,
+    generated: &[world::GeneratedJob],
+) -> Result<DivergenceReport, ReplayError> {
     if !(options.tolerance.is_finite() && options.tolerance >= 0.0) {
         return Err(ReplayError::BadTolerance(options.tolerance));
     }
@@ -327,7 +339,26 @@ pub fn audit(
     let (results, divergences, not_replayed) = match state {
         Some(state) if delta > 0.0 => {
             let mut comparer = driver::Comparer::new(&points, &trace.events, settings);
-            let stopped = run_recorded(trace, state, delta, &params, profile, &mut comparer);
+            let generated = if policy == CURRENT { generated } else { &[] };
+            let (stopped, unknown) = run_recorded(
+                trace,
+                state,
+                delta,
+                &params,
+                profile,
+                generated,
+                &mut comparer,
+            );
+            if unknown > 0 {
+                unchecked.push(Unchecked {
+                    what: format!("the estimates of {unknown} received job(s)"),
+                    why: "the emulator's log prints true FLOPs left, never the estimate a job \
+                          arrived with (a draw of its server); taken as the true size, which \
+                          the decisions made before the job starts (busy time, work requests) \
+                          may rest on"
+                        .into(),
+                });
+            }
             if let Some(why) = stopped {
                 comparer.abandon(&why);
                 unchecked.push(Unchecked {
@@ -408,8 +439,9 @@ fn run_recorded(
     delta: f64,
     params: &Params,
     profile: Profile,
+    generated: &[world::GeneratedJob],
     comparer: &mut driver::Comparer<'_>,
-) -> Option<String> {
+) -> (Option<String>, usize) {
     let mut apps = BTreeMap::new();
     for recorded in trace.state.client_states.iter().take(1) {
         for project in &recorded.projects {
@@ -428,13 +460,17 @@ fn run_recorded(
             }
         }
     }
+    let queue = queue::ExternalQueue::from_events(&trace.events);
+    let arrivals = queue.arrivals();
+    let estimates = world::matched_estimates(&arrivals, generated);
     let mut world = world::RecordedWorld::new(
-        queue::ExternalQueue::from_events(&trace.events),
+        queue,
         queue::Availability::from_trace(&trace.availability, &trace.events),
         queue::job_sizes(&trace.events),
         apps,
         params.clone(),
-    );
+    )
+    .with_estimates(estimates);
     let last = comparer.last_time().unwrap_or(build::EMULATOR_START);
     // The emulator's settings of the engine: exact remaining work and REC
     // accounting once per time step (§9.7).
@@ -447,18 +483,21 @@ fn run_recorded(
         params,
         profile,
     };
-    let mut run = match ClientLoop::new(state, options, &mut world, comparer) {
-        Ok(run) => run,
-        Err(e) => return Some(format!("the replay could not start: {e}")),
-    };
-    let mut now = build::EMULATOR_START;
-    while now <= last + 1e-6 {
-        if let Err(e) = run.step(now) {
-            return Some(format!("the replay stopped: {e}"));
+    let stopped = (|| {
+        let mut run = match ClientLoop::new(state, options, &mut world, comparer) {
+            Ok(run) => run,
+            Err(e) => return Some(format!("the replay could not start: {e}")),
+        };
+        let mut now = build::EMULATOR_START;
+        while now <= last + 1e-6 {
+            if let Err(e) = run.step(now) {
+                return Some(format!("the replay stopped: {e}"));
+            }
+            now += delta;
         }
-        now += delta;
-    }
-    None
+        None
+    })();
+    (stopped, world.unknown_estimates)
 }
 
 /// Up to `n` log lines before and after event `idx`, as printed in the log

@@ -153,6 +153,19 @@ impl ExternalQueue {
         out
     }
 
+    /// The job arrivals left, as (time, project, job), in order.
+    pub fn arrivals(&self) -> Vec<(f64, String, String)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                ExternalEvent::JobArrival {
+                    time, project, job, ..
+                } => Some((*time, project.clone(), job.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Events left.
     pub fn len(&self) -> usize {
         self.events.len()
@@ -189,8 +202,11 @@ fn refine_draw(
             {
                 let elapsed = event.time.secs().map_or(0.0, |t| t - time);
                 let refined = b.backoff + elapsed;
+                // The dump's two decimals can put the refined value just
+                // across the rounding of the whole seconds first printed:
+                // keep it on the printed side.
                 return if (refined - secs).abs() <= 0.5 + 0.005 {
-                    refined
+                    refined.clamp(secs - 0.5 + 1e-6, secs + 0.5 - 1e-6)
                 } else {
                     secs
                 };
@@ -231,18 +247,15 @@ fn refine_deferral(events: &[LogEvent], seq: usize, time: f64, project: &str, se
     secs
 }
 
-/// A job's size as the trace shows it (external inputs: the emulator draws
-/// the estimate at random). Before its task starts, an `[rr_sim]` line
-/// prints the client's estimate of the FLOPs left (the workunit's
-/// `rsc_fpops_est`); the `Starting task` line and every `[rr_sim]` line after
-/// it print the true FLOPs left (the emulator's `sim_flops_left`,
-/// client/result.cpp `estimated_runtime_remaining()`).
+/// A job's size as the trace shows it. Under the emulator every `[rr_sim]`
+/// line and the `Starting task` line print the true FLOPs left
+/// (`sim_flops_left`: client/result.h `estimated_flops_remaining()` under
+/// SIM), so the first line naming a job shows its true size; the estimate
+/// the client sees (`rsc_fpops_est`, a random draw) is never printed.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct JobSize {
-    /// The estimate: FLOPs left in an `[rr_sim]` line before the task started.
+    /// FLOPs left when first seen: the true size.
     pub flops: Option<f64>,
-    /// The true size: FLOPs left when the task first started.
-    pub started: Option<f64>,
     /// FLOPS rate of its app version, as printed (`/N.NNG`).
     pub rate: Option<f64>,
 }
@@ -259,9 +272,7 @@ pub fn job_sizes(events: &[LogEvent]) -> std::collections::BTreeMap<String, JobS
                 ..
             } => {
                 let size = out.entry(job.to_string()).or_default();
-                if size.started.is_none() {
-                    size.flops.get_or_insert(gflops_left * 1e9);
-                }
+                size.flops.get_or_insert(gflops_left * 1e9);
                 size.rate.get_or_insert(gflops_rate * 1e9);
             }
             Message::EmuTaskStart {
@@ -271,7 +282,7 @@ pub fn job_sizes(events: &[LogEvent]) -> std::collections::BTreeMap<String, JobS
             } => {
                 out.entry(job.to_string())
                     .or_default()
-                    .started
+                    .flops
                     .get_or_insert(left * 1e9);
             }
             _ => {}

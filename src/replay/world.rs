@@ -20,6 +20,40 @@ use crate::policy::work_fetch::RscRequest;
 use crate::policy::Params;
 use std::collections::BTreeMap;
 
+/// One job the emulator's server generated, as a simulation with the
+/// emulator's generator reproduces it (`simulate::generated_jobs`): the
+/// estimate the client sees (`rsc_fpops_est`) is a random draw the
+/// emulator's log never prints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratedJob {
+    /// Simulated time of the RPC that sent it.
+    pub time: f64,
+    /// The project's name.
+    pub project: String,
+    /// The job's name.
+    pub name: String,
+    /// Its estimate, FLOPs.
+    pub estimate: f64,
+}
+
+/// The estimates of the jobs the log shows arriving, as far as the
+/// generated jobs agree with the log's arrivals (same name, project and
+/// time, in order): after the first disagreement the simulation no longer
+/// follows the recorded run and its draws are not the emulator's.
+pub fn matched_estimates(
+    arrivals: &[(f64, String, String)],
+    generated: &[GeneratedJob],
+) -> BTreeMap<String, f64> {
+    arrivals
+        .iter()
+        .zip(generated)
+        .take_while(|((time, project, name), job)| {
+            (time - job.time).abs() < 1e-6 && *project == job.project && *name == job.name
+        })
+        .map(|(_, job)| (job.name.clone(), job.estimate))
+        .collect()
+}
+
 /// The recording's world.
 pub struct RecordedWorld {
     queue: ExternalQueue,
@@ -31,6 +65,10 @@ pub struct RecordedWorld {
     /// The events of the current step, with a used flag.
     step: Vec<(ExternalEvent, bool)>,
     params: Params,
+    /// Estimates of received jobs the log does not print ([`matched_estimates`]).
+    estimates: BTreeMap<String, f64>,
+    /// Received jobs whose estimate was not known (taken as their true size).
+    pub unknown_estimates: usize,
 }
 
 impl RecordedWorld {
@@ -49,7 +87,15 @@ impl RecordedWorld {
             apps,
             step: Vec::new(),
             params,
+            estimates: BTreeMap::new(),
+            unknown_estimates: 0,
         }
+    }
+
+    /// Sets the estimates of received jobs ([`matched_estimates`]).
+    pub fn with_estimates(mut self, estimates: BTreeMap<String, f64>) -> Self {
+        self.estimates = estimates;
+        self
     }
 
     /// Builds a job delivered by an RPC: its project's app version (told
@@ -90,18 +136,21 @@ impl RecordedWorld {
             .iter()
             .filter(|v| distance(v) <= best + 1e-9)
             .min_by(|a, b| {
-                let off = |app: &str| size.started.map_or(0.0, |s| (params(app).1 - s).abs());
+                let off = |app: &str| size.flops.map_or(0.0, |s| (params(app).1 - s).abs());
                 off(&a.app).total_cmp(&off(&b.app))
             })?;
         // The emulator's job: its true size is the app's `fpops_est`, the
         // estimate the client sees a draw (client/sim.cpp make_job()).
         let (latency, app_size) = params(&version.app);
-        let true_size = match size.started {
+        let true_size = match size.flops {
             // The log prints GFLOPs with two decimals.
             Some(started) if (started - app_size).abs() > 0.01e9 => started,
             _ => app_size,
         };
-        let estimate = size.flops.unwrap_or(true_size);
+        // Under SIM the log prints true FLOPs left (sim_flops_left) even
+        // for a job that has not started; the estimate comes from the
+        // emulator's generator when known.
+        let estimate = self.estimates.get(name).copied().unwrap_or(true_size);
         let mut job = Job::new(name, p, &version.app, version.usage.clone(), estimate);
         job.needs_network = version.needs_network;
         job.exact_flops_remaining = Some(true_size);
@@ -143,6 +192,9 @@ impl RecordedWorld {
             else {
                 continue;
             };
+            if !self.estimates.contains_key(&name) {
+                self.unknown_estimates += 1;
+            }
             if let Some(job) = self.make_job(state, p, &name, now, seq) {
                 seq += 1;
                 jobs.push(job);

@@ -431,6 +431,68 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
     Ok(report)
 }
 
+pub use crate::replay::world::GeneratedJob;
+
+/// Collects the jobs every RPC received.
+#[derive(Default)]
+struct JobCollector {
+    jobs: Vec<GeneratedJob>,
+}
+
+impl Observer for JobCollector {
+    fn event(&mut self, state: &HostState, now: f64, event: LoopEvent<'_>) {
+        if let LoopEvent::Rpc { project, jobs, .. } = event {
+            let name = state
+                .projects
+                .get(project)
+                .map(|p| p.name.to_string())
+                .unwrap_or_default();
+            self.jobs.extend(jobs.iter().map(|job| GeneratedJob {
+                time: now,
+                project: name.clone(),
+                name: job.name.to_string(),
+                estimate: job.rsc_fpops_est,
+            }));
+        }
+    }
+}
+
+/// The jobs the emulator's servers generate on an emulator reference of
+/// today's client (`scenario` = its folder or `inputs/`), reproduced by
+/// simulating it with the emulator's generator (seed 1) and its recorded
+/// run options. While the simulation follows the recorded run, these are
+/// the emulator's own draws; the caller checks that against the log.
+pub fn generated_jobs(scenario: &str) -> Result<Vec<GeneratedJob>, SimError> {
+    let recorded = scenario::recorded_run(scenario).unwrap_or_default();
+    let delta = recorded.delta.unwrap_or(60.0);
+    let options = SimOptions {
+        duration: recorded.duration.unwrap_or(86400.0),
+        delta,
+        existing_jobs_only: recorded.existing_jobs_only,
+        ..SimOptions::default()
+    };
+    let mut rng = Rng::new(1);
+    let world = scenario::from_folder(std::path::Path::new(scenario), &mut rng)?;
+    let World {
+        state,
+        servers,
+        host,
+        events,
+        ..
+    } = world;
+    let mut sim_world =
+        world::SimWorld::new(servers, host, events, &mut rng, options.existing_jobs_only);
+    let mut collector = JobCollector::default();
+    let loop_options = LoopOptions {
+        delta,
+        duration: options.duration,
+        params: options.effective_params(),
+        profile: Profile::of(Generation::Current),
+    };
+    ClientLoop::new(state, loop_options, &mut sim_world, &mut collector)?.run()?;
+    Ok(collector.jobs)
+}
+
 /// What the report reads from a finished run.
 struct RunOutcome<'a> {
     state: &'a HostState,
