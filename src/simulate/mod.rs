@@ -355,30 +355,15 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
             "delta must be >= 1 s and duration >= 0".into(),
         ));
     }
-    let params = options.effective_params();
-    let World {
-        state,
-        servers,
-        host,
-        events,
-        ..
-    } = world;
     let mut boundaries: Vec<(f64, Option<UsageSnapshot>)> = options
         .windows
         .iter()
         .flat_map(|&(a, b)| [(a, None), (b, None)])
         .collect();
-    let mut sim_world =
-        world::SimWorld::new(servers, host, events, rng, options.existing_jobs_only);
+    let (state, mut sim_world, loop_options) = split(world, options, rng);
     let mut observer = TranscriptObserver {
         keep: options.keep_transcripts,
         records: Vec::new(),
-    };
-    let loop_options = LoopOptions {
-        delta: options.delta,
-        duration: options.duration,
-        params,
-        profile: Profile::of(options.policy),
     };
     let mut run = ClientLoop::new(state, loop_options, &mut sim_world, &mut observer)?;
     let mut now = START_TIME;
@@ -473,6 +458,19 @@ pub fn generated_jobs(scenario: &str) -> Result<Vec<GeneratedJob>, SimError> {
     };
     let mut rng = Rng::new(1);
     let world = scenario::from_folder(std::path::Path::new(scenario), &mut rng)?;
+    let (state, mut sim_world, loop_options) = split(world, &options, &mut rng);
+    let mut collector = JobCollector::default();
+    ClientLoop::new(state, loop_options, &mut sim_world, &mut collector)?.run()?;
+    Ok(collector.jobs)
+}
+
+/// A scenario's world split into the loop's parts: the host state, the
+/// simulated world and the loop's options.
+fn split<'r>(
+    world: World,
+    options: &SimOptions,
+    rng: &'r mut Rng,
+) -> (HostState, world::SimWorld<'r>, LoopOptions) {
     let World {
         state,
         servers,
@@ -480,17 +478,14 @@ pub fn generated_jobs(scenario: &str) -> Result<Vec<GeneratedJob>, SimError> {
         events,
         ..
     } = world;
-    let mut sim_world =
-        world::SimWorld::new(servers, host, events, &mut rng, options.existing_jobs_only);
-    let mut collector = JobCollector::default();
+    let sim_world = world::SimWorld::new(servers, host, events, rng, options.existing_jobs_only);
     let loop_options = LoopOptions {
-        delta,
+        delta: options.delta,
         duration: options.duration,
         params: options.effective_params(),
-        profile: Profile::of(Generation::Current),
+        profile: Profile::of(options.policy),
     };
-    ClientLoop::new(state, loop_options, &mut sim_world, &mut collector)?.run()?;
-    Ok(collector.jobs)
+    (state, sim_world, loop_options)
 }
 
 /// What the report reads from a finished run.
