@@ -2,9 +2,10 @@
 //! `../shared/reference` exists) and over the trimmed copies in
 //! `traces/valid/` (always). Expected counts are read from the logs.
 
+use boinc_audit::audit::audit_trace as audit;
 use boinc_audit::divergence::{DecisionKind, DivergenceReport};
 use boinc_audit::parse::{load_trace, LogOptions};
-use boinc_audit::replay::{audit, AuditOptions};
+use boinc_audit::replay::AuditOptions;
 use boinc_audit::trace::Trace;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -26,14 +27,25 @@ fn scenario_dirs() -> Vec<PathBuf> {
             dirs.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
         }
     }
-    let valid = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/valid");
-    if let Ok(entries) = std::fs::read_dir(valid) {
-        dirs.extend(
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.join("inputs").is_dir()),
-        );
+    dirs.extend(trimmed_copies());
+    dirs.sort();
+    dirs
+}
+
+/// Every trimmed copy of a current-client reference: `traces/valid/*`
+/// (hand-written scenarios) and `traces/valid-gen/*` (generated ones).
+fn trimmed_copies() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for folder in ["traces/valid", "traces/valid-gen"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+        if let Ok(entries) = std::fs::read_dir(root) {
+            dirs.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.join("inputs").is_dir()),
+            );
+        }
     }
     dirs.sort();
     dirs
@@ -49,10 +61,14 @@ fn log_path(dir: &Path) -> PathBuf {
 }
 
 fn load(dir: &Path, log: &Path) -> Trace {
-    let parsed = load_trace(
-        &[dir.join("inputs"), log.to_path_buf()],
-        &LogOptions::default(),
-    );
+    // The scenario folder as the CLI reads it: inputs/, the log and the
+    // emulator's timeline.html (host and GPU availability).
+    let mut paths = vec![dir.join("inputs"), log.to_path_buf()];
+    let timeline = dir.join("outputs/timeline.html");
+    if timeline.is_file() {
+        paths.push(timeline);
+    }
+    let parsed = load_trace(&paths, &LogOptions::default());
     assert!(
         parsed.errors.is_empty(),
         "{}: {:?}",
@@ -133,25 +149,18 @@ fn audit_dir(dir: &Path, options: &AuditOptions) -> DivergenceReport {
     audit(&trace, &dir.display().to_string(), options).expect("audit")
 }
 
-/// The agreement reached on the trimmed copies: a regression fails.
-/// suspended_and_nnw diverges from its first enforcement on (the order of
-/// equally important jobs in `enforce_run_list`) and the replay does not
-/// model host/GPU availability gaps yet.
-const LEVELS: [(&str, f64); 8] = [
-    ("buffer_small", 1.0),
-    ("cpu_two_projects_unequal_share", 1.0),
-    ("existing_jobs_only", 1.0),
-    ("gpu_no_gpu_work_backoff", 1.0),
-    ("multithread_mixed", 1.0),
-    ("seed_cpu_gpu_two_projects", 1.0),
-    ("tight_deadline_edf", 1.0),
-    ("suspended_and_nnw", 1.0),
-];
-
+/// Every trimmed copy is replayed exactly: adding a case is adding a folder
+/// under `traces/valid/` or `traces/valid-gen/`.
 #[test]
 fn agreement_on_the_trimmed_copies_does_not_regress() {
-    for (name, level) in LEVELS {
-        let dir = valid(name);
+    let copies = trimmed_copies();
+    assert!(copies.len() >= 18, "trimmed copies missing: {copies:?}");
+    for dir in copies {
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_string();
         let log = log_path(&dir);
         let report = audit_dir(&dir, &AuditOptions::default());
         // Every scheduling pass and work-fetch block of the log is a point.
@@ -169,8 +178,8 @@ fn agreement_on_the_trimmed_copies_does_not_regress() {
             "{name}"
         );
         assert!(
-            report.agreement() >= level,
-            "{name}: agreement {:.4} < {level}; first divergence: {:?}",
+            report.agreement() >= 1.0,
+            "{name}: agreement {:.4} < 1; first divergence: {:?}",
             report.agreement(),
             report.divergences.first()
         );

@@ -570,6 +570,11 @@ pub fn enforce_run_list(
             continue;
         }
         out.final_list.push(j);
+        // assign_coprocs() gives instances (and logs it) to every GPU job of
+        // the list before the scan below can skip it (client/coproc_sched.cpp).
+        if let Some(CoprocAssignment::Assigned(instances)) = assignment {
+            out.actions.push(EnforceAction::AssignCoprocs(j, instances));
+        }
         let ncpus = job.usage.avg_ncpus;
         let skip = if have_mc && counters.exceeded(state, job).is_some() {
             Some(SkipReason::MaxConcurrent)
@@ -592,9 +597,6 @@ pub fn enforce_run_list(
         ram_left -= job.task.as_ref().map_or(0.0, |t| t.rss_smoothed);
         if have_mc {
             counters.inc(state, job);
-        }
-        if let Some(CoprocAssignment::Assigned(instances)) = assignment {
-            out.actions.push(EnforceAction::AssignCoprocs(j, instances));
         }
         out.actions.push(EnforceAction::Schedule(j));
         scheduled[j] = true;

@@ -93,15 +93,22 @@ pub(crate) fn prefs_of(trace: &Trace) -> Prefs {
         if let Some(x) = v.max_ncpus_pct {
             prefs.max_ncpus_pct = x;
         }
-        if let Some(x) = v.niu_max_ncpus_pct {
-            prefs.niu_max_ncpus_pct = x;
-        }
         if let Some(x) = v.cpu_usage_limit {
             prefs.cpu_usage_limit = x;
         }
-        if let Some(x) = v.niu_cpu_usage_limit {
-            prefs.niu_cpu_usage_limit = x;
-        }
+        // Not-in-use values a file does not give are its in-use counterparts
+        // (lib/prefs.cpp GLOBAL_PREFS::parse_override, at </global_preferences>;
+        // each file is parsed with a fresh mask).
+        prefs.niu_max_ncpus_pct = match v.niu_max_ncpus_pct {
+            Some(x) if x <= 0.0 || x > 100.0 => 100.0,
+            Some(x) => x,
+            None => prefs.max_ncpus_pct,
+        };
+        prefs.niu_cpu_usage_limit = match v.niu_cpu_usage_limit {
+            Some(x) if x <= 0.0 || x > 100.0 => 100.0,
+            Some(x) => x,
+            None => prefs.cpu_usage_limit,
+        };
         if let Some(x) = v.leave_apps_in_memory {
             prefs.leave_apps_in_memory = x;
         }
@@ -185,6 +192,7 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
     }
     let n_rsc = state.n_rsc();
     let mut notes = BuildNotes::default();
+    let mut received_order: std::collections::HashMap<String, f64> = Default::default();
     for recorded_project in &recorded.projects {
         let name = project_name(recorded_project);
         let app_config = app_config_for(trace, recorded_project);
@@ -210,6 +218,7 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
         project.nrpc_failures = recorded_project.nrpc_failures.unwrap_or(0).clamp(0, 1000) as u32;
         // Emulator start-up: backoffs and min_rpc_time cleared.
         project.min_rpc_time = 0.0;
+        let mut version_keys: Vec<(Option<i64>, String)> = Vec::new();
         for version in &recorded_project.app_versions {
             let Some(app_name) = version.app_name.as_deref() else {
                 continue;
@@ -228,6 +237,16 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
                 },
                 None => ResourceUsage::cpu(avg_ncpus, flops),
             };
+            let usage = match app_config {
+                Some(config) => {
+                    with_app_config(config, app_name, version.plan_class.as_deref(), usage)
+                }
+                None => usage,
+            };
+            version_keys.push((
+                version.version_num,
+                version.plan_class.clone().unwrap_or_default(),
+            ));
             project.app_versions.push(AppVersion {
                 app: app_name.into(),
                 usage,
@@ -301,10 +320,23 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
                 .and_then(|wu| wu.app_name.clone())
                 .or_else(|| result.app_name.clone())
                 .unwrap_or_default();
-            let Some(version) = project
-                .app_versions
-                .iter()
-                .find(|v| v.app == app_name.as_str())
+            // The client links a job to the version of its app with the
+            // job's version number and plan class (client/cs_statefile.cpp
+            // link_result → lookup_app_version); a state file that names
+            // neither gets the app's first version.
+            let plan_class = result.plan_class.clone().unwrap_or_default();
+            let version_num = result
+                .version_num
+                .or(result.app_version_num)
+                .or(workunit.and_then(|wu| wu.version_num));
+            let of_app = |i: &usize| project.app_versions[*i].app == app_name.as_str();
+            let linked = (0..project.app_versions.len()).filter(of_app).find(|i| {
+                let (num, class) = &version_keys[*i];
+                *class == plan_class && (version_num.is_none() || *num == version_num)
+            });
+            let Some(version) = linked
+                .or_else(|| (0..project.app_versions.len()).find(of_app))
+                .map(|i| &project.app_versions[i])
             else {
                 continue;
             };
@@ -321,6 +353,7 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
             );
             job.needs_network = version.needs_network;
             let received = result.received_time.unwrap_or(0.0);
+            received_order.insert(job.name.to_string(), received);
             let deadline = result.report_deadline.unwrap_or(received + 864000.0);
             job.received_time = EMULATOR_START;
             job.report_deadline = EMULATOR_START + (deadline - received);
@@ -330,15 +363,71 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
         }
         state.projects.push(project);
     }
-    // The emulator loads the jobs of client_state.xml ordered by the md5 of
-    // their names (all received at the start).
-    state
-        .jobs
-        .sort_by_cached_key(|job| md5_hex(job.name.as_bytes()));
+    // The emulator loads the jobs of client_state.xml as the client does
+    // (client/cs_statefile.cpp sort_results: ordered by the recorded
+    // received time, then the md5 of the name; `index` is the position) and
+    // only then re-bases them to the start. Jobs it receives later keep
+    // index 0 (sim.cpp simulate_rpc does not sort).
+    state.jobs.sort_by_cached_key(|job| {
+        (
+            total_order_key(
+                received_order
+                    .get(job.name.as_str())
+                    .copied()
+                    .unwrap_or(0.0),
+            ),
+            md5_hex(job.name.as_bytes()),
+        )
+    });
+    for (n, job) in state.jobs.iter_mut().enumerate() {
+        job.index = n as i64;
+    }
     state
         .validate()
         .map_err(|e| ReplayError::Engine(e.to_string()))?;
     Ok((state, notes))
+}
+
+/// An app version's resource usage as a project's app_config.xml sets it
+/// (client/app_config.cpp `config_app_versions`): first an `<app>`'s
+/// `<gpu_versions>` — only when both `gpu_usage` and `cpu_usage` are given
+/// and nonzero, and only for versions that use a GPU — then each
+/// `<app_version>` whose app and plan class match (`avg_ncpus`, `ngpus`,
+/// each when nonzero). The version's speed (`flops`) is not recomputed.
+fn with_app_config(
+    config: &AppConfig,
+    app: &str,
+    plan_class: Option<&str>,
+    mut usage: ResourceUsage,
+) -> ResourceUsage {
+    for entry in config
+        .apps
+        .iter()
+        .filter(|e| e.name.as_deref() == Some(app))
+    {
+        let Some(gpu) = &entry.gpu_versions else {
+            continue;
+        };
+        let (Some(g), Some(c)) = (gpu.gpu_usage, gpu.cpu_usage) else {
+            continue;
+        };
+        if g != 0.0 && c != 0.0 && usage.rsc != 0 {
+            usage.coproc_usage = g;
+            usage.avg_ncpus = c;
+        }
+    }
+    for entry in config.app_versions.iter().filter(|e| {
+        e.app_name.as_deref() == Some(app)
+            && e.plan_class.as_deref().unwrap_or("") == plan_class.unwrap_or("")
+    }) {
+        if let Some(n) = entry.avg_ncpus.filter(|n| *n != 0.0) {
+            usage.avg_ncpus = n;
+        }
+        if let Some(n) = entry.ngpus.filter(|n| *n != 0.0) {
+            usage.coproc_usage = n;
+        }
+    }
+    usage
 }
 
 /// MD5 digest (RFC 1321) as lowercase hex: the emulator orders the jobs it
@@ -377,6 +466,12 @@ pub fn emulator_app_params(project: &rec_state::Project, app: &str) -> (f64, f64
         .or(job_latency)
         .unwrap_or(864000.0);
     (latency_bound, fpops_est)
+}
+
+/// An integer whose order is `f64::total_cmp`'s (for sort keys).
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }
 
 fn md5_hex(data: &[u8]) -> String {
@@ -437,5 +532,75 @@ mod md5_tests {
             super::md5_hex(b"The quick brown fox jumps over the lazy dog"),
             "9e107d9d372bb6826bd81d3542a419d6"
         );
+    }
+}
+
+#[cfg(test)]
+mod app_config_tests {
+    use super::*;
+    use crate::trace::state::{AppConfigApp, AppConfigVersion, GpuVersions};
+
+    fn config(gpu: Option<(f64, f64)>, version: Option<(&str, f64, f64)>) -> AppConfig {
+        AppConfig {
+            apps: vec![AppConfigApp {
+                name: Some("a".into()),
+                gpu_versions: gpu.map(|(g, c)| GpuVersions {
+                    gpu_usage: Some(g),
+                    cpu_usage: Some(c),
+                }),
+                ..AppConfigApp::default()
+            }],
+            app_versions: version
+                .map(|(class, ncpus, ngpus)| AppConfigVersion {
+                    app_name: Some("a".into()),
+                    plan_class: Some(class.into()),
+                    avg_ncpus: Some(ncpus),
+                    ngpus: Some(ngpus),
+                    cmdline: None,
+                })
+                .into_iter()
+                .collect(),
+            ..AppConfig::default()
+        }
+    }
+
+    /// app_config.xml documentation: `<gpu_versions>` sets a GPU version's
+    /// GPU and CPU usage; a CPU version is untouched; `<cpu_usage>0` means
+    /// "not given", and then nothing changes.
+    #[test]
+    fn gpu_versions_apply_to_gpu_versions_only_when_both_are_given() {
+        let gpu = ResourceUsage::coproc(0.2, 1, 1.0, 5e10);
+        let out = with_app_config(&config(Some((0.5, 0.14)), None), "a", None, gpu.clone());
+        assert_eq!((out.coproc_usage, out.avg_ncpus), (0.5, 0.14));
+        let cpu = ResourceUsage::cpu(1.0, 3e9);
+        assert_eq!(
+            with_app_config(&config(Some((0.5, 0.14)), None), "a", None, cpu.clone()),
+            cpu
+        );
+        assert_eq!(
+            with_app_config(&config(Some((0.5, 0.0)), None), "a", None, gpu.clone()),
+            gpu
+        );
+        assert_eq!(
+            with_app_config(&config(Some((0.5, 0.14)), None), "b", None, gpu.clone()),
+            gpu
+        );
+    }
+
+    /// `<app_version>` entries match app and plan class and override
+    /// `avg_ncpus` and `ngpus`.
+    #[test]
+    fn app_version_entries_match_the_plan_class() {
+        let mt = ResourceUsage::cpu(4.0, 1.2e10);
+        let c = config(None, Some(("mt", 2.0, 0.0)));
+        assert_eq!(
+            with_app_config(&c, "a", Some("mt"), mt.clone()).avg_ncpus,
+            2.0
+        );
+        assert_eq!(
+            with_app_config(&c, "a", Some(""), mt.clone()).avg_ncpus,
+            4.0
+        );
+        assert_eq!(with_app_config(&c, "a", None, mt).avg_ncpus, 4.0);
     }
 }
