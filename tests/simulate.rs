@@ -10,21 +10,35 @@ use boinc_audit::simulate::{simulate_scenario, SimOptions, SimReport};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The scenarios the emulator's figures are checked on: every folder of
-/// `shared/reference/emulator/` holding `outputs/results.txt` (so a
-/// reference scenario added there is checked without code), else the
-/// trimmed copies in `traces/valid/`. Names, sorted.
-fn scenarios() -> Vec<String> {
+/// Where the scenarios live: `shared/reference/{emulator,emulator-gen}`
+/// when found among the crate's ancestors, else the trimmed copies in
+/// `traces/valid/` and `traces/valid-gen/` (whose results.txt is the whole
+/// run's: simulate runs the full duration from inputs/).
+fn roots() -> Vec<PathBuf> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = manifest
+    match manifest
         .ancestors()
-        .map(|dir| dir.join("shared/reference/emulator"))
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| manifest.join("traces/valid"));
-    let mut names: Vec<String> = std::fs::read_dir(&root)
-        .unwrap()
+        .map(|dir| dir.join("shared/reference"))
+        .find(|dir| dir.join("emulator").is_dir())
+    {
+        Some(reference) => vec![reference.join("emulator"), reference.join("emulator-gen")],
+        None => vec![
+            manifest.join("traces/valid"),
+            manifest.join("traces/valid-gen"),
+        ],
+    }
+}
+
+/// The scenarios the emulator's figures are checked on: every folder of
+/// the roots holding `outputs/results.txt` (so a reference scenario added
+/// there is checked without code). Names, sorted.
+fn scenarios() -> Vec<String> {
+    let mut names: Vec<String> = roots()
+        .iter()
+        .filter_map(|root| std::fs::read_dir(root).ok())
+        .flat_map(|entries| entries.flatten())
         .filter_map(|entry| {
-            let path = entry.ok()?.path();
+            let path = entry.path();
             path.join("outputs/results.txt")
                 .is_file()
                 .then(|| path.file_name()?.to_str().map(String::from))?
@@ -32,22 +46,34 @@ fn scenarios() -> Vec<String> {
         .collect();
     names.sort();
     assert!(
-        names.len() >= 8,
-        "scenarios under {}: {names:?}",
-        root.display()
+        names.len() >= 18,
+        "scenarios under {:?}: {names:?}",
+        roots()
     );
     names
 }
 
 fn scenario_dir(name: &str) -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for dir in manifest.ancestors() {
-        let candidate = dir.join("shared/reference/emulator").join(name);
-        if candidate.join("outputs/results.txt").is_file() {
-            return candidate;
-        }
+    roots()
+        .iter()
+        .map(|root| root.join(name))
+        .find(|dir| dir.join("outputs/results.txt").is_file())
+        .unwrap_or_else(|| panic!("no scenario {name} under {:?}", roots()))
+}
+
+/// The scenario's log, plain or gzipped (the trimmed generated copies).
+fn read_log(dir: &Path) -> String {
+    use std::io::Read;
+    let plain = dir.join("outputs/log.txt");
+    if plain.is_file() {
+        return std::fs::read_to_string(plain).unwrap();
     }
-    manifest.join("traces/valid").join(name)
+    let file = std::fs::File::open(dir.join("outputs/log.txt.gz")).unwrap();
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .unwrap();
+    text
 }
 
 fn value_after(text: &str, label: &str) -> f64 {
@@ -99,32 +125,18 @@ fn run_seed(name: &str, seed: u64) -> (SimReport, Expected) {
     (report, expected)
 }
 
-/// The scenarios reproduced exactly today (all eight references).
-const EXACT: [&str; 8] = [
-    "buffer_small",
-    "cpu_two_projects_unequal_share",
-    "existing_jobs_only",
-    "gpu_no_gpu_work_backoff",
-    "multithread_mixed",
-    "seed_cpu_gpu_two_projects",
-    "suspended_and_nnw",
-    "tight_deadline_edf",
-];
-
 /// With `--seed 1` (the emulator's `srand(1)`, through the same glibc
 /// generator and the same draws in the same order) the simulation is the
-/// emulator's run: all five figures of merit of the eight reference
-/// scenarios agree to the 6 decimals results.txt prints — including the
-/// ones that depend on random draws (server and host availability, job
-/// sizes, backoff factors). A scenario added to the references later must
-/// meet the acceptance bound (0.05 on idle, wasted and share violation).
+/// emulator's run: all five figures of merit of every current-client
+/// reference, hand-written and generated, agree to the 6 decimals
+/// results.txt prints — including the ones that depend on random draws
+/// (server and host availability, job sizes, backoff factors).
 #[test]
 fn figures_of_merit_reproduce_the_emulator_run() {
     let mut failures = Vec::new();
     for name in scenarios() {
         let (report, expected) = run(&name);
         let f = &report.figures_of_merit;
-        let exact = EXACT.contains(&name.as_str());
         for (figure, got, want) in [
             ("wasted", f.wasted_fraction, expected.wasted),
             ("idle", f.idle_fraction, expected.idle),
@@ -133,11 +145,7 @@ fn figures_of_merit_reproduce_the_emulator_run() {
             ("rpcs_per_job", f.rpcs_per_job, expected.rpcs_per_job),
         ] {
             // results.txt rounds to 6 decimals.
-            let tolerance = match (exact, figure) {
-                (true, _) => 5.0e-7 + 1e-12,
-                (false, "monotony" | "rpcs_per_job") => f64::INFINITY,
-                (false, _) => 0.05,
-            };
+            let tolerance = 5.0e-7 + 1e-12;
             if (got - want).abs() > tolerance {
                 failures.push(format!(
                     "{name} {figure}: {got:.7} vs emulator {want:.6} (tolerance {tolerance})"
@@ -209,14 +217,15 @@ fn xml_value<'a>(xml: &'a str, tag: &str) -> &'a str {
 /// `simulate --trace-out` writes every RPC that reached a server as a
 /// request/reply pair; with seed 1 they are the emulator's RPCs: the same
 /// times, projects and numbers of jobs as its log's `doing RPC` / `Got N
-/// tasks` lines, in each of the eight reference scenarios (over the trimmed
-/// logs' first hours when ../shared is absent).
+/// tasks` lines, in every current-client reference scenario (over the
+/// trimmed logs' first hours when ../shared is absent).
 #[test]
 fn transcripts_are_the_emulator_rpcs() {
     let mut compared = 0;
-    for name in EXACT {
+    for name in scenarios() {
+        let name = name.as_str();
         let dir = scenario_dir(name);
-        let log = std::fs::read_to_string(dir.join("outputs/log.txt")).unwrap();
+        let log = read_log(&dir);
         let (mut expected, last) = emulator_rpcs(&log);
         let options = SimOptions {
             keep_transcripts: true,

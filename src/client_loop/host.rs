@@ -7,6 +7,7 @@
 //! loses no work. A job exits when its remaining FLOPs reach ≤ 0.
 
 use super::merit::Accounts;
+use crate::policy::params::Params;
 use crate::policy::state::{HostState, JobIdx, TaskState};
 
 /// Per-job bookkeeping beside the engine's job (same index).
@@ -33,16 +34,12 @@ pub struct Usage {
     pub gpu_job_cpu_secs: Vec<f64>,
 }
 
-/// Per-instance peak FLOPS of resource `rsc` relative to one CPU
-/// (GPU: 0.2 × the device's peak FLOPS, as the client rates it).
-pub fn instance_speed(state: &HostState, rsc: usize, gpu_efficiency: f64) -> f64 {
-    match rsc.checked_sub(1).and_then(|i| state.host.coprocs.get(i)) {
-        None => 1.0,
-        Some(c) => gpu_efficiency * c.peak_flops / state.host.p_fpops,
-    }
-}
-
 /// Advances executing tasks by `diff` seconds at `now`; returns the jobs that exited.
+///
+/// Peak FLOPs are counted as the emulator does (client/sim.cpp
+/// `app_peak_flops`): a GPU job's instances at the work-fetch relative speed
+/// of its resource, which already counts the resource's instances — on a
+/// host with two GPUs a half-GPU job is credited one GPU's peak.
 #[allow(clippy::too_many_arguments)]
 pub fn progress(
     state: &mut HostState,
@@ -52,7 +49,7 @@ pub fn progress(
     diff: f64,
     now: f64,
     gpu_active: bool,
-    gpu_efficiency: f64,
+    params: &Params,
 ) -> Vec<JobIdx> {
     let executing = |t: Option<&crate::policy::state::Task>| {
         t.is_some_and(|t| t.task_state == TaskState::Executing)
@@ -78,7 +75,7 @@ pub fn progress(
         1.0
     };
     let speeds: Vec<f64> = (0..state.n_rsc())
-        .map(|r| instance_speed(state, r, gpu_efficiency))
+        .map(|r| state.relative_speed(r, params))
         .collect();
     let f = state.host.p_fpops;
     let mut ran = vec![false; state.projects.len()];

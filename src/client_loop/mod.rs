@@ -515,7 +515,7 @@ impl<'a> ClientLoop<'a> {
             diff,
             now,
             self.gpu_active,
-            self.params.gpu_efficiency,
+            &self.params,
         );
         !exits.is_empty()
     }

@@ -536,11 +536,7 @@ fn report(sim: &RunOutcome<'_>, options: &SimOptions, records: &[RpcRecord]) -> 
     let f = state.host.p_fpops;
     let cpu_peak = state.n_usable_cpus() as f64 * f;
     let gpu_peak: f64 = (1..state.n_rsc())
-        .map(|r| {
-            state.ninstances(r) as f64
-                * host::instance_speed(state, r, sim.params.gpu_efficiency)
-                * f
-        })
+        .map(|r| state.ninstances(r) as f64 * state.relative_speed(r, sim.params) * f)
         .sum();
     let shares: Vec<f64> = state.projects.iter().map(|p| p.resource_share).collect();
     let figures = sim
