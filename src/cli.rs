@@ -73,6 +73,47 @@ pub enum Command {
     ///
     /// Exit status: 0 both sides decide the same, 1 they differ, 2 trouble.
     Compare(CompareArgs),
+    /// Write scenario inputs (emulator layout) for simulate, audit and the
+    /// real emulator.
+    #[command(subcommand)]
+    Scenario(ScenarioCommand),
+}
+
+/// Scenario writers.
+#[derive(Debug, Subcommand)]
+pub enum ScenarioCommand {
+    /// Random emulator inputs drawn from a seed: a host of 1-16 CPUs and up
+    /// to two GPU vendors, 1-14 projects, existing jobs and the job stream,
+    /// and the features of --features (default: each drawn by the seed).
+    ///
+    ///   boinc-audit scenario random --seed 7 --out /tmp/s7
+    ///   boinc-audit scenario random --seed 1 --count 500 --out /tmp/gen
+    ///
+    /// Writes OUT/inputs/ (client_state.xml, global_prefs.xml,
+    /// cc_config.xml, projects/*/app_config.xml) and OUT/SCENARIO.md; with
+    /// --count N, N scenarios (seeds SEED..SEED+N-1) in OUT/<name>/. Prints
+    /// each folder and its emulator options (`--duration D --delta T`).
+    ///
+    /// Features: gpu, mt, appmc, projmc, gpushare, dual, partial, down, nnw,
+    /// susp, tight, tinybuf, largebuf, manyproj, nohint, halflife, cpupct.
+    Random(ScenarioRandomArgs),
+}
+
+/// Arguments of `scenario random`.
+#[derive(Debug, clap::Args)]
+pub struct ScenarioRandomArgs {
+    /// The seed (the first one with --count).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How many scenarios (consecutive seeds).
+    #[arg(long, default_value_t = 1)]
+    pub count: u64,
+    /// Exactly these features on (comma-separated); default: drawn per seed.
+    #[arg(long, value_delimiter = ',', value_name = "FEATURE,...")]
+    pub features: Vec<String>,
+    /// The folder to write.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// What `compare` runs.

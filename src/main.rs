@@ -8,7 +8,7 @@ mod commands;
 
 use anyhow::Result;
 use clap::Parser;
-use cli::{BenchCommand, Cli, Command, GoldenCommand, PolicyCommand};
+use cli::{BenchCommand, Cli, Command, GoldenCommand, PolicyCommand, ScenarioCommand};
 use commands::golden::Review;
 use commands::{EXIT_OK, EXIT_TROUBLE};
 use std::io;
@@ -56,5 +56,6 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Bench(BenchCommand::Simulate(args)) => bench::run_bench_simulate(&args),
         Command::Simulate(args) => simulate::run_simulate(&args),
         Command::Compare(args) => compare::run(&args),
+        Command::Scenario(ScenarioCommand::Random(args)) => scenario::run_random(&args),
     }
 }

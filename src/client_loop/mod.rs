@@ -164,6 +164,12 @@ pub trait World {
     ) -> RpcOutcome;
     /// A random draw of the client for project `p`.
     fn draw(&mut self, now: f64, project: &str, kind: DrawKind, rsc_name: &str) -> Drawn;
+    /// The order the next enforcement at `now` gives its equally important
+    /// jobs (the client breaks such ties by memory address): job names, or
+    /// `None` for creation order (a simulated world).
+    fn tie_order(&mut self, _now: f64) -> Option<Vec<String>> {
+        None
+    }
     /// Projects were put in a new order: new index `i` holds old `order[i]`.
     fn projects_reordered(&mut self, _order: &[usize]) {}
     /// Jobs the world delivered at `now` that no RPC of the loop asked for
@@ -611,8 +617,17 @@ impl<'a> ClientLoop<'a> {
         self.observer
             .event(&self.state, now, LoopEvent::RunList { run: &run, fresh });
         self.sim = Some(run.sim.clone());
-        let out = enforce_run_list(&mut self.state, &run.run_list, now, &self.params)
-            .map_err(engine(now))?;
+        let restore = self
+            .world
+            .tie_order(now)
+            .map(|order| self.rank_ties(&order));
+        let out = enforce_run_list(&mut self.state, &run.run_list, now, &self.params);
+        for (j, alloc) in restore.into_iter().flatten() {
+            if let Some(job) = self.state.jobs.get_mut(j) {
+                job.alloc_seq = alloc;
+            }
+        }
+        let out = out.map_err(engine(now))?;
         let (assigned, tasks) = self.task_layer(&out);
         self.observer.event(
             &self.state,
@@ -636,21 +651,27 @@ impl<'a> ClientLoop<'a> {
     fn task_layer(&mut self, out: &EnforceOutcome) -> (Vec<(JobIdx, Vec<usize>)>, Vec<TaskAction>) {
         let mut assigned = Vec::new();
         let mut preempted = std::collections::BTreeMap::new();
+        let mut first_schedule = std::collections::BTreeSet::new();
         for action in &out.actions {
             match action {
                 EnforceAction::AssignCoprocs(j, instances) => {
                     let task = self.state.jobs.get_mut(*j).and_then(|x| x.task.as_mut());
                     if let Some(task) = task {
-                        if task.coproc_indices == *instances {
+                        // A task whose GPU job runs keeps (confirms) its
+                        // instances silently; any other is assigned afresh
+                        // and logged (coproc_sched.cpp assign_coprocs).
+                        let confirmed = task.has_process() && task.coproc_indices == *instances;
+                        task.coproc_indices = instances.clone();
+                        if confirmed {
                             continue;
                         }
-                        task.coproc_indices = instances.clone();
                     }
                     assigned.push((*j, instances.clone()));
                 }
                 EnforceAction::Schedule(j) => {
                     if self.side.get(*j).is_some_and(|s| s.task_seq == 0) {
                         self.number_task(*j);
+                        first_schedule.insert(*j);
                     }
                 }
                 EnforceAction::Preempt { job, removed } => {
@@ -679,8 +700,13 @@ impl<'a> ClientLoop<'a> {
                 && task.task_state != TaskState::Executing
                 && task.task_state != TaskState::Exited
             {
-                // The emulator says "Resuming" for any task that ran before.
-                let resumed = task.task_state == TaskState::Suspended || task.elapsed > 0.0;
+                // The emulator says "Starting" only for a task never
+                // scheduled before (cpu_sched.cpp under SIM: first_time is
+                // scheduler_state == CPU_SCHED_UNINITIALIZED), even if it
+                // was preempted at the instant it started.
+                let resumed = !first_schedule.contains(&j)
+                    || task.task_state == TaskState::Suspended
+                    || task.elapsed > 0.0;
                 starts.push(if resumed {
                     TaskAction::Resume(j)
                 } else {
@@ -693,10 +719,38 @@ impl<'a> ClientLoop<'a> {
         (assigned, preempts)
     }
 
+    /// Gives the named jobs their creation numbers (`alloc_seq`, the
+    /// enforcement's last tie-breaker) in the order given, permuting only
+    /// their own numbers; returns the numbers to restore afterwards.
+    fn rank_ties(&mut self, order: &[String]) -> Vec<(JobIdx, u64)> {
+        let listed: Vec<JobIdx> = order
+            .iter()
+            .filter_map(|name| {
+                self.state
+                    .jobs
+                    .iter()
+                    .position(|job| job.name == name.as_str())
+            })
+            .collect();
+        let saved: Vec<(JobIdx, u64)> = listed
+            .iter()
+            .map(|&j| (j, self.state.jobs[j].alloc_seq))
+            .collect();
+        let mut numbers: Vec<u64> = saved.iter().map(|(_, a)| *a).collect();
+        numbers.sort_unstable();
+        for (&j, n) in listed.iter().zip(numbers) {
+            self.state.jobs[j].alloc_seq = n;
+        }
+        saved
+    }
+
     /// Gives job `j`'s new task the next number in active-task order.
     pub(crate) fn number_task(&mut self, j: usize) {
         if let Some(side) = self.side.get_mut(j) {
             side.task_seq = self.next_task_seq;
+            if let Some(task) = self.state.jobs.get_mut(j).and_then(|job| job.task.as_mut()) {
+                task.seq = self.next_task_seq;
+            }
             self.next_task_seq += 1;
         }
     }
@@ -987,6 +1041,9 @@ impl<'a> ClientLoop<'a> {
             new_job_rsc,
             request_delay: 0.0,
             too_recent: false,
+            // Both worlds are the emulator's: simulate_rpc, not the
+            // client's reply handler.
+            client_handler: false,
         };
         let project_name = self.state.projects[p].name.to_string();
         let rsc_names: Vec<String> = (0..self.state.n_rsc())

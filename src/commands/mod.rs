@@ -8,6 +8,7 @@ pub mod golden;
 pub mod parse;
 pub mod policy;
 pub mod progress;
+pub mod scenario;
 pub mod simulate;
 
 use crate::cli::DateOrderArg;

@@ -237,7 +237,12 @@ impl RunListBuilder<'_> {
     /// Mirrors CLIENT_STATE::assign_results_to_projects() (§6.2).
     fn assign_results_to_projects(&mut self) {
         let jobs = &self.state.jobs;
-        for j in 0..jobs.len() {
+        // Tasks in the client's active-task order (creation order).
+        let mut with_task: Vec<JobIdx> = (0..jobs.len())
+            .filter(|&j| jobs[j].task.is_some())
+            .collect();
+        with_task.sort_by_key(|&j| jobs[j].task.as_ref().map_or(0, |t| t.seq));
+        for j in with_task {
             let job = &jobs[j];
             let Some(task) = &job.task else { continue };
             let task_ok = matches!(

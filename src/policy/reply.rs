@@ -21,6 +21,11 @@ pub struct SchedReply {
     pub request_delay: f64,
     /// A message containing "too recent".
     pub too_recent: bool,
+    /// The reply went through the client's own handler
+    /// (CLIENT_STATE::handle_scheduler_reply: a real client), which keeps
+    /// `sched_req_no_work`; the emulator's simulate_rpc calls only
+    /// WORK_FETCH::handle_reply and leaves those flags alone.
+    pub client_handler: bool,
 }
 
 /// What handling the reply did.
@@ -67,16 +72,16 @@ pub fn handle_scheduler_reply(
                 .is_some_and(|req| req.req_secs > 0.0 || req.req_instances > 0.0)
         })
         .collect();
-    if !reply.too_recent {
-        // §7.14 step 6 says a flag clears only for resources a job was
-        // received for (every job counting for the CPU). The client clears
-        // it for every resource as soon as any job arrives: in
-        // gpu_no_gpu_work_backoff CpuOnly asked CPU+GPU at 01:00, got only
-        // CPU jobs, and at 03:12 still counts as a "better proj" for the GPU
-        // in piggyback_work_request. The client wins.
+    if reply.client_handler && !reply.too_recent {
+        // client/cs_scheduler.cpp: every job received counts for the CPU
+        // (got_work_for_rsc[0]) and for its own GPU type; a resource asked
+        // for and not received is marked. §7.14 step 6 has only the second
+        // half. (gpu_no_gpu_work_backoff's CpuOnly asks CPU+GPU, gets CPU
+        // jobs and at 03:12 still counts as a "better proj" for the GPU: the
+        // emulator never calls this handler, so the flag stays clear.)
         let any_job = !reply.new_job_rsc.is_empty();
         for (r, prsc) in p.rsc.iter_mut().enumerate() {
-            if got[r] || any_job {
+            if got[r] || (r == 0 && any_job) {
                 prsc.sched_req_no_work = false;
             } else if asked[r] {
                 prsc.sched_req_no_work = true;
@@ -196,6 +201,7 @@ mod tests {
             new_job_rsc: vec![0, 0],
             request_delay: 60.0,
             too_recent: false,
+            client_handler: true,
         };
         let out = handle_scheduler_reply(
             &mut state,
@@ -211,10 +217,35 @@ mod tests {
         assert_eq!((out.backoffs[0].0, out.backoffs[0].1.secs), (1, 600.0));
         assert_eq!(out.cleared, vec![0]);
         assert_eq!(state.projects[1].rsc[0].backoff_interval, 0.0);
-        // Any job clears the flag for every resource (client behaviour).
-        assert!(!state.projects[1].rsc[1].sched_req_no_work);
+        // cs_scheduler.cpp: CPU jobs count for the CPU; the GPU was asked
+        // for and not received.
+        assert!(!state.projects[1].rsc[0].sched_req_no_work);
+        assert!(state.projects[1].rsc[1].sched_req_no_work);
         assert_eq!(state.projects[1].min_rpc_time, 1060.0);
         assert_eq!(state.projects[1].sched_rpc_pending, None);
+    }
+
+    /// The emulator (sim.cpp simulate_rpc) never runs the client's reply
+    /// handler: `sched_req_no_work` stays as it was.
+    #[test]
+    fn emulator_replies_leave_no_work_flags_alone() {
+        let mut state = seed_two_projects();
+        state.projects[1].sched_rpc_pending = Some(RpcReason::NeedWork);
+        let reply = SchedReply {
+            new_job_rsc: vec![0],
+            ..SchedReply::default()
+        };
+        handle_scheduler_reply(
+            &mut state,
+            1,
+            &request(100.0, 100.0),
+            &reply,
+            1000.0,
+            &mut |_, _| 0.5,
+            &Params::default(),
+        )
+        .unwrap();
+        assert!(!state.projects[1].rsc[1].sched_req_no_work);
     }
 
     /// §7.12 (artifact): a piggyback on an RPC with no escalating reason does not back off.

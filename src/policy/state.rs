@@ -511,6 +511,11 @@ pub struct Task {
     pub last_deadline_miss_time: f64,
     /// Coprocessor instances currently assigned.
     pub coproc_indices: Vec<usize>,
+    /// Creation order among active tasks (the client's `active_tasks`
+    /// vector, which scans such as assign_results_to_projects() follow);
+    /// 0 = not known, before every numbered task.
+    #[serde(default)]
+    pub seq: u64,
 }
 
 impl Task {
@@ -529,6 +534,7 @@ impl Task {
             once_ran_edf: false,
             last_deadline_miss_time: 0.0,
             coproc_indices: Vec::new(),
+            seq: 0,
         }
     }
 

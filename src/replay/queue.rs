@@ -34,6 +34,18 @@ pub enum ExternalEvent {
         /// The drawn deferral (`Deferring communication for ...`), if printed.
         defer_secs: Option<f64>,
     },
+    /// The order of an enforcement's `final job list`: the client breaks
+    /// ties of equally important jobs by their objects' memory addresses
+    /// (more_important's `r0 < r1`), which no model of the emulator can
+    /// know; the replay takes the order of such ties from here.
+    TieOrder {
+        /// Seconds on the trace's time base.
+        time: f64,
+        /// Sequence number (event index).
+        seq: usize,
+        /// The listed jobs, in order.
+        jobs: Vec<String>,
+    },
     /// A drawn per-resource backoff (`backing off RSC N sec`): the random
     /// factor is an input; the replay checks it lies in its own range.
     BackoffDrawn {
@@ -56,7 +68,8 @@ impl ExternalEvent {
         match self {
             ExternalEvent::JobArrival { time, seq, .. }
             | ExternalEvent::RpcSkipped { time, seq, .. }
-            | ExternalEvent::BackoffDrawn { time, seq, .. } => (*time, *seq),
+            | ExternalEvent::BackoffDrawn { time, seq, .. }
+            | ExternalEvent::TieOrder { time, seq, .. } => (*time, *seq),
         }
     }
 }
@@ -104,6 +117,20 @@ impl ExternalQueue {
                         seq,
                         project,
                         defer_secs,
+                    });
+                }
+                Message::FinalJobList => {
+                    let jobs = events[seq + 1..]
+                        .iter()
+                        .map_while(|e| match &e.message {
+                            Message::JobListEntry { job, .. } => Some(job.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    out.push(ExternalEvent::TieOrder {
+                        time: last_time,
+                        seq,
+                        jobs,
                     });
                 }
                 Message::BackingOff { rsc, secs } => out.push(ExternalEvent::BackoffDrawn {
@@ -193,7 +220,13 @@ fn refine_draw(
     let mut current_rsc: Option<String> = None;
     for event in events.iter().skip(seq + 1).take(5000) {
         match &event.message {
-            Message::BackingOff { .. } if event.project.as_deref() == Some(project) => break,
+            // A new draw for the same resource ends the search (another
+            // resource's draw, often the next line, does not).
+            Message::BackingOff { rsc: other, .. }
+                if event.project.as_deref() == Some(project) && other.long_name() == rsc =>
+            {
+                break
+            }
             Message::StateFor { rsc } => current_rsc = Some(rsc.long_name().to_string()),
             Message::WorkFetchShare {
                 backoff: Some(b), ..

@@ -219,6 +219,16 @@ impl client_loop::World for RecordedWorld {
         }
     }
 
+    fn tie_order(&mut self, _now: f64) -> Option<Vec<String>> {
+        self.step.iter_mut().find_map(|(event, used)| match event {
+            ExternalEvent::TieOrder { jobs, .. } if !*used => {
+                *used = true;
+                Some(jobs.clone())
+            }
+            _ => None,
+        })
+    }
+
     fn rpc(
         &mut self,
         state: &HostState,

@@ -24,6 +24,7 @@
 //! `dont_use_dcf`), `--server_uses_workload`, `--cpu_sched_rr_only`.
 
 pub use crate::client_loop::{host, merit, START_TIME};
+pub mod random;
 pub mod rng;
 pub mod scenario;
 pub mod sequences;
