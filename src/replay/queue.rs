@@ -360,8 +360,9 @@ pub fn time_step(events: &[LogEvent]) -> Option<f64> {
 /// * `connected` comes from the shape of the log too: every step in which
 ///   the emulator polled for RPCs prints a work-fetch block (or `doing RPC
 ///   …` / `RPC skipped: project down`), so a running step without one was
-///   a disconnected step. A log without any work-fetch block says nothing,
-///   and every running step counts as connected.
+///   a disconnected step. A log without any work-fetch block says nothing
+///   (every running step counts as connected) unless its `log flags:` line
+///   shows work_fetch_debug on: then the host was never connected.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Availability {
     steps: std::collections::BTreeMap<i64, StepAvailability>,
@@ -384,7 +385,13 @@ impl Availability {
                     | Message::EmuRpcReportResults
                     | Message::EmuRpcSkippedProjectDown
             );
-            any_block |= matches!(event.message, Message::WorkFetchStateStart);
+            // With work_fetch_debug on (the start-up `log flags:` line),
+            // a log without any block is a host never connected.
+            any_block |= match &event.message {
+                Message::WorkFetchStateStart => true,
+                Message::LogFlags { flags } => flags.iter().any(|f| f == "work_fetch_debug"),
+                _ => false,
+            };
             any_pass |= matches!(
                 event.message,
                 Message::MakeRunListStart | Message::ScheduleCpusStart
