@@ -302,7 +302,10 @@ pub fn adjust_rec_sched(state: &mut HostState, job: JobIdx, params: &Params) {
     let project_idx = job.project;
     if let Some(project) = state.projects.get_mut(project_idx) {
         if total_peak > 0.0 {
-            project.prio.rec_temp += peak / total_peak * rec_sum * params.rec_bump_secs / 86400.0;
+            // The client's operation order, `peak/total * rec_sum/24`: a
+            // different order rounds differently, and near-equal
+            // priorities are then picked in another order.
+            project.prio.rec_temp += peak / total_peak * rec_sum / (86400.0 / params.rec_bump_secs);
         }
         compute_sched_priority(project, rec_sum, params);
     }

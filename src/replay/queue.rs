@@ -268,8 +268,10 @@ fn refine_deferral(events: &[LogEvent], seq: usize, time: f64, project: &str, se
             } if event.project.as_deref() == Some(project) => {
                 let elapsed = event.time.secs().map_or(0.0, |t| t - time);
                 let refined = b + elapsed;
+                // HH:MM:SS truncates: the drawn value lies in [secs, secs+1);
+                // keep the dump's two-decimal refinement on that side.
                 return if (refined - secs).abs() <= 1.0 {
-                    refined
+                    refined.clamp(secs, secs + 1.0 - 1e-6)
                 } else {
                     secs
                 };
