@@ -250,7 +250,11 @@ mod tests {
     /// -0.01281249…); a full unit away is not.
     #[test]
     fn half_a_printed_unit_is_consistent() {
-        assert!(values_agree(&num(-0.012813, 6), &num(-0.01281249999999, 6), 0.0));
+        assert!(values_agree(
+            &num(-0.012813, 6),
+            &num(-0.01281249999999, 6),
+            0.0
+        ));
         assert!(!values_agree(&num(-0.012813, 6), &num(-0.0128119, 6), 0.0));
     }
 
