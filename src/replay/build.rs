@@ -430,8 +430,6 @@ fn with_app_config(
     usage
 }
 
-/// MD5 digest (RFC 1321) as lowercase hex: the emulator orders the jobs it
-/// loads from client_state.xml by the md5 of their names (§9.7 quirks).
 /// The emulator's job parameters of app `app` of a project of the state
 /// file: (latency bound, true job size in FLOPs). The emulator takes
 /// `<latency_bound>` and `<fpops_est>` from the app, else from a job of that
@@ -474,6 +472,8 @@ fn total_order_key(x: f64) -> i64 {
     bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }
 
+/// MD5 digest (RFC 1321) as lowercase hex: the emulator orders the jobs it
+/// loads from client_state.xml by the md5 of their names (§9.7 quirks).
 fn md5_hex(data: &[u8]) -> String {
     const S: [u32; 64] = [
         7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5,
