@@ -19,9 +19,6 @@ pub struct JobSide {
     pub completed_time: f64,
     /// ltd-6.6 only: the scheduler's flags on the result.
     pub ltd_flags: crate::policy::ltd::cpu_sched::JobFlags,
-    /// Creation order of its task, from 1 (the client's active-task order;
-    /// 0 = no task created in the run yet).
-    pub task_seq: u64,
 }
 
 /// Instance-seconds per project and resource.

@@ -231,9 +231,8 @@ impl ClientLoop<'_> {
             self.state
                 .jobs
                 .iter()
-                .zip(&self.side)
                 .enumerate()
-                .map(|(j, (job, side))| (j, job.task.as_ref().map(|_| side.task_seq))),
+                .map(|(j, job)| (j, job.task.as_ref().map(|t| t.seq))),
         );
         let mut flags: Vec<_> = self.side.iter().map(|s| s.ltd_flags).collect();
         let outcome = enforce_schedule(

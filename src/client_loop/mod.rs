@@ -544,7 +544,7 @@ impl<'a> ClientLoop<'a> {
         let Some(first) = exited
             .iter()
             .copied()
-            .min_by_key(|&j| (self.side.get(j).map_or(0, |s| s.task_seq), j))
+            .min_by_key(|&j| (self.task_seq(j), j))
         else {
             return false;
         };
@@ -669,7 +669,12 @@ impl<'a> ClientLoop<'a> {
                     assigned.push((*j, instances.clone()));
                 }
                 EnforceAction::Schedule(j) => {
-                    if self.side.get(*j).is_some_and(|s| s.task_seq == 0) {
+                    if self
+                        .state
+                        .jobs
+                        .get(*j)
+                        .is_some_and(|job| job.task.as_ref().is_some_and(|t| t.seq == 0))
+                    {
                         self.number_task(*j);
                         first_schedule.insert(*j);
                     }
@@ -680,7 +685,7 @@ impl<'a> ClientLoop<'a> {
             }
         }
         let mut order: Vec<usize> = (0..self.state.jobs.len()).collect();
-        order.sort_by_key(|&j| self.side.get(j).map_or(u64::MAX, |s| s.task_seq));
+        order.sort_by_key(|&j| self.task_seq(j));
         let mut preempts = Vec::new();
         let mut starts = Vec::new();
         for j in order {
@@ -744,15 +749,22 @@ impl<'a> ClientLoop<'a> {
         saved
     }
 
-    /// Gives job `j`'s new task the next number in active-task order.
+    /// Gives job `j`'s new task the next number in active-task order
+    /// (`Task::seq`, from 1).
     pub(crate) fn number_task(&mut self, j: usize) {
-        if let Some(side) = self.side.get_mut(j) {
-            side.task_seq = self.next_task_seq;
-            if let Some(task) = self.state.jobs.get_mut(j).and_then(|job| job.task.as_mut()) {
-                task.seq = self.next_task_seq;
-            }
+        if let Some(task) = self.state.jobs.get_mut(j).and_then(|job| job.task.as_mut()) {
+            task.seq = self.next_task_seq;
             self.next_task_seq += 1;
         }
+    }
+
+    /// Job `j`'s place in active-task order (`u64::MAX` without a task).
+    fn task_seq(&self, j: usize) -> u64 {
+        self.state
+            .jobs
+            .get(j)
+            .and_then(|job| job.task.as_ref())
+            .map_or(u64::MAX, |t| t.seq)
     }
 
     /// The legacy generations' report rule: the first finished result (result
