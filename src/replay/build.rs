@@ -192,7 +192,6 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
     }
     let n_rsc = state.n_rsc();
     let mut notes = BuildNotes::default();
-    let mut received_order: std::collections::HashMap<String, f64> = Default::default();
     for recorded_project in &recorded.projects {
         let name = project_name(recorded_project);
         let app_config = app_config_for(trace, recorded_project);
@@ -353,10 +352,9 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
             );
             job.needs_network = version.needs_network;
             let received = result.received_time.unwrap_or(0.0);
-            received_order.insert(job.name.to_string(), received);
-            let deadline = result.report_deadline.unwrap_or(received + 864000.0);
-            job.received_time = EMULATOR_START;
-            job.report_deadline = EMULATOR_START + (deadline - received);
+            // Recorded times for now; re-based to the start after sorting.
+            job.received_time = received;
+            job.report_deadline = result.report_deadline.unwrap_or(received + 864000.0);
             job.exact_flops_remaining = Some(fpops);
             job.alloc_seq = state.jobs.len() as u64;
             state.jobs.push(job);
@@ -368,20 +366,21 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
     // received time, then the md5 of the name; `index` is the position) and
     // only then re-bases them to the start. Jobs it receives later keep
     // index 0 (sim.cpp simulate_rpc does not sort).
-    state.jobs.sort_by_cached_key(|job| {
-        (
-            total_order_key(
-                received_order
-                    .get(job.name.as_str())
-                    .copied()
-                    .unwrap_or(0.0),
-            ),
-            md5_hex(job.name.as_bytes()),
-        )
-    });
-    for (n, job) in state.jobs.iter_mut().enumerate() {
-        job.index = n as i64;
-    }
+    let mut keyed: Vec<(f64, String, Job)> = std::mem::take(&mut state.jobs)
+        .into_iter()
+        .map(|job| (job.received_time, md5_hex(job.name.as_bytes()), job))
+        .collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    state.jobs = keyed
+        .into_iter()
+        .enumerate()
+        .map(|(n, (received, _, mut job))| {
+            job.index = n as i64;
+            job.report_deadline = EMULATOR_START + (job.report_deadline - received);
+            job.received_time = EMULATOR_START;
+            job
+        })
+        .collect();
     state
         .validate()
         .map_err(|e| ReplayError::Engine(e.to_string()))?;
@@ -464,12 +463,6 @@ pub fn emulator_app_params(project: &rec_state::Project, app: &str) -> (f64, f64
         .or(job_latency)
         .unwrap_or(864000.0);
     (latency_bound, fpops_est)
-}
-
-/// An integer whose order is `f64::total_cmp`'s (for sort keys).
-fn total_order_key(x: f64) -> i64 {
-    let bits = x.to_bits() as i64;
-    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }
 
 /// MD5 digest (RFC 1321) as lowercase hex: the emulator orders the jobs it
