@@ -457,6 +457,7 @@ mod tests {
             recorded: "chosen_project=A".into(),
             replayed: replayed.into(),
             n_divergences: n_div,
+            checked: true,
             location: None,
         }
     }

@@ -106,16 +106,30 @@ pub struct DecisionPoint {
     pub recorded: String,
     /// The replayed decision, as one line of text.
     pub replayed: String,
-    /// How many divergences this point has (0 = agrees).
+    /// How many divergences this point has (0 = agrees, when checked).
     pub n_divergences: usize,
+    /// The replay could recompute this decision. A point it could not
+    /// (`replayed` says what was missing) is neither an agreement nor a
+    /// divergence: it is "not checked".
+    #[serde(default = "checked_by_default")]
+    pub checked: bool,
     /// Where the recorded decision starts in the inputs.
     pub location: Option<Location>,
 }
 
+fn checked_by_default() -> bool {
+    true
+}
+
 impl DecisionPoint {
-    /// True when the replay agrees with the recording at this point.
+    /// True when the replay recomputed this decision and agrees with it.
     pub fn agrees(&self) -> bool {
-        self.n_divergences == 0
+        self.checked && self.n_divergences == 0
+    }
+
+    /// True when the replay recomputed this decision and it differs.
+    pub fn diverges(&self) -> bool {
+        self.checked && self.n_divergences > 0
     }
 }
 
@@ -135,6 +149,9 @@ pub struct KindCount {
     pub total: usize,
     /// Of which diverge.
     pub divergent: usize,
+    /// Of which could not be recomputed (neither agree nor diverge).
+    #[serde(default)]
+    pub unchecked: usize,
 }
 
 /// The complete result of auditing one trace.
@@ -159,7 +176,12 @@ pub struct DivergenceReport {
 impl DivergenceReport {
     /// Decision points that diverge.
     pub fn n_divergent(&self) -> usize {
-        self.points.iter().filter(|point| !point.agrees()).count()
+        self.points.iter().filter(|point| point.diverges()).count()
+    }
+
+    /// Decision points the replay recomputed (agreeing or diverging).
+    pub fn n_checked(&self) -> usize {
+        self.points.iter().filter(|point| point.checked).count()
     }
 
     /// Totals by decision kind, in kind order.
@@ -168,7 +190,8 @@ impl DivergenceReport {
         for point in &self.points {
             let count = counts.entry(point.kind).or_default();
             count.total += 1;
-            count.divergent += usize::from(!point.agrees());
+            count.divergent += usize::from(point.diverges());
+            count.unchecked += usize::from(!point.checked);
         }
         counts
     }
@@ -178,12 +201,14 @@ impl DivergenceReport {
         self.divergences.first()
     }
 
-    /// Fraction of decision points that agree (1.0 when there are none).
+    /// Fraction of the checked decision points that agree (1.0 when none
+    /// was checked: reporters then say that nothing could be checked).
     pub fn agreement(&self) -> f64 {
-        if self.points.is_empty() {
+        let checked = self.n_checked();
+        if checked == 0 {
             1.0
         } else {
-            1.0 - self.n_divergent() as f64 / self.points.len() as f64
+            1.0 - self.n_divergent() as f64 / checked as f64
         }
     }
 }
@@ -202,6 +227,7 @@ mod tests {
             recorded: "x".into(),
             replayed: "x".into(),
             n_divergences,
+            checked: true,
             location: None,
         }
     }
@@ -222,18 +248,49 @@ mod tests {
             by_kind[&DecisionKind::RunList],
             KindCount {
                 total: 3,
-                divergent: 1
+                divergent: 1,
+                unchecked: 0
             }
         );
         assert_eq!(
             by_kind[&DecisionKind::WorkFetchChoice],
             KindCount {
                 total: 1,
-                divergent: 0
+                divergent: 0,
+                unchecked: 0
             }
         );
         assert_eq!(report.n_divergent(), 1);
         assert!((report.agreement() - 0.75).abs() < 1e-12);
+    }
+
+    /// Three outcomes: a point not checked is neither an agreement nor a
+    /// divergence, and the agreement is over the checked points (here 2 of
+    /// 3 checked agree).
+    #[test]
+    fn unchecked_points_neither_agree_nor_diverge() {
+        let mut unchecked = point(DecisionKind::RunList, 0);
+        unchecked.checked = false;
+        let report = DivergenceReport {
+            points: vec![
+                point(DecisionKind::RunList, 0),
+                unchecked,
+                point(DecisionKind::RunList, 1),
+                point(DecisionKind::RunList, 0),
+            ],
+            ..DivergenceReport::default()
+        };
+        assert_eq!(report.n_checked(), 3);
+        assert_eq!(report.n_divergent(), 1);
+        assert!((report.agreement() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(
+            report.by_kind()[&DecisionKind::RunList],
+            KindCount {
+                total: 4,
+                divergent: 1,
+                unchecked: 1
+            }
+        );
     }
 
     #[test]

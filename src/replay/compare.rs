@@ -139,16 +139,8 @@ pub fn compare_point(
     };
     let mut divergences = Vec::new();
     let replayed_line = match replayed {
-        Replayed::NotReplayed(why) => {
-            let field = Field::text("decision", recorded_line.clone());
-            divergences.push(divergence(
-                &field,
-                recorded_line.clone(),
-                "(not replayed)".to_string(),
-                why,
-            ));
-            format!("(not replayed: {why})")
-        }
+        // Not recomputed: not checked, never a divergence.
+        Replayed::NotReplayed(why) => format!("(not replayed: {why})"),
         Replayed::Decision { decision, reason } => {
             let replayed_fields = decision.fields();
             for (idx, field) in recorded_fields.iter().enumerate() {
@@ -193,6 +185,7 @@ pub fn compare_point(
         recorded: recorded_line,
         replayed: replayed_line,
         n_divergences: divergences.len(),
+        checked: !matches!(replayed, Replayed::NotReplayed(_)),
         location: loc,
     };
     (decision_point, divergences)

@@ -1054,6 +1054,7 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
             },
             replayed: replayed_text,
             n_divergences: n_div,
+            checked: true,
             location,
         });
     }
@@ -1085,6 +1086,7 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
                 recorded: "(none)".into(),
                 replayed: replayed_text,
                 n_divergences: 1,
+                checked: true,
                 location: None,
             });
         }

@@ -13,6 +13,7 @@
 //! | `recorded`      | string        | the recorded decision                          |
 //! | `replayed`      | string        | the replayed decision                          |
 //! | `agrees`        | bool          | true when the replay agrees                    |
+//! | `checked`       | bool          | false when the replay could not recompute it   |
 //! | `n_divergences` | u64           | divergences at this point                      |
 //! | `path`          | string, null  | the input holding the recorded decision        |
 //! | `line`          | u32, null     | its 1-based line (null when unknown)           |
@@ -41,6 +42,7 @@ fn decision_frame(report: &DivergenceReport) -> Result<DataFrame, PolarsError> {
     };
     let times: Vec<f64> = points.iter().map(|point| point.time).collect();
     let agrees: Vec<bool> = points.iter().map(|point| point.agrees()).collect();
+    let checked: Vec<bool> = points.iter().map(|point| point.checked).collect();
     let n_divergences: Vec<u64> = points
         .iter()
         .map(|point| u64::try_from(point.n_divergences).unwrap_or(u64::MAX))
@@ -72,6 +74,7 @@ fn decision_frame(report: &DivergenceReport) -> Result<DataFrame, PolarsError> {
         Series::new("recorded".into(), strings(|point| &point.recorded)).into(),
         Series::new("replayed".into(), strings(|point| &point.replayed)).into(),
         Series::new("agrees".into(), agrees).into(),
+        Series::new("checked".into(), checked).into(),
         Series::new("n_divergences".into(), n_divergences).into(),
         Series::new(
             "path".into(),
@@ -121,7 +124,7 @@ mod tests {
     use polars::prelude::{AnyValue, DataType, ParquetReader, SerReader};
     use std::io::Cursor;
 
-    const COLUMNS: [&str; 11] = [
+    const COLUMNS: [&str; 12] = [
         "time",
         "time_label",
         "kind",
@@ -130,6 +133,7 @@ mod tests {
         "recorded",
         "replayed",
         "agrees",
+        "checked",
         "n_divergences",
         "path",
         "line",
@@ -148,11 +152,11 @@ mod tests {
         assert_eq!(lines[0], COLUMNS.join(","));
         assert_eq!(
             lines[2],
-            "3660.0,01:01:00,work_fetch_choice,Einstein@Home,CPU,fetch SETI@home,fetch Einstein@Home,false,2,trace/stdoutdae.txt,12"
+            "3660.0,01:01:00,work_fetch_choice,Einstein@Home,CPU,fetch SETI@home,fetch Einstein@Home,false,true,2,trace/stdoutdae.txt,12"
         );
         assert_eq!(
             lines[4],
-            "3780.0,01:03:00,run_list,,CPU,run c,run c,true,0,,"
+            "3780.0,01:03:00,run_list,,CPU,run c,run c,true,true,0,,"
         );
     }
 

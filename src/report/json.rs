@@ -32,11 +32,16 @@ pub struct JsonReport<'a> {
     pub policy: &'a str,
     /// Why that policy was chosen.
     pub policy_reason: &'a str,
-    /// Decision points checked.
+    /// Decision points recorded.
     pub decision_points: usize,
+    /// Of which the replay recomputed (agreeing or diverging).
+    pub checked: usize,
+    /// Of which it could not recompute (see `unchecked` for why).
+    pub not_checked: usize,
     /// Decision points that diverge.
     pub divergent: usize,
-    /// Fraction of decision points that agree.
+    /// Fraction of the checked decision points that agree (1.0 when
+    /// `checked` is 0: nothing could be checked).
     pub agreement: f64,
     /// Totals by decision kind (snake_case name), in kind order.
     pub by_kind: BTreeMap<&'static str, KindCount>,
@@ -56,6 +61,8 @@ impl<'a> JsonReport<'a> {
             policy: &report.policy,
             policy_reason: &report.policy_reason,
             decision_points: report.points.len(),
+            checked: report.n_checked(),
+            not_checked: report.points.len() - report.n_checked(),
             divergent: report.n_divergent(),
             agreement: report.agreement(),
             by_kind: report
@@ -104,10 +111,12 @@ mod tests {
             [
                 "agreement",
                 "by_kind",
+                "checked",
                 "decision_points",
                 "divergences",
                 "divergent",
                 "first_divergence",
+                "not_checked",
                 "policy",
                 "policy_reason",
                 "trace",
@@ -119,13 +128,15 @@ mod tests {
         assert!(value["policy_reason"].is_string());
         assert_eq!(value["decision_points"].as_u64(), Some(4));
         assert_eq!(value["divergent"].as_u64(), Some(1));
+        assert_eq!(value["checked"].as_u64(), Some(4));
+        assert_eq!(value["not_checked"].as_u64(), Some(0));
         assert!(value["agreement"].is_f64());
         assert_eq!(value["agreement"].as_f64(), Some(0.75));
         assert_eq!(
             value["by_kind"],
             serde_json::json!({
-                "work_fetch_choice": {"total": 1, "divergent": 1},
-                "run_list": {"total": 3, "divergent": 0},
+                "work_fetch_choice": {"total": 1, "divergent": 1, "unchecked": 0},
+                "run_list": {"total": 3, "divergent": 0, "unchecked": 0},
             })
         );
         let divergences = value["divergences"].as_array().unwrap();

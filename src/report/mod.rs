@@ -207,6 +207,7 @@ pub(crate) mod tests {
             recorded: recorded.into(),
             replayed: replayed.into(),
             n_divergences,
+            checked: true,
             location: location(line),
         };
         let divergence = |field: &str, recorded: &str, replayed: &str, tolerance| Divergence {
@@ -355,6 +356,7 @@ mod no_panic {
                     recorded,
                     replayed,
                     n_divergences,
+                    checked: true,
                     location: None,
                 },
             );

@@ -62,8 +62,20 @@ fn write_first_divergence(
 ) -> io::Result<()> {
     let Some(first) = report.first_divergence() else {
         let n_points = report.points.len();
-        let text = if n_points == 0 {
-            "no divergence: the trace has no decision points to check".to_string()
+        let n_checked = report.n_checked();
+        let text = if n_checked == 0 {
+            // Never "no divergence" when nothing was recomputed.
+            let what = match n_points {
+                0 => "the trace shows no decision the replay knows".to_string(),
+                1 => "its one recorded decision could not be recomputed".to_string(),
+                n => format!("none of its {n} recorded decisions could be recomputed"),
+            };
+            format!("nothing could be checked: {what}; \"unchecked\" below says what is missing")
+        } else if n_checked < n_points {
+            format!(
+                "no divergence at the {n_checked} decision points that could be checked ({} not checked)",
+                n_points - n_checked
+            )
         } else if report.n_divergent() > 0 {
             // Points are marked divergent but no divergence was listed.
             format!(
@@ -132,7 +144,8 @@ fn counts(report: &DivergenceReport) -> BTreeMap<(&'static str, &str, &str), Kin
         );
         let count = counts.entry(key).or_default();
         count.total += 1;
-        count.divergent += usize::from(!point.agrees());
+        count.divergent += usize::from(point.diverges());
+        count.unchecked += usize::from(!point.checked);
     }
     counts
 }
@@ -147,23 +160,38 @@ fn write_counts(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) -
     table
         .load_preset(presets::ASCII_MARKDOWN)
         .set_width(TABLE_WIDTH);
-    table.set_header(vec!["kind", "project", "resource", "total", "divergent"]);
+    // The "not checked" column appears when some point was not recomputed.
+    let n_unchecked = report.points.len() - report.n_checked();
+    let mut header = vec!["kind", "project", "resource", "total", "divergent"];
+    if n_unchecked > 0 {
+        header.push("not checked");
+    }
+    table.set_header(header);
+    let right = |n: usize| Cell::new(n).set_alignment(CellAlignment::Right);
     for ((kind, project, resource), count) in counts(report) {
-        table.add_row(vec![
+        let mut row = vec![
             Cell::new(kind),
             Cell::new(one_line(project)),
             Cell::new(one_line(resource)),
-            Cell::new(count.total).set_alignment(CellAlignment::Right),
-            Cell::new(count.divergent).set_alignment(CellAlignment::Right),
-        ]);
+            right(count.total),
+            right(count.divergent),
+        ];
+        if n_unchecked > 0 {
+            row.push(right(count.unchecked));
+        }
+        table.add_row(row);
     }
-    table.add_row(vec![
+    let mut all = vec![
         Cell::new("all"),
         Cell::new(""),
         Cell::new(""),
-        Cell::new(report.points.len()).set_alignment(CellAlignment::Right),
-        Cell::new(report.n_divergent()).set_alignment(CellAlignment::Right),
-    ]);
+        right(report.points.len()),
+        right(report.n_divergent()),
+    ];
+    if n_unchecked > 0 {
+        all.push(right(n_unchecked));
+    }
+    table.add_row(all);
     writeln!(out, "{table}")
 }
 
@@ -184,20 +212,35 @@ fn write_summary(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) 
         paint.heading("policy:"),
         one_line(policy)
     )?;
-    let n_points = report.points.len();
+    let n_checked = report.n_checked();
+    let n_unchecked = report.points.len() - n_checked;
     let n_divergent = report.n_divergent();
-    writeln!(
-        out,
-        "{} {}% ({} of {n_points} decision points agree, {n_divergent} {})",
-        paint.heading("agreement:"),
-        fixed(report.agreement() * 100.0, 2),
-        n_points - n_divergent,
-        if n_divergent == 1 {
-            "diverges"
-        } else {
-            "diverge"
-        },
-    )?;
+    if n_checked == 0 {
+        writeln!(
+            out,
+            "{} none: nothing could be checked ({n_unchecked} decision point{} not checked)",
+            paint.heading("agreement:"),
+            if n_unchecked == 1 { "" } else { "s" },
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{} {}% ({} of {n_checked} decision points agree, {n_divergent} {}{})",
+            paint.heading("agreement:"),
+            fixed(report.agreement() * 100.0, 2),
+            n_checked - n_divergent,
+            if n_divergent == 1 {
+                "diverges"
+            } else {
+                "diverge"
+            },
+            if n_unchecked > 0 {
+                format!("; {n_unchecked} not checked")
+            } else {
+                String::new()
+            },
+        )?;
+    }
     if report.unchecked.is_empty() {
         return writeln!(out, "{} nothing", paint.heading("unchecked:"));
     }
@@ -289,7 +332,10 @@ first divergence
         assert!(text.contains("agreement: 100.00% (4 of 4 decision points agree, 0 diverge)\n"));
         assert!(text.ends_with("unchecked: nothing\n"));
         let empty = table_text(&DivergenceReport::default(), false);
-        assert!(empty.starts_with("no divergence: the trace has no decision points to check\n"));
+        // Nothing recorded is nothing checked, never "no divergence".
+        assert!(empty.starts_with(
+            "nothing could be checked: the trace shows no decision the replay knows;"
+        ));
         assert!(empty.contains("policy: -\n"));
     }
 
@@ -298,5 +344,24 @@ first divergence
         let text = table_text(&sample_report(), true);
         assert!(text.contains("\u{1b}[1mfirst divergence\u{1b}[0m"));
         assert!(text.contains("\u{1b}[31mSETI@home\u{1b}[0m"));
+    }
+
+    /// A report whose every point could not be recomputed says so first,
+    /// never "no divergence", and gives no agreement figure.
+    #[test]
+    fn nothing_checked_is_said_first() {
+        let mut report = sample_report();
+        report.divergences.clear();
+        for point in &mut report.points {
+            point.checked = false;
+            point.n_divergences = 0;
+        }
+        let text = table_text(&report, false);
+        assert!(text.starts_with("nothing could be checked: none of its 4 recorded decisions"));
+        assert!(!text.contains("no divergence"));
+        assert!(text.contains(
+            "agreement: none: nothing could be checked (4 decision points not checked)\n"
+        ));
+        assert!(text.contains("| not checked |"));
     }
 }

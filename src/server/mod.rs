@@ -194,6 +194,7 @@ impl ServerAudit {
             recorded: format!("{} {}: {}", outcome.rule, exchange.label, outcome.recorded),
             replayed: format!("{} {}: {}", outcome.rule, exchange.label, replayed),
             n_divergences,
+            checked: true,
             location: location.clone(),
         });
         if let Verdict::Violated(violations) = outcome.verdict {
