@@ -513,3 +513,36 @@ fn simulate_windows_report_usage_over_part_of_the_run() {
     assert!((fraction(1, "A") - 0.5).abs() <= 0.1);
     assert_eq!(json["windows"][1]["start_hours"], 9240.0);
 }
+
+/// Field excerpts (traces/field/<case>/: the log as posted and its
+/// source.txt with the maintainers' verdict). An excerpt whose client
+/// decision the maintainers judged CORRECT must never be reported as
+/// diverging: what the fragment cannot recompute is "not checked", and the
+/// exit status is 0. Adding a case is adding a folder.
+#[test]
+fn field_excerpts_judged_correct_never_diverge() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/field");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&root).expect("traces/field").flatten() {
+        let dir = entry.path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let source = std::fs::read_to_string(dir.join("source.txt")).expect("source.txt");
+        let verdict = source
+            .lines()
+            .find(|line| line.starts_with("Expected verdict"))
+            .expect("an expected verdict");
+        if !verdict.contains("CORRECT") {
+            continue;
+        }
+        seen += 1;
+        let json = run_json(&["audit", dir.to_str().unwrap(), "--format", "json"], &[0]);
+        assert_eq!(json["divergent"], 0, "{}", dir.display());
+        assert_eq!(
+            json["checked"].as_u64().unwrap() + json["not_checked"].as_u64().unwrap(),
+            json["decision_points"].as_u64().unwrap()
+        );
+    }
+    assert!(seen >= 3, "{seen} CORRECT excerpts");
+}
