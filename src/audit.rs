@@ -57,7 +57,18 @@ pub fn audit_trace(
 /// generator ([`crate::simulate::generated_jobs`]). Empty otherwise, or when
 /// the simulation cannot run; the replay checks each against the log.
 fn emulator_generated_jobs(trace: &Trace, options: &AuditOptions) -> Vec<GeneratedJob> {
-    if options.policy.as_deref().is_some_and(|p| p != "current") {
+    // The job generator of sim.cpp is the same from 7.20.5 to today's
+    // (make_job, one drand() per job); the 7.2.42 and 6.10 emulators drew
+    // differently.
+    let before_7_3 = |v: &crate::trace::ClientVersion| (v.major, v.minor) < (7, 3);
+    let generator_differs = match options.policy.as_deref() {
+        Some("current") => false,
+        Some(other) => other
+            .parse::<crate::policy::profile::Release>()
+            .map_or(true, |r| (r.0, r.1) < (7, 3)),
+        None => options.client_version.is_some_and(|r| (r.0, r.1) < (7, 3)),
+    };
+    if generator_differs {
         return Vec::new();
     }
     let Some(state) = trace.state.client_states.first() else {
@@ -70,8 +81,12 @@ fn emulator_generated_jobs(trace: &Trace, options: &AuditOptions) -> Vec<Generat
         && inputs
             .parent()
             .is_some_and(|root| root.join("outputs").is_dir());
-    if !is_reference || trace.meta.client_version.is_some() || state.core_client_version.is_some() {
+    let stated = options.client_version.is_none()
+        && (trace.meta.client_version.as_ref().is_some_and(before_7_3)
+            || state.core_client_version.as_ref().is_some_and(before_7_3));
+    if !is_reference || stated {
         return Vec::new();
     }
-    crate::simulate::generated_jobs(&inputs.to_string_lossy()).unwrap_or_default()
+    crate::simulate::generated_jobs(&inputs.to_string_lossy(), options.client_version)
+        .unwrap_or_default()
 }

@@ -286,6 +286,17 @@ pub struct GoldenReviewArgs {
 pub enum PolicyCommand {
     /// List every overridable policy constant with its default and spec section.
     Params(ParamsArgs),
+    /// List the policy profiles (client releases) with their sources and, per
+    /// rule that differs from the newer neighbour, the function and the change.
+    Profiles(ProfilesArgs),
+}
+
+/// Arguments of `policy profiles`.
+#[derive(Debug, clap::Args)]
+pub struct ProfilesArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table", value_name = "FORMAT")]
+    pub format: ListFormat,
 }
 
 /// Output formats of listings.
@@ -379,9 +390,16 @@ pub struct AuditArgs {
     /// The recorded trace: a folder or files (`.gz` is read transparently).
     #[arg(required = true, value_name = "TRACE")]
     pub paths: Vec<PathBuf>,
-    /// Policy generation to replay: current, ltd-6.6, debt-6.2, or auto (from the client version in the trace).
+    /// Policy to replay: auto (the rules of the release that wrote the trace),
+    /// current, a release X.Y.Z of 7.3 or later (today's rules with the later
+    /// changes undone; see `policy profiles`), 7.2.42, 6.10.60 (ltd-6.6) or
+    /// debt-6.2.
     #[arg(long, default_value = "auto", value_name = "POLICY")]
     pub policy: String,
+    /// The release that wrote the trace, when the trace does not say (it
+    /// wins over the log's start-up line, client_state.xml and sched_request).
+    #[arg(long, value_name = "X.Y.Z")]
+    pub client_version: Option<String>,
     /// Override a policy constant (repeatable); see `boinc-audit policy params`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,

@@ -163,6 +163,8 @@ pub struct DivergenceReport {
     pub policy: String,
     /// Why that policy was chosen (`--policy` given, or the client version seen).
     pub policy_reason: String,
+    /// The client release whose rules were applied (7.3 onward), when known.
+    pub release: Option<String>,
     /// Every decision point, in trace order.
     pub points: Vec<DecisionPoint>,
     /// Every divergence, in trace order.

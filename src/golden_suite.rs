@@ -515,6 +515,7 @@ pub fn replay_case(case: &GoldenCase, extra_set: &[String]) -> Result<Divergence
         params,
         tolerance: case.tolerance,
         policy: case.policy.clone(),
+        client_version: None,
     };
     audit::audit_trace(&parsed.value, &case.name, &options).map_err(|err| err.to_string())
 }
@@ -664,6 +665,7 @@ fn run_simulation_case(
             .map(|(a, b)| (a * 3600.0, b * 3600.0))
             .collect(),
         keep_transcripts: false,
+        release: None,
     };
     let report = match crate::simulate::simulate_scenario(&simulation.scenario, &options) {
         Ok(report) => report,

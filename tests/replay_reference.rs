@@ -36,7 +36,7 @@ fn scenario_dirs() -> Vec<PathBuf> {
 /// (hand-written scenarios) and `traces/valid-gen/*` (generated ones).
 fn trimmed_copies() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    for folder in ["traces/valid", "traces/valid-gen"] {
+    for folder in ["traces/valid", "traces/valid-gen", "traces/valid-7.20.5"] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
         if let Ok(entries) = std::fs::read_dir(root) {
             dirs.extend(
@@ -124,7 +124,8 @@ fn counts_match_the_logs_for_every_scenario() {
         );
         assert_eq!(
             total(DecisionKind::RunList),
-            count_lines(&log, "make_run_list(): start"),
+            count_lines(&log, "make_run_list(): start")
+                + count_lines(&log, "schedule_cpus(): start"),
             "{}",
             dir.display()
         );
@@ -165,11 +166,32 @@ fn agreement_on_the_trimmed_copies_does_not_regress() {
         let report = audit_dir(&dir, &AuditOptions::default());
         // Every scheduling pass and work-fetch block of the log is a point.
         let by_kind = report.by_kind();
+        // A pass starts `make_run_list(): start` today, `schedule_cpus(): start` before 8.2.14.
         assert_eq!(
             by_kind.get(&DecisionKind::RunList).map_or(0, |c| c.total),
-            count_lines(&log, "make_run_list(): start"),
+            count_lines(&log, "make_run_list(): start")
+                + count_lines(&log, "schedule_cpus(): start"),
             "{name}"
         );
+        if dir.parent().is_some_and(|p| p.ends_with("valid-7.20.5")) {
+            // The release from client_state.xml, and every kind checked.
+            assert_eq!(report.release.as_deref(), Some("7.20.5"), "{name}");
+            for kind in [
+                DecisionKind::RrSim,
+                DecisionKind::Priority,
+                DecisionKind::FetchState,
+                DecisionKind::WorkFetchChoice,
+                DecisionKind::WorkRequest,
+                DecisionKind::RunList,
+                DecisionKind::Enforcement,
+            ] {
+                let count = by_kind.get(&kind).copied().unwrap_or_default();
+                assert!(
+                    count.total > 0 && count.unchecked == 0,
+                    "{name}: {kind}: {count:?}"
+                );
+            }
+        }
         assert_eq!(
             by_kind
                 .get(&DecisionKind::FetchState)

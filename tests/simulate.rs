@@ -92,10 +92,6 @@ struct Expected {
     rpcs_per_job: f64,
 }
 
-fn run(name: &str) -> (SimReport, Expected) {
-    run_seed(name, 1)
-}
-
 /// The options the emulator ran the scenario with (its outputs/inputs.txt).
 fn emulator_options(dir: &Path) -> SimOptions {
     let inputs = std::fs::read_to_string(dir.join("outputs/inputs.txt")).unwrap();
@@ -108,11 +104,19 @@ fn emulator_options(dir: &Path) -> SimOptions {
 }
 
 fn run_seed(name: &str, seed: u64) -> (SimReport, Expected) {
-    let dir = scenario_dir(name);
+    run_dir(&scenario_dir(name), seed)
+}
+
+/// Simulates the scenario in `dir` under the rules of the release its
+/// client_state.xml names (today's when it names none), as `simulate
+/// --policy auto` does.
+fn run_dir(dir: &Path, seed: u64) -> (SimReport, Expected) {
     let results = std::fs::read_to_string(dir.join("outputs/results.txt")).unwrap();
+    let release = boinc_audit::simulate::scenario::auto_policy(dir.to_str().unwrap()).2;
     let options = SimOptions {
         seed,
-        ..emulator_options(&dir)
+        release,
+        ..emulator_options(dir)
     };
     let report = simulate_scenario(dir.join("inputs").to_str().unwrap(), &options).unwrap();
     let expected = Expected {
@@ -133,9 +137,43 @@ fn run_seed(name: &str, seed: u64) -> (SimReport, Expected) {
 /// (server and host availability, job sizes, backoff factors).
 #[test]
 fn figures_of_merit_reproduce_the_emulator_run() {
+    let dirs: Vec<PathBuf> = scenarios().iter().map(|name| scenario_dir(name)).collect();
+    check_figures(&dirs);
+}
+
+/// The scenarios of release 7.20.5's emulator: `shared/reference/emulator-7.20.5`
+/// when found among the crate's ancestors, else the trimmed copies in
+/// `traces/valid-7.20.5/`.
+fn release_7_20_5_dirs() -> Vec<PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = manifest
+        .ancestors()
+        .map(|dir| dir.join("shared/reference/emulator-7.20.5"))
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| manifest.join("traces/valid-7.20.5"));
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("outputs/results.txt").is_file())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 8, "7.20.5 scenarios under {root:?}: {dirs:?}");
+    dirs
+}
+
+/// The 7.20.5 emulator's figures, reproduced under the 7.20.5 profile (the
+/// release named by each client_state.xml).
+#[test]
+fn figures_of_merit_reproduce_the_7_20_5_emulator_run() {
+    check_figures(&release_7_20_5_dirs());
+}
+
+fn check_figures(dirs: &[PathBuf]) {
     let mut failures = Vec::new();
-    for name in scenarios() {
-        let (report, expected) = run(&name);
+    for dir in dirs {
+        let name = dir.display();
+        let (report, expected) = run_dir(dir, 1);
         let f = &report.figures_of_merit;
         for (figure, got, want) in [
             ("wasted", f.wasted_fraction, expected.wasted),

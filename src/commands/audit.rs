@@ -54,6 +54,14 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         params,
         tolerance: args.tolerance,
         policy: (args.policy != "auto").then(|| args.policy.clone()),
+        client_version: args
+            .client_version
+            .as_deref()
+            .map(|v| {
+                v.parse()
+                    .map_err(|e: String| anyhow::anyhow!("--client-version {e}"))
+            })
+            .transpose()?,
     };
     progress.phase(&format!(
         "replaying the policy over {} events",

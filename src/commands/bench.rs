@@ -159,13 +159,14 @@ pub fn run_bench_simulate(args: &BenchSimulateArgs) -> Result<u8> {
     writeln!(out, "|---|---|---|---|---|---|---|")?;
     for dir in &dirs {
         let text = dir.to_string_lossy().into_owned();
-        let policy = scenario::auto_generation(&text).0;
+        let (policy, _, release) = scenario::auto_policy(&text);
         let recorded = scenario::recorded_run(&text).unwrap_or_default();
         let options = SimOptions {
             duration: recorded.duration.unwrap_or(172_800.0),
             delta: recorded.delta.unwrap_or(300.0),
             existing_jobs_only: recorded.existing_jobs_only,
             policy,
+            release,
             ..SimOptions::default()
         };
         let (best, report) = best_of(args.runs, || {

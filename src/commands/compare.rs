@@ -112,6 +112,7 @@ fn replay(args: &CompareArgs, a: &SideSpec, b: &SideSpec) -> Result<compare::Rep
                 params,
                 tolerance: args.tolerance,
                 policy: spec.policy.clone(),
+                client_version: None,
             },
         })
     };
@@ -137,16 +138,33 @@ fn simulation(
     let duration = args.duration.or(recorded.duration).unwrap_or(172_800.0);
     let delta = args.delta.or(recorded.delta).unwrap_or(300.0);
     let run = |spec: &SideSpec| -> Result<SimulationRun> {
-        let policy: boinc_audit::policy::generation::Generation = match spec.policy.as_deref() {
-            Some(name) => name
-                .parse()
-                .with_context(|| format!("side {}", spec.label))?,
-            None => simulate::scenario::auto_generation(scenario).0,
-        };
+        use boinc_audit::policy::generation::Generation;
+        use boinc_audit::policy::profile::{params_for_release, profile_name, Release};
+        let release_named = spec
+            .policy
+            .as_deref()
+            .and_then(|name| name.parse::<Release>().ok())
+            .filter(|r| (r.0, r.1) > (7, 2));
+        let (policy, release): (Generation, Option<Release>) =
+            match (spec.policy.as_deref(), release_named) {
+                (_, Some(release)) => (Generation::Current, Some(release)),
+                (Some(name), None) => (
+                    name.parse()
+                        .with_context(|| format!("side {}", spec.label))?,
+                    None,
+                ),
+                (None, None) => {
+                    let (generation, _, release) = simulate::scenario::auto_policy(scenario);
+                    (generation, release)
+                }
+            };
         let mut params = simulate::emulator_params(delta);
+        if let Some(release) = release {
+            params_for_release(&mut params, release);
+        }
         apply_overrides(&mut params, &spec.overrides)?;
         let mut spec = spec.clone();
-        spec.policy = Some(policy.to_string());
+        spec.policy = Some(release.map_or_else(|| policy.to_string(), profile_name));
         Ok(SimulationRun {
             spec,
             options: SimOptions {
@@ -158,6 +176,7 @@ fn simulation(
                 windows: Vec::new(),
                 policy,
                 keep_transcripts: false,
+                release,
             },
         })
     };

@@ -1,7 +1,7 @@
-//! `boinc-audit policy params`.
+//! `boinc-audit policy params` and `policy profiles`.
 
 use super::{open_output, params_from_overrides, EXIT_OK};
-use crate::cli::{ListFormat, ParamsArgs};
+use crate::cli::{ListFormat, ParamsArgs, ProfilesArgs};
 use anyhow::{Context, Result};
 use boinc_audit::policy::Params;
 use boinc_audit::report::params::{write_params_json, write_params_table, ParamRow};
@@ -26,6 +26,45 @@ pub fn run_policy_params(args: &ParamsArgs) -> Result<u8> {
     match args.format {
         ListFormat::Table => write_params_table(&rows, &mut out)?,
         ListFormat::Json => write_params_json(&rows, &mut out)?,
+    }
+    out.flush().context("cannot write output")?;
+    Ok(EXIT_OK)
+}
+
+pub fn run_policy_profiles(args: &ProfilesArgs) -> Result<u8> {
+    let profiles = boinc_audit::policy::profile::profiles();
+    let defaults = Params::default();
+    let mut out = open_output(None)?;
+    match args.format {
+        ListFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &profiles).context("cannot write output")?;
+            writeln!(out)?;
+        }
+        ListFormat::Table => {
+            for profile in &profiles {
+                writeln!(
+                    out,
+                    "{}  (generation {}; releases {})",
+                    profile.name, profile.generation, profile.releases
+                )?;
+                writeln!(out, "  source: {}", profile.source)?;
+                if !profile.changes.is_empty() {
+                    writeln!(out, "  differs from the newer profile in:")?;
+                }
+                for change in &profile.changes {
+                    let today = defaults.get(change.key).unwrap_or_default();
+                    writeln!(
+                        out,
+                        "  - {} = {} (from {} on: {today})",
+                        change.key, change.before, change.since
+                    )?;
+                    writeln!(out, "    function: {}", change.function)?;
+                    writeln!(out, "    change:   {}", change.change)?;
+                    writeln!(out, "    rule:     {}", change.rule)?;
+                }
+                writeln!(out)?;
+            }
+        }
     }
     out.flush().context("cannot write output")?;
     Ok(EXIT_OK)

@@ -17,15 +17,29 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     if args.hosts.is_some() || sequences::is_sequence_notation(&args.scenario) {
         return run_sequences(args);
     }
-    let (policy, policy_reason) = if args.policy == "auto" {
-        let (generation, why) = simulate::scenario::auto_generation(&args.scenario);
-        (generation, Some(why))
+    let (policy, policy_reason, release) = if args.policy == "auto" {
+        let (generation, why, release) = simulate::scenario::auto_policy(&args.scenario);
+        (generation, Some(why), release)
+    } else if let Some(release) = args
+        .policy
+        .parse::<boinc_audit::policy::profile::Release>()
+        .ok()
+        .filter(|r| (r.0, r.1) > (7, 2))
+    {
+        (
+            boinc_audit::policy::generation::Generation::Current,
+            Some(format!(
+                "--policy {release}: profile {} (`policy profiles`)",
+                boinc_audit::policy::profile::profile_name(release)
+            )),
+            Some(release),
+        )
     } else {
         let generation: boinc_audit::policy::generation::Generation = args
             .policy
             .parse()
             .with_context(|| format!("--policy {}", args.policy))?;
-        (generation, None)
+        (generation, None, None)
     };
     let recorded = if args.ignore_recorded_options {
         None
@@ -43,6 +57,9 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     let existing_jobs_only =
         args.existing_jobs_only || recorded.as_ref().is_some_and(|r| r.existing_jobs_only);
     let mut params = simulate::emulator_params(delta);
+    if let Some(release) = release {
+        boinc_audit::policy::profile::params_for_release(&mut params, release);
+    }
     apply_overrides(&mut params, &args.set)?;
     let options = simulate::SimOptions {
         duration,
@@ -57,6 +74,7 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
             .map(|w| parse_window(w))
             .collect::<Result<_>>()?,
         keep_transcripts: args.trace_out.is_some(),
+        release,
     };
     let mut report = simulate::simulate_scenario(&args.scenario, &options)?;
     report.policy_reason = policy_reason;

@@ -59,7 +59,26 @@ struct ProcResources {
 impl ProcResources {
     fn stop_scan_cpu(&self, params: &Params) -> bool {
         self.used_st >= params.run_list_overfill * self.ncpus
-            || self.used_mt >= params.run_list_overfill * self.ncpus
+            || self.used_mt >= params.run_list_mt_overfill * self.ncpus
+    }
+
+    /// Before 8.2.14 `can_schedule` also refused a CPU job once the list
+    /// held enough CPU jobs of its kind (removed by commit 183517e42d).
+    fn cpu_list_full(&self, state: &HostState, j: JobIdx, params: &Params) -> bool {
+        if params.run_list_cpu_fill_check == 0.0 {
+            return false;
+        }
+        let Some(job) = state.jobs.get(j) else {
+            return false;
+        };
+        if job.usage.rsc != 0 {
+            return false;
+        }
+        if job.usage.avg_ncpus > 1.0 {
+            self.used_mt > 0.0 && self.used_mt + job.usage.avg_ncpus > self.ncpus
+        } else {
+            self.used_st >= self.ncpus
+        }
     }
 
     fn stop_scan_coproc(&self, rsc: RscIdx) -> bool {
@@ -414,7 +433,7 @@ pub fn make_run_list(
             if have_mc && counters.exceeded(b.state, &b.state.jobs[j]).is_some() {
                 continue;
             }
-            if !b.proc.can_schedule(b.state, j, now) {
+            if !b.proc.can_schedule(b.state, j, now) || b.proc.cpu_list_full(b.state, j, params) {
                 continue;
             }
             b.add(j, phase);
@@ -583,10 +602,12 @@ pub fn enforce_run_list(
         let ncpus = job.usage.avg_ncpus;
         let skip = if have_mc && counters.exceeded(state, job).is_some() {
             Some(SkipReason::MaxConcurrent)
-        } else if (user_limited && out.cpus_used + ncpus > n_usable)
-            || (!job.usage.uses_coprocs() && out.cpus_used >= n_usable)
-            || (job.usage.uses_coprocs()
-                && out.cpus_used + ncpus > n_usable + params.gpu_overcommit_cpus)
+        } else if (user_limited
+            && params.enforce_user_cpu_limit != 0.0
+            && out.cpus_used + ncpus > n_usable)
+            || (out.cpus_used >= n_usable
+                && (!job.usage.uses_coprocs()
+                    || out.cpus_used + ncpus > n_usable + params.gpu_overcommit_cpus))
         {
             Some(SkipReason::CpusFull)
         } else if job.task.as_ref().is_some_and(|t| t.rss_smoothed > ram_left) {

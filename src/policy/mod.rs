@@ -30,6 +30,7 @@ pub mod debt;
 pub mod generation;
 pub mod ltd;
 pub mod params;
+pub mod profile;
 pub mod rec;
 pub mod reply;
 pub mod rr_sim;

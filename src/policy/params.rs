@@ -243,7 +243,17 @@ numeric_params! {
     zero_share_priority_offset = 1000.0, "§5.4",
         "priority offset that keeps zero-share projects below all others";
     run_list_overfill = 2.0, "§6.2",
-        "the run list is filled to this many times the usable CPUs";
+        "the run list stops taking single-thread CPU jobs at this many times the usable CPUs (8.2.14: 2; before: 1)";
+    run_list_mt_overfill = 2.0, "§6.2",
+        "the run list stops taking multithread CPU jobs at this many times the usable CPUs (7.2: 1)";
+    run_list_cpu_fill_check = 0.0, "§6.2",
+        "1: can_schedule also refuses a CPU job once the list holds enough (single-thread: NCPUS used; multithread: would exceed NCPUS), as before 8.2.14";
+    mc_shortfall_running_max = 0.0, "§4.4, §7.8",
+        "1: a max_concurrent project's shortfall counts the instances up to the most it used so far in the simulation (from its smallest limit, capped by the free instances), as before 8.2.0; 0: up to mc_max_could_use";
+    zero_share_one_job = 1.0, "§7.8",
+        "1: a zero-share project asks for one instance and 1 s when an instance is idle and it is below project_max_concurrent (8.2.14); 0: for nidle_now instances and 1 s always";
+    enforce_user_cpu_limit = 1.0, "§6.3",
+        "1: when the user limited the CPUs (max_ncpus_pct, ncpus), enforcement never runs a job past the limit, multithread and GPU jobs included (8.2.14); 0: the limit is only the usual NCPUS test";
     gpu_overcommit_cpus = 1.0, "§6.3",
         "a GPU job may push CPU use this far above the usable CPUs in enforcement";
     busy_time_min_nused = 1.0, "§4.6",

@@ -211,6 +211,9 @@ struct Sim<'a> {
     proj_sim_nused: Vec<Vec<f64>>,
     sim_used_instances: Vec<InstanceMask>,
     mc_max_could_use: Vec<Vec<f64>>,
+    /// Before 8.2.0: the most instances each project used so far in this
+    /// simulation, from its smallest max_concurrent (`max_nused`).
+    mc_max_nused: Vec<Vec<f64>>,
     at_mc_limit: Vec<bool>,
     counters: ConcurrencyCounters,
     busy: Vec<BusyTimeEstimator>,
@@ -285,6 +288,7 @@ impl<'a> Sim<'a> {
             proj_sim_nused: vec![vec![0.0; n_rsc]; n_projects],
             sim_used_instances: vec![0; n_rsc],
             mc_max_could_use: vec![vec![0.0; n_rsc]; n_projects],
+            mc_max_nused: vec![vec![0.0; n_rsc]; n_projects],
             at_mc_limit: vec![false; n_projects],
             counters,
             busy,
@@ -307,6 +311,7 @@ impl<'a> Sim<'a> {
             }
         }
         for (p, project) in self.state.projects.iter().enumerate() {
+            self.mc_max_nused[p].fill(f64::from(project.min_max_concurrent()));
             if !project.has_max_concurrent() {
                 continue;
             }
@@ -419,6 +424,14 @@ impl<'a> Sim<'a> {
         }
         if self.have_mc {
             self.counters.inc(self.state, job);
+            if self.params.mc_shortfall_running_max != 0.0 {
+                let used = &self.proj_sim_nused[p];
+                let most = &mut self.mc_max_nused[p];
+                most[0] = most[0].max(used[0]);
+                if r != 0 {
+                    most[r] = most[r].max(used[r]);
+                }
+            }
         }
     }
 
@@ -520,7 +533,12 @@ impl<'a> Sim<'a> {
                     continue;
                 }
                 for r in 0..self.n_rsc {
-                    let x = self.mc_max_could_use[p][r] - self.proj_sim_nused[p][r];
+                    let x = if self.params.mc_shortfall_running_max != 0.0 {
+                        (self.mc_max_nused[p][r] - self.proj_sim_nused[p][r])
+                            .min(self.ninstances[r] - self.sim_nused[r])
+                    } else {
+                        self.mc_max_could_use[p][r] - self.proj_sim_nused[p][r]
+                    };
                     if x > eps && sim_now < buf_end {
                         self.out.projects[p].rsc[r].mc_shortfall += x * dt.min(buf_end - sim_now);
                     }

@@ -528,6 +528,12 @@ pub fn set_request(
     let ninstances = state.ninstances(rsc) as f64;
     let rsc_stats = setup.sim.resource(rsc);
     let stats = setup.sim.project_rsc(project, rsc);
+    if p.resource_share == 0.0 && params.zero_share_one_job == 0.0 {
+        // Before 8.2.14 (commit b785942244): one job per idle instance.
+        request.req_instances = rsc_stats.nidle_now;
+        request.req_secs = 1.0;
+        return request;
+    }
     if p.resource_share == 0.0 {
         if rsc_stats.nidle_now != 0.0 {
             let limit = p.project_max_concurrent.unwrap_or(0);

@@ -77,6 +77,7 @@ pub mod world;
 use crate::client_loop::{ClientLoop, LoopOptions, Profile};
 use crate::divergence::{DecisionKind, DivergenceReport, Unchecked};
 use crate::policy::generation::Generation;
+use crate::policy::profile::{self, Release};
 use crate::policy::{Params, RuntimeModel};
 use crate::trace::{ClientVersion, Message, Trace};
 use std::collections::BTreeMap;
@@ -90,6 +91,9 @@ pub struct AuditOptions {
     pub tolerance: f64,
     /// The policy generation to replay; `None` = decided from the trace.
     pub policy: Option<String>,
+    /// The release that wrote the trace (`--client-version`), before what
+    /// the trace says.
+    pub client_version: Option<Release>,
 }
 
 impl Default for AuditOptions {
@@ -98,6 +102,7 @@ impl Default for AuditOptions {
             params: Params::default(),
             tolerance: DEFAULT_TOLERANCE,
             policy: None,
+            client_version: None,
         }
     }
 }
@@ -168,61 +173,145 @@ fn v7_2_unmodelled(kind: DecisionKind) -> &'static str {
     }
 }
 
-fn client_version(trace: &Trace) -> Option<ClientVersion> {
-    trace.meta.client_version.or_else(|| {
-        trace
-            .state
-            .client_states
-            .iter()
-            .find_map(|s| s.core_client_version)
-    })
+/// The release that wrote the trace and where it was read, in this order:
+/// `--client-version`, the log's start-up line, client_state.xml's
+/// `core_client_*` tags, a sched_request's.
+fn stated_release(trace: &Trace, given: Option<Release>) -> Option<(Release, String)> {
+    if let Some(release) = given {
+        return Some((release, "--client-version".into()));
+    }
+    let release = |v: ClientVersion| Release(v.major, v.minor, v.release);
+    let from_log = trace.events.iter().find_map(|e| match &e.message {
+        Message::ClientStart { version, .. } => Some((
+            release(*version),
+            format!(
+                "the log's start-up line ({}:{})",
+                e.location.path, e.location.line
+            ),
+        )),
+        _ => None,
+    });
+    from_log
+        .or_else(|| {
+            trace.state.client_states.iter().find_map(|s| {
+                s.core_client_version.map(|v| {
+                    (
+                        release(v),
+                        format!("{}'s core_client_* tags", file_name(&s.path)),
+                    )
+                })
+            })
+        })
+        .or_else(|| {
+            trace.rpcs.iter().find_map(|rpc| {
+                let v = rpc.request.as_ref()?.core_client_version?;
+                Some((
+                    release(v),
+                    format!("{}'s core_client_* tags", rpc.file_name),
+                ))
+            })
+        })
 }
 
-/// Decides the generation from the trace: 6.x → `6.10.60`, 7.0–7.2 → `7.2.42`, else current.
-fn generation(trace: &Trace) -> (String, String) {
-    let legacy_markers = trace.events.iter().any(|e| {
-        matches!(
-            e.message,
-            Message::ScheduleCpusStart
-                | Message::WorkFetchStart
-                | Message::LtdResourceState { .. }
-                | Message::WorkFetchFetchShare { .. }
-        )
-    });
-    match client_version(trace) {
-        Some(v) if v.major < 7 => (
-            "6.10.60".into(),
-            format!("client version {}.{}.{}", v.major, v.minor, v.release),
-        ),
-        Some(v) if v.major == 7 && v.minor <= 2 => (
-            "7.2.42".into(),
-            format!("client version {}.{}.{}", v.major, v.minor, v.release),
-        ),
-        _ if legacy_markers => {
-            let sched = trace
-                .events
-                .iter()
-                .any(|e| matches!(e.message, Message::ScheduleCpusStart));
-            let ltd = trace
-                .events
-                .iter()
-                .any(|e| matches!(e.message, Message::LtdResourceState { .. }));
-            if ltd {
-                ("6.10.60".into(), "log uses [wfd] LTD lines".into())
-            } else if sched {
-                ("7.2.42".into(), "log uses schedule_cpus()".into())
-            } else {
-                ("7.2.42".into(), "log uses 7.0-7.2 work-fetch lines".into())
-            }
+fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// The release guessed from the log's wording when no file states it: the
+/// lines of each era (`[wfd]` LTD lines: 6.x; 7.0–7.2 work-fetch lines;
+/// `schedule_cpus(): start` with `choose_project(): T`: 7.16–7.24; without
+/// it: 8.0–8.2.13; `make_run_list(): start`: 8.2.14 on).
+fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
+    let mut ltd = false;
+    let mut v7_2 = false;
+    let mut schedule_cpus = false;
+    let mut choose_time = false;
+    let mut make_run_list = false;
+    for e in &trace.events {
+        match e.message {
+            Message::LtdResourceState { .. } => ltd = true,
+            Message::WorkFetchStart | Message::WorkFetchFetchShare { .. } => v7_2 = true,
+            Message::ScheduleCpusStart => schedule_cpus = true,
+            Message::ChooseProjectTime { .. } => choose_time = true,
+            Message::MakeRunListStart => make_run_list = true,
+            _ => {}
         }
-        Some(v) => (
-            CURRENT.into(),
-            format!("client version {}.{}.{}", v.major, v.minor, v.release),
-        ),
-        None => (
-            CURRENT.into(),
-            "no client version; log format of 7.4+".into(),
-        ),
+    }
+    if ltd {
+        (
+            Some(Release(6, 10, 60)),
+            "guessed from the wording: [wfd] LTD lines (6.x)".into(),
+        )
+    } else if v7_2 {
+        (
+            Some(Release(7, 2, 42)),
+            "guessed from the wording: 7.0-7.2 work-fetch lines".into(),
+        )
+    } else if make_run_list {
+        (
+            None,
+            "guessed from the wording: make_run_list() lines (8.2.14 or later)".into(),
+        )
+    } else if schedule_cpus && choose_time {
+        (
+            Some(Release(7, 20, 5)),
+            "guessed from the wording: schedule_cpus() with choose_project(): T lines \
+             (7.16-7.24; rules of 7.20.5 assumed)"
+                .into(),
+        )
+    } else if schedule_cpus {
+        (
+            Some(Release(8, 2, 0)),
+            "guessed from the wording: schedule_cpus() without choose_project(): T lines \
+             (8.0-8.2.13; rules of 8.2.0 assumed)"
+                .into(),
+        )
+    } else {
+        (
+            None,
+            "no client version and no era-specific lines: today's rules assumed".into(),
+        )
+    }
+}
+
+/// The policy an audit replays: its name in reports, why, the release it
+/// stands for, and (for 7.3 onward) the rule changes undone.
+struct PolicyChoice {
+    name: String,
+    reason: String,
+    release: Option<Release>,
+}
+
+/// Decides the policy from `--policy`, `--client-version` and the trace:
+/// 6.x → `6.10.60`, 7.0–7.2 → `7.2.42`, 7.3 onward → today's rules with the
+/// changes newer than the release undone ([`profile::params_for_release`]),
+/// named after the profile.
+fn choose_policy(trace: &Trace, options: &AuditOptions) -> PolicyChoice {
+    if let Some(policy) = &options.policy {
+        let release = policy
+            .parse::<Release>()
+            .ok()
+            .filter(|r| r.0 >= 7 && (r.0, r.1) > (7, 2));
+        return PolicyChoice {
+            name: release.map_or_else(|| policy.clone(), profile::profile_name),
+            reason: "--policy given".into(),
+            release,
+        };
+    }
+    let (release, why) = match stated_release(trace, options.client_version) {
+        Some((release, source)) => (Some(release), format!("client {release} from {source}")),
+        None => guessed_release(trace),
+    };
+    let name = match release {
+        Some(r) if r.0 < 7 => V6_10.to_string(),
+        Some(r) if r.0 == 7 && r.1 <= 2 => V7_2.to_string(),
+        Some(r) => profile::profile_name(r),
+        None => CURRENT.to_string(),
+    };
+    PolicyChoice {
+        name,
+        reason: why,
+        release: release.filter(|r| r.0 >= 7 && (r.0, r.1) > (7, 2)),
     }
 }
 
@@ -250,14 +339,13 @@ pub fn audit_with_draws(
     if trace.events.is_empty() {
         return Err(ReplayError::NoEvents);
     }
-    let (policy, policy_reason) = match &options.policy {
-        Some(policy) => (policy.clone(), "--policy given".to_string()),
-        None => generation(trace),
-    };
+    let choice = choose_policy(trace, options);
+    let policy = choice.name.clone();
+    let mut policy_reason = choice.reason.clone();
     let mut report = DivergenceReport {
         trace: trace_name.to_string(),
         policy: policy.clone(),
-        policy_reason,
+        policy_reason: policy_reason.clone(),
         ..DivergenceReport::default()
     };
     let mut points = recorded::extract(&trace.events);
@@ -267,13 +355,13 @@ pub fn audit_with_draws(
     let mut params = options.params.clone();
     let mut rpc_deferral = 0.0;
     match policy.as_str() {
-        CURRENT => {}
         V7_2 => {
             // Today's engine with the 7.2.42 differences that decide work
             // fetch (policy-legacy C.1); the decisions whose other
             // differences are not modelled yet are listed as not checked.
             params.rr_sim_gpu_jobs_use_cpu = 0.0;
             params.run_list_overfill = 1.0;
+            params.run_list_mt_overfill = 1.0;
             rpc_deferral = V7_2_RPC_DEFERRAL;
             let mut skipped: BTreeMap<DecisionKind, usize> = BTreeMap::new();
             points.retain(|point| {
@@ -297,6 +385,26 @@ pub fn audit_with_draws(
             report.unchecked = audit.unchecked;
             return Ok(report);
         }
+        _ if policy == CURRENT || choice.release.is_some() => {
+            if let Some(release) = choice.release {
+                let undone = profile::params_for_release(&mut params, release);
+                if !undone.is_empty() {
+                    policy_reason = format!(
+                        "{policy_reason}; today's rules with {} later change(s) undone ({}); \
+                         see `policy profiles`",
+                        undone.len(),
+                        undone.iter().map(|c| c.key).collect::<Vec<_>>().join(", ")
+                    );
+                }
+                if release < profile::OLDEST_CATALOGUED {
+                    policy_reason = format!(
+                        "{policy_reason}; rule changes between {release} and {} are not \
+                         catalogued",
+                        profile::OLDEST_CATALOGUED
+                    );
+                }
+            }
+        }
         _ => {
             report.unchecked.push(Unchecked {
                 what: "every decision".into(),
@@ -305,6 +413,8 @@ pub fn audit_with_draws(
             return Ok(report);
         }
     }
+    report.policy_reason = policy_reason;
+    report.release = choice.release.map(|r| r.to_string());
     let state = match build::build_emulator_state(trace) {
         Ok((state, notes)) => {
             for project in &notes.dropped_projects {
@@ -339,7 +449,7 @@ pub fn audit_with_draws(
     let (results, divergences, not_replayed) = match state {
         Some(state) if delta > 0.0 => {
             let mut comparer = driver::Comparer::new(&points, &trace.events, settings);
-            let generated = if policy == CURRENT { generated } else { &[] };
+            let generated = if policy == V7_2 { &[] } else { generated };
             let (stopped, unknown) = run_recorded(
                 trace,
                 state,

@@ -5,6 +5,7 @@
 //! | `trace`            | string                                            |
 //! | `policy`           | string                                            |
 //! | `policy_reason`    | string                                            |
+//! | `release`          | string `X.Y.Z` whose rules were applied, or null  |
 //! | `decision_points`  | integer                                           |
 //! | `divergent`        | integer: decision points that diverge             |
 //! | `agreement`        | float in 0..=1 (1 when there are no points)       |
@@ -32,6 +33,8 @@ pub struct JsonReport<'a> {
     pub policy: &'a str,
     /// Why that policy was chosen.
     pub policy_reason: &'a str,
+    /// The client release whose rules were applied (7.3 onward), if known.
+    pub release: Option<&'a str>,
     /// Decision points recorded.
     pub decision_points: usize,
     /// Of which the replay recomputed (agreeing or diverging).
@@ -60,6 +63,7 @@ impl<'a> JsonReport<'a> {
             trace: &report.trace,
             policy: &report.policy,
             policy_reason: &report.policy_reason,
+            release: report.release.as_deref(),
             decision_points: report.points.len(),
             checked: report.n_checked(),
             not_checked: report.points.len() - report.n_checked(),
@@ -119,10 +123,12 @@ mod tests {
                 "not_checked",
                 "policy",
                 "policy_reason",
+                "release",
                 "trace",
                 "unchecked"
             ]
         );
+        assert_eq!(value["release"], "8.0.2");
         assert_eq!(value["trace"], "traces/valid/cpu-fetch");
         assert_eq!(value["policy"], "current");
         assert!(value["policy_reason"].is_string());

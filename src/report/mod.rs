@@ -228,6 +228,7 @@ pub(crate) mod tests {
             trace: "traces/valid/cpu-fetch".into(),
             policy: "current".into(),
             policy_reason: "client version 8.0.2 seen in the log".into(),
+            release: Some("8.0.2".into()),
             points: vec![
                 point(
                     3600.0,
@@ -387,6 +388,7 @@ mod no_panic {
                 DivergenceReport {
                     trace: policy.clone(),
                     policy_reason: policy.clone(),
+                    release: None,
                     policy,
                     points,
                     divergences,

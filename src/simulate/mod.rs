@@ -34,6 +34,7 @@ pub mod world;
 
 use crate::client_loop::{ClientLoop, LoopError, LoopEvent, LoopOptions, Observer, Profile};
 use crate::policy::generation::Generation;
+use crate::policy::profile::{params_for_release, Release};
 use crate::policy::state::HostState;
 use crate::policy::work_fetch::RscRequest;
 use crate::policy::{Params, PolicyError, RuntimeModel};
@@ -94,6 +95,9 @@ pub struct SimOptions {
     pub policy: Generation,
     /// Keep every RPC that reached a server for [`SimReport::transcripts`].
     pub keep_transcripts: bool,
+    /// The release whose rule profile applies to the default parameters
+    /// (7.3 onward; `None` = today's rules).
+    pub release: Option<Release>,
 }
 
 impl Default for SimOptions {
@@ -107,6 +111,7 @@ impl Default for SimOptions {
             windows: Vec::new(),
             policy: Generation::Current,
             keep_transcripts: false,
+            release: None,
         }
     }
 }
@@ -114,9 +119,13 @@ impl Default for SimOptions {
 impl SimOptions {
     /// The engine parameters used for this run.
     pub fn effective_params(&self) -> Params {
-        self.params
-            .clone()
-            .unwrap_or_else(|| emulator_params(self.delta))
+        self.params.clone().unwrap_or_else(|| {
+            let mut params = emulator_params(self.delta);
+            if let Some(release) = self.release {
+                params_for_release(&mut params, release);
+            }
+            params
+        })
     }
 }
 
@@ -448,13 +457,17 @@ impl Observer for JobCollector {
 /// simulating it with the emulator's generator (seed 1) and its recorded
 /// run options. While the simulation follows the recorded run, these are
 /// the emulator's own draws; the caller checks that against the log.
-pub fn generated_jobs(scenario: &str) -> Result<Vec<GeneratedJob>, SimError> {
+pub fn generated_jobs(
+    scenario: &str,
+    release: Option<Release>,
+) -> Result<Vec<GeneratedJob>, SimError> {
     let recorded = scenario::recorded_run(scenario).unwrap_or_default();
     let delta = recorded.delta.unwrap_or(60.0);
     let options = SimOptions {
         duration: recorded.duration.unwrap_or(86400.0),
         delta,
         existing_jobs_only: recorded.existing_jobs_only,
+        release: release.or(scenario::auto_policy(scenario).2),
         ..SimOptions::default()
     };
     let mut rng = Rng::new(1);
@@ -593,7 +606,12 @@ fn report(sim: &RunOutcome<'_>, options: &SimOptions, records: &[RpcRecord]) -> 
         duration: options.duration,
         delta: options.delta,
         seed: options.seed,
-        policy: options.policy.to_string(),
+        policy: match options.release {
+            Some(release) if options.policy == Generation::Current => {
+                crate::policy::profile::profile_name(release)
+            }
+            _ => options.policy.to_string(),
+        },
         policy_reason: None,
         run_options_from: None,
         windows: Vec::new(),

@@ -34,6 +34,7 @@ use super::SimError;
 use super::START_TIME;
 use crate::parse::{self, LogOptions};
 use crate::policy::generation::Generation;
+use crate::policy::profile::Release;
 use crate::policy::state::{App, AppVersion, Coproc, Host, HostState, Job, Project, ResourceUsage};
 use crate::replay::build::{build_emulator_state, emulator_app_params};
 use crate::resource::ResourceType;
@@ -184,8 +185,19 @@ fn inputs_dir(path: &Path) -> PathBuf {
 /// inputs, seed notation) → `current`. Unreadable folders also give
 /// `current`: reading the scenario itself reports the problem.
 pub fn auto_generation(scenario: &str) -> (Generation, String) {
+    let (generation, why, _) = auto_policy(scenario);
+    (generation, why)
+}
+
+/// [`auto_generation`] with the release the state file names (7.3 onward),
+/// whose rule profile applies ([`crate::policy::profile::params_for_release`]).
+pub fn auto_policy(scenario: &str) -> (Generation, String, Option<Release>) {
     if is_notation(scenario) {
-        return (Generation::Current, "seed notation: today's client".into());
+        return (
+            Generation::Current,
+            "seed notation: today's client".into(),
+            None,
+        );
     }
     let inputs = inputs_dir(Path::new(scenario));
     if inputs.join("sim_projects.xml").is_file() {
@@ -194,6 +206,7 @@ pub fn auto_generation(scenario: &str) -> (Generation, String) {
             "the 6.10 emulator's inputs (sim_projects.xml): the 6.10 client's \
              per-resource long-term-debt generation"
                 .into(),
+            None,
         );
     }
     let outcome = parse::parse_paths(
@@ -210,12 +223,23 @@ pub fn auto_generation(scenario: &str) -> (Generation, String) {
     match version {
         Some(v) => {
             let (generation, why) = Generation::for_client_version(v.major, v.minor, v.release);
-            (generation, format!("client_state.xml: {why}"))
+            let release = Release(v.major, v.minor, v.release);
+            let profiled = (generation == Generation::Current && (v.major, v.minor) > (7, 2))
+                .then_some(release);
+            let why = match profiled {
+                Some(r) => format!(
+                    "client_state.xml: {why}; the rules of profile {} (`policy profiles`)",
+                    crate::policy::profile::profile_name(r)
+                ),
+                None => format!("client_state.xml: {why}"),
+            };
+            (generation, why, profiled)
         }
         None => (
             Generation::Current,
             "client_state.xml names no client version (today's emulator inputs): today's client"
                 .into(),
+            None,
         ),
     }
 }

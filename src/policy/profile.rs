@@ -1,0 +1,304 @@
+//! Policy profiles: the rules of one client release, as today's policy code
+//! with the rule changes made after that release undone.
+//!
+//! A profile is not a copy of old code. Each rule that decides differently
+//! in an older release is a [`RuleChange`]: the policy constant (a key of
+//! [`Params`]) that switches it, its value before the change, the first
+//! release whose source has the new rule (read at the release's tag, since
+//! back-ports make "first tag containing the commit" unreliable), the client
+//! function and the commit that changed it. [`params_for_release`] undoes
+//! every change newer than a release.
+//!
+//! The catalogue covers the changes between 7.20.5 and today's client
+//! (c5c6cb79b9) that alter a decision the emulator can make; a release
+//! between 7.3 and 7.20.4 gets 7.20.5's rules (the changes between them are
+//! not catalogued), 7.0–7.2 and older releases have their own generations
+//! ([`Generation`]).
+//!
+//! Architecture Invariant: pure data and one pure function; no I/O.
+
+use super::generation::Generation;
+use super::Params;
+use serde::Serialize;
+use std::fmt;
+
+/// A client release `major.minor.release`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Release(pub u32, pub u32, pub u32);
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+impl std::str::FromStr for Release {
+    type Err = String;
+
+    /// `X.Y.Z` (or `X.Y`, release 0).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut parts = s.trim().split('.');
+        let mut next = |what: &str| -> Result<u32, String> {
+            match parts.next() {
+                Some(p) => p
+                    .parse()
+                    .map_err(|_| format!("{s:?}: {what} {p:?} is not a number")),
+                None if what == "release" => Ok(0),
+                None => Err(format!("{s:?}: expected X.Y.Z")),
+            }
+        };
+        let release = Release(next("major")?, next("minor")?, next("release")?);
+        if parts.next().is_some() {
+            return Err(format!("{s:?}: expected X.Y.Z"));
+        }
+        Ok(release)
+    }
+}
+
+/// One rule of the client that changed after a release.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RuleChange {
+    /// The [`Params`] key that switches the rule.
+    pub key: &'static str,
+    /// Its value in the releases before [`RuleChange::since`].
+    pub before: f64,
+    /// The first release whose source has today's rule.
+    pub since: Release,
+    /// The client function that holds the rule.
+    pub function: &'static str,
+    /// The change: commit, date, and pull request when there is one.
+    pub change: &'static str,
+    /// Before and after, in one sentence.
+    pub rule: &'static str,
+}
+
+/// The rule changes after 7.20.5 that alter a decision, newest release last.
+pub const RULE_CHANGES: &[RuleChange] = &[
+    RuleChange {
+        key: "mc_shortfall_running_max",
+        before: 1.0,
+        since: Release(8, 2, 0),
+        function: "rr_sim.cpp mc_update_stats, work_fetch.cpp RSC_PROJECT_WORK_FETCH::rr_init",
+        change: "commit fabdd13cef (2024-08-13) \"client: address issue with max concurrent and work fetch\"",
+        rule: "a max_concurrent project's work-fetch shortfall counted the instances between its \
+               simulated use and the most it had used so far in the simulation (starting at its \
+               smallest limit), capped by the resource's free instances; since, it counts those \
+               up to mc_max_could_use = min(smallest limit x the largest usage of its app \
+               versions, instances)",
+    },
+    RuleChange {
+        key: "run_list_overfill",
+        before: 1.0,
+        since: Release(8, 2, 14),
+        function: "cpu_sched.cpp PROC_RESOURCES::stop_scan_cpu",
+        change: "commit 183517e42d (2026-04-25) \"client: fix sched bug that could cause idle devices\"",
+        rule: "make_run_list stopped taking single-thread CPU jobs once they filled the CPUs; \
+               since, at twice the CPUs, so jobs skipped for RAM leave others to run",
+    },
+    RuleChange {
+        key: "run_list_cpu_fill_check",
+        before: 1.0,
+        since: Release(8, 2, 14),
+        function: "cpu_sched.cpp PROC_RESOURCES::can_schedule",
+        change: "commit 183517e42d (2026-04-25) \"client: fix sched bug that could cause idle devices\"",
+        rule: "can_schedule refused a single-thread CPU job once the list's single-thread jobs \
+               used all CPUs, and a multithread job that would push the list's multithread use \
+               past the CPUs (unless none was listed yet); since, only stop_scan_cpu bounds the \
+               list",
+    },
+    RuleChange {
+        key: "enforce_user_cpu_limit",
+        before: 0.0,
+        since: Release(8, 2, 14),
+        function: "cpu_sched.cpp CLIENT_STATE::enforce_run_list",
+        change: "commit 66c70e2317 (2026-04-23) \"client: if user has limited #CPUs, honor it.\"",
+        rule: "with fewer usable CPUs than the host has (max_ncpus_pct, <ncpus>), enforcement \
+               still started a multithread job wider than the CPUs left while CPUs were free, \
+               and a GPU job up to one CPU over; since, no job may take CPU use past the limit",
+    },
+    RuleChange {
+        key: "zero_share_one_job",
+        before: 0.0,
+        since: Release(8, 2, 14),
+        function: "work_fetch.cpp RSC_WORK_FETCH::set_request",
+        change: "commit b785942244 (2026-04-20) \"client: don't fetch too much work for projects with zero resource share\"",
+        rule: "a zero-share project asked for nidle_now instances and 1 s; since, for one \
+               instance and 1 s, and nothing when no instance is idle or the project is at its \
+               project_max_concurrent",
+    },
+];
+
+/// The oldest release whose rules the catalogue describes completely.
+pub const OLDEST_CATALOGUED: Release = Release(7, 20, 5);
+
+/// Today's client, the source of the engine's defaults.
+pub const TODAY: &str = "c5c6cb79b9 (master, 2026)";
+
+/// `params` with every rule change newer than `release` undone; returns
+/// the changes undone, in catalogue order.
+pub fn params_for_release(params: &mut Params, release: Release) -> Vec<&'static RuleChange> {
+    let mut undone = Vec::new();
+    for change in RULE_CHANGES {
+        if release < change.since && params.set(change.key, &change.before.to_string()).is_ok() {
+            undone.push(change);
+        }
+    }
+    undone
+}
+
+/// The name of the profile whose rules `release` ran (7.3 onward): the
+/// newest catalogued boundary at or below it, `current` from the newest on,
+/// the oldest catalogued release below all.
+pub fn profile_name(release: Release) -> String {
+    let mut boundaries: Vec<Release> = RULE_CHANGES.iter().map(|c| c.since).collect();
+    boundaries.sort();
+    boundaries.dedup();
+    match boundaries.iter().rev().position(|b| *b <= release) {
+        Some(0) => "current".into(),
+        Some(i) => boundaries[boundaries.len() - 1 - i].to_string(),
+        None => OLDEST_CATALOGUED.to_string(),
+    }
+}
+
+/// One named profile, for `policy profiles`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProfileInfo {
+    /// The name `--policy` takes.
+    pub name: String,
+    /// The generation whose policy code decides.
+    pub generation: Generation,
+    /// The releases it stands for.
+    pub releases: String,
+    /// Where its rules come from.
+    pub source: &'static str,
+    /// The rules it changes against its newer neighbour.
+    pub changes: Vec<RuleChange>,
+}
+
+/// Every profile, newest first, each with the rules that differ from its
+/// newer neighbour.
+pub fn profiles() -> Vec<ProfileInfo> {
+    let mut releases: Vec<Release> = RULE_CHANGES.iter().map(|c| c.since).collect();
+    releases.sort();
+    releases.dedup();
+    let mut out = vec![ProfileInfo {
+        name: "current".into(),
+        generation: Generation::Current,
+        releases: format!(
+            "{} and later",
+            releases.last().copied().unwrap_or(OLDEST_CATALOGUED)
+        ),
+        source: "today's client source (client/*.cpp at c5c6cb79b9); the engine's defaults",
+        changes: Vec::new(),
+    }];
+    // Each boundary release, newest first: the profile just below it undoes
+    // the changes that release made.
+    for (i, since) in releases.iter().enumerate().rev() {
+        let below = releases.get(i.wrapping_sub(1)).copied();
+        let (name, span, source) = match below {
+            Some(below) => (
+                below.to_string(),
+                format!("{below} up to {since}"),
+                "today's rules with the later changes undone",
+            ),
+            None => (
+                OLDEST_CATALOGUED.to_string(),
+                format!("7.3 up to {since} (7.20.5 checked against its own emulator)"),
+                "client/*.cpp at tag client_release/7.20/7.20.5, as today's rules with every \
+                 later change undone",
+            ),
+        };
+        out.push(ProfileInfo {
+            name,
+            generation: Generation::Current,
+            releases: span,
+            source,
+            changes: RULE_CHANGES
+                .iter()
+                .filter(|c| c.since == *since)
+                .copied()
+                .collect(),
+        });
+    }
+    out.push(ProfileInfo {
+        name: "7.2.42".into(),
+        generation: Generation::Current,
+        releases: "7.0 to 7.2".into(),
+        source: "policy-legacy C.1: a fresh simulation at every pass, GPU jobs' CPU outside \
+                 the simulation, the run list filled to NCPUS; work fetch, run list and \
+                 enforcement checked",
+        changes: Vec::new(),
+    });
+    out.push(ProfileInfo {
+        name: "6.10.60".into(),
+        generation: Generation::Ltd66,
+        releases: "6.6 to 6.12".into(),
+        source: "policy-legacy Part B: per-resource long-term debt, short-term debt",
+        changes: Vec::new(),
+    });
+    out.push(ProfileInfo {
+        name: "debt-6.2".into(),
+        generation: Generation::Debt62,
+        releases: "5.x to 6.5".into(),
+        source: "policy-legacy Part A: one CPU long-term debt, WRR simulation, EDF",
+        changes: Vec::new(),
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn release_7_20_5_undoes_every_catalogued_change() {
+        let mut params = Params::default();
+        let undone = params_for_release(&mut params, Release(7, 20, 5));
+        assert_eq!(undone.len(), RULE_CHANGES.len());
+        assert_eq!(params.run_list_overfill, 1.0);
+        assert_eq!(params.mc_shortfall_running_max, 1.0);
+        assert_eq!(params.zero_share_one_job, 0.0);
+    }
+
+    #[test]
+    fn release_8_2_10_keeps_the_8_2_0_change() {
+        let mut params = Params::default();
+        let undone = params_for_release(&mut params, Release(8, 2, 10));
+        assert!(undone.iter().all(|c| c.since == Release(8, 2, 14)));
+        assert_eq!(params.mc_shortfall_running_max, 0.0);
+        assert_eq!(params.run_list_overfill, 1.0);
+    }
+
+    #[test]
+    fn today_undoes_nothing() {
+        let mut params = Params::default();
+        assert!(params_for_release(&mut params, Release(8, 2, 14)).is_empty());
+        assert_eq!(params, Params::default());
+    }
+
+    #[test]
+    fn every_change_names_a_real_key() {
+        let params = Params::default();
+        for change in RULE_CHANGES {
+            assert!(params.get(change.key).is_some(), "{}", change.key);
+        }
+    }
+
+    #[test]
+    fn profile_names() {
+        assert_eq!(profile_name(Release(7, 20, 5)), "7.20.5");
+        assert_eq!(profile_name(Release(7, 16, 11)), "7.20.5");
+        assert_eq!(profile_name(Release(8, 0, 4)), "7.20.5");
+        assert_eq!(profile_name(Release(8, 2, 8)), "8.2.0");
+        assert_eq!(profile_name(Release(8, 2, 14)), "current");
+        assert_eq!(profile_name(Release(8, 3, 0)), "current");
+    }
+
+    #[test]
+    fn releases_parse() {
+        assert_eq!("7.20.5".parse::<Release>(), Ok(Release(7, 20, 5)));
+        assert_eq!("8.2".parse::<Release>(), Ok(Release(8, 2, 0)));
+        assert!("7.x.1".parse::<Release>().is_err());
+        assert!("7.20.5.1".parse::<Release>().is_err());
+    }
+}
