@@ -400,6 +400,12 @@ pub struct AuditArgs {
     /// wins over the log's start-up line, client_state.xml and sched_request).
     #[arg(long, value_name = "X.Y.Z")]
     pub client_version: Option<String>,
+    /// For a trace of an older release (7.3 on), also judge every checked
+    /// decision under today's rules: consistent with both, with the release
+    /// only (since-changed behaviour, with the commit that changes it), with
+    /// today's only, or with neither. One more replay per rule change.
+    #[arg(long)]
+    pub since_changed: bool,
     /// Override a policy constant (repeatable); see `boinc-audit policy params`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,

@@ -154,6 +154,36 @@ pub struct KindCount {
     pub unchecked: usize,
 }
 
+/// A trace of an older release judged under both its own release's rules
+/// and today's: which decisions today's client makes differently.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SinceChanged {
+    /// The release whose rules the audit applied.
+    pub release: String,
+    /// The rule switches changed between that release and today's, one
+    /// line each (switch, first release, function).
+    pub changes: Vec<String>,
+    /// Checked points consistent with both rule sets.
+    pub both: usize,
+    /// Consistent with the release's rules, not today's: since-changed
+    /// behaviour (upgrading changes it).
+    pub release_only: usize,
+    /// Consistent with today's rules, not the release's.
+    pub today_only: usize,
+    /// Consistent with neither: a client defect or an unknown rule.
+    pub neither: usize,
+    /// Checked under the release's rules, not recomputed under today's.
+    #[serde(default)]
+    pub today_not_checked: usize,
+    /// Since-changed points per kind.
+    pub release_only_by_kind: BTreeMap<DecisionKind, usize>,
+    /// Per change (commit): the release's points that this change alone,
+    /// applied to the release's rules, makes diverge.
+    pub by_change: BTreeMap<String, usize>,
+    /// The first since-changed point: today's client's value there.
+    pub first: Option<Divergence>,
+}
+
 /// The complete result of auditing one trace.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DivergenceReport {
@@ -165,6 +195,10 @@ pub struct DivergenceReport {
     pub policy_reason: String,
     /// The client release whose rules were applied (7.3 onward), when known.
     pub release: Option<String>,
+    /// For a release older than today's rules: each checked decision judged
+    /// again under today's rules.
+    #[serde(default)]
+    pub since_changed: Option<SinceChanged>,
     /// Every decision point, in trace order.
     pub points: Vec<DecisionPoint>,
     /// Every divergence, in trace order.

@@ -516,6 +516,7 @@ pub fn replay_case(case: &GoldenCase, extra_set: &[String]) -> Result<Divergence
         tolerance: case.tolerance,
         policy: case.policy.clone(),
         client_version: None,
+        since_changed: false,
     };
     audit::audit_trace(&parsed.value, &case.name, &options).map_err(|err| err.to_string())
 }

@@ -174,6 +174,28 @@ fn agreement_on_the_trimmed_copies_does_not_regress() {
             "{name}"
         );
         if dir.parent().is_some_and(|p| p.ends_with("valid-7.20.5")) {
+            // Judged under today's rules too: every checked point falls in
+            // exactly one case.
+            let judged = audit_dir(
+                &dir,
+                &AuditOptions {
+                    since_changed: true,
+                    ..AuditOptions::default()
+                },
+            );
+            let since = judged
+                .since_changed
+                .as_ref()
+                .expect("judged under today's rules");
+            assert_eq!(
+                since.both
+                    + since.release_only
+                    + since.today_only
+                    + since.neither
+                    + since.today_not_checked,
+                judged.n_checked(),
+                "{name}"
+            );
             // The release from client_state.xml, and every kind checked.
             assert_eq!(report.release.as_deref(), Some("7.20.5"), "{name}");
             for kind in [

@@ -62,6 +62,7 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
                     .map_err(|e: String| anyhow::anyhow!("--client-version {e}"))
             })
             .transpose()?,
+        since_changed: args.since_changed,
     };
     progress.phase(&format!(
         "replaying the policy over {} events",

@@ -113,6 +113,7 @@ fn replay(args: &CompareArgs, a: &SideSpec, b: &SideSpec) -> Result<compare::Rep
                 tolerance: args.tolerance,
                 policy: spec.policy.clone(),
                 client_version: None,
+                since_changed: false,
             },
         })
     };

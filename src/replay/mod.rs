@@ -75,7 +75,7 @@ pub mod selfcheck;
 pub mod world;
 
 use crate::client_loop::{ClientLoop, LoopOptions, Profile};
-use crate::divergence::{DecisionKind, DivergenceReport, Unchecked};
+use crate::divergence::{DecisionKind, DivergenceReport, SinceChanged, Unchecked};
 use crate::policy::generation::Generation;
 use crate::policy::profile::{self, Release};
 use crate::policy::{Params, RuntimeModel};
@@ -94,6 +94,10 @@ pub struct AuditOptions {
     /// The release that wrote the trace (`--client-version`), before what
     /// the trace says.
     pub client_version: Option<Release>,
+    /// For a trace of an older release, also judge every checked decision
+    /// under today's rules and each later change (`--since-changed`: one
+    /// more replay per change).
+    pub since_changed: bool,
 }
 
 impl Default for AuditOptions {
@@ -103,6 +107,7 @@ impl Default for AuditOptions {
             tolerance: DEFAULT_TOLERANCE,
             policy: None,
             client_version: None,
+            since_changed: false,
         }
     }
 }
@@ -528,6 +533,12 @@ pub fn audit_with_draws(
         }
     }
     report.unchecked.extend(unchecked);
+    if options.since_changed && options.policy.is_none() {
+        if let Some(release) = choice.release {
+            report.since_changed =
+                judge_under_today(trace, trace_name, options, generated, &report, release)?;
+        }
+    }
     if let Some(first) = report.divergences.first() {
         let idx = points
             .iter()
@@ -538,6 +549,101 @@ pub fn audit_with_draws(
         }
     }
     Ok(report)
+}
+
+/// Judges every checked decision of `report` (audited under `release`'s
+/// rules) again under today's: `None` when the release has today's rules.
+fn judge_under_today(
+    trace: &Trace,
+    trace_name: &str,
+    options: &AuditOptions,
+    generated: &[world::GeneratedJob],
+    report: &DivergenceReport,
+    release: Release,
+) -> Result<Option<SinceChanged>, ReplayError> {
+    let mut scratch = Params::default();
+    let undone = profile::params_for_release(&mut scratch, release);
+    if undone.is_empty() {
+        return Ok(None);
+    }
+    let today_options = AuditOptions {
+        policy: Some(CURRENT.into()),
+        ..options.clone()
+    };
+    let today = audit_with_draws(trace, trace_name, &today_options, generated)?;
+    if today.points.len() != report.points.len() {
+        return Ok(None);
+    }
+    let mut out = SinceChanged {
+        release: release.to_string(),
+        changes: undone
+            .iter()
+            .map(|c| format!("{} (from {} on; {})", c.key, c.since, c.function))
+            .collect(),
+        ..SinceChanged::default()
+    };
+    // Which change makes which point differ: the release's rules with that
+    // one change applied.
+    let mut release_params = options.params.clone();
+    profile::params_for_release(&mut release_params, release);
+    // Switches changed by one commit are applied together.
+    let mut commits: Vec<&str> = undone.iter().map(|c| c.change).collect();
+    commits.dedup();
+    for commit in commits {
+        let mut params = release_params.clone();
+        for change in undone.iter().filter(|c| c.change == commit) {
+            let today_value = Params::default().get(change.key).unwrap_or_default();
+            // A key of the catalogue always exists (policy::profile tests).
+            let _ = params.set(change.key, &today_value);
+        }
+        let one = AuditOptions {
+            policy: Some(CURRENT.into()),
+            params,
+            ..options.clone()
+        };
+        let changed = audit_with_draws(trace, trace_name, &one, generated)?;
+        if changed.points.len() == report.points.len() {
+            let n = report
+                .points
+                .iter()
+                .zip(&changed.points)
+                .filter(|(own, new)| own.agrees() && new.diverges())
+                .count();
+            out.by_change.insert(commit.to_string(), n);
+        }
+    }
+    for (own, now) in report.points.iter().zip(&today.points) {
+        if !own.checked {
+            continue;
+        }
+        if !now.checked {
+            out.today_not_checked += 1;
+            continue;
+        }
+        match (own.agrees(), now.agrees()) {
+            (true, true) => out.both += 1,
+            (true, false) => {
+                out.release_only += 1;
+                *out.release_only_by_kind.entry(own.kind).or_default() += 1;
+                if out.first.is_none() {
+                    out.first = today
+                        .divergences
+                        .iter()
+                        .find(|d| {
+                            d.kind == now.kind
+                                && match (&d.location, &now.location) {
+                                    (Some(a), Some(b)) => a == b,
+                                    _ => d.time == now.time,
+                                }
+                        })
+                        .cloned();
+                }
+            }
+            (false, true) => out.today_only += 1,
+            (false, false) => out.neither += 1,
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Runs the client loop over the recording, from the emulator's start to

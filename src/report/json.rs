@@ -13,12 +13,13 @@
 //! | `divergences`      | array of [`Divergence`] objects, in trace order    |
 //! | `first_divergence` | a [`Divergence`] object, or null                  |
 //! | `unchecked`        | array of `{"what": string, "why": string}`        |
+//! | `since_changed`    | null, or for an older release: `{release, changes, both, release_only, today_only, neither, release_only_by_kind, first}` |
 //!
 //! Keys may be added; none is renamed or removed without a major version.
 //!
 //! Architecture Invariant: report consumes DivergenceReport and nothing else.
 
-use crate::divergence::{Divergence, Unchecked};
+use crate::divergence::{Divergence, SinceChanged, Unchecked};
 use crate::divergence::{DivergenceReport, KindCount};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -54,6 +55,8 @@ pub struct JsonReport<'a> {
     pub first_divergence: Option<&'a Divergence>,
     /// What could not be checked, and why.
     pub unchecked: &'a [Unchecked],
+    /// An older release's decisions judged again under today's rules.
+    pub since_changed: Option<&'a SinceChanged>,
 }
 
 impl<'a> JsonReport<'a> {
@@ -77,6 +80,7 @@ impl<'a> JsonReport<'a> {
             divergences: &report.divergences,
             first_divergence: report.first_divergence(),
             unchecked: &report.unchecked,
+            since_changed: report.since_changed.as_ref(),
         }
     }
 }
@@ -124,6 +128,7 @@ mod tests {
                 "policy",
                 "policy_reason",
                 "release",
+                "since_changed",
                 "trace",
                 "unchecked"
             ]

@@ -229,6 +229,7 @@ pub(crate) mod tests {
             policy: "current".into(),
             policy_reason: "client version 8.0.2 seen in the log".into(),
             release: Some("8.0.2".into()),
+            since_changed: None,
             points: vec![
                 point(
                     3600.0,
@@ -389,6 +390,7 @@ mod no_panic {
                     trace: policy.clone(),
                     policy_reason: policy.clone(),
                     release: None,
+                    since_changed: None,
                     policy,
                     points,
                     divergences,

@@ -7,7 +7,7 @@
 //! colour (ANSI escapes) is only put on lines outside the table, so the table
 //! layout never depends on it.
 
-use crate::divergence::{DivergenceReport, KindCount};
+use crate::divergence::{DivergenceReport, KindCount, SinceChanged};
 use crate::golden::fixed;
 use crate::report::timeline::{one_line, or_dash, tolerance_text};
 use comfy_table::{presets, Cell, CellAlignment, Table};
@@ -241,6 +241,9 @@ fn write_summary(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) 
             },
         )?;
     }
+    if let Some(since) = &report.since_changed {
+        write_since_changed(since, paint, out)?;
+    }
     if report.unchecked.is_empty() {
         return writeln!(out, "{} nothing", paint.heading("unchecked:"));
     }
@@ -256,9 +259,89 @@ fn write_summary(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) 
     Ok(())
 }
 
+/// The release's decisions judged again under today's rules.
+fn write_since_changed(since: &SinceChanged, paint: &Paint, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "{} {} consistent with both {} and today's rules; {} with {} only (since-changed \
+         behaviour: upgrading changes it); {} with today's only; {} with neither",
+        paint.heading("today's rules:"),
+        since.both,
+        since.release,
+        since.release_only,
+        since.release,
+        since.today_only,
+        since.neither
+    )?;
+    if since.today_not_checked > 0 {
+        writeln!(
+            out,
+            "  {} not recomputed under today's rules",
+            since.today_not_checked
+        )?;
+    }
+    if since.release_only > 0 {
+        let kinds: Vec<String> = since
+            .release_only_by_kind
+            .iter()
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
+        writeln!(out, "  since-changed by kind: {}", kinds.join(", "))?;
+        if let Some(first) = &since.first {
+            writeln!(
+                out,
+                "  first: {} {} {}: {} recorded {}, today's client {}",
+                first.time_label,
+                first.kind,
+                first.field,
+                first
+                    .project
+                    .as_deref()
+                    .or(first.job.as_deref())
+                    .unwrap_or("-"),
+                one_line(&first.recorded),
+                one_line(&first.replayed)
+            )?;
+        }
+        writeln!(
+            out,
+            "  changes since {} (decision points each one alone makes differ):",
+            since.release
+        )?;
+        for (commit, n) in &since.by_change {
+            writeln!(out, "  - {n:>6}  {}", one_line(commit))?;
+        }
+        writeln!(out, "  rule switches: {}", since.changes.join("; "))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn since_changed_names_the_change_that_makes_today_differ() {
+        let mut since = SinceChanged {
+            release: "7.20.5".into(),
+            changes: vec!["run_list_overfill (from 8.2.14 on; cpu_sched.cpp)".into()],
+            both: 10,
+            release_only: 3,
+            ..SinceChanged::default()
+        };
+        since
+            .release_only_by_kind
+            .insert(crate::divergence::DecisionKind::RunList, 3);
+        since.by_change.insert("commit 183517e42d".into(), 3);
+        let mut out = Vec::new();
+        write_since_changed(&since, &Paint { color: false }, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("10 consistent with both 7.20.5 and today's rules; 3 with 7.20.5 only")
+        );
+        assert!(text.contains("since-changed by kind: run_list 3"));
+        assert!(text.contains("      3  commit 183517e42d"));
+    }
     use crate::divergence::DivergenceReport;
     use crate::report::tests::sample_report;
 
