@@ -134,6 +134,17 @@ impl<'a> XmlDoc<'a> {
             .push(ParseError::expected(location, expected, found));
     }
 
+    /// Records a warning with `message` at `offset`: input the client's own
+    /// parser accepts (an unescaped `&`, an undefined entity kept as written).
+    pub fn lenient(&mut self, offset: usize, message: impl Into<String>) {
+        self.warning(
+            offset,
+            ParseErrorKind::Invalid {
+                message: message.into(),
+            },
+        );
+    }
+
     /// Records an `Invalid` error with `message` at `offset`.
     pub fn invalid(&mut self, offset: usize, message: impl Into<String>) {
         self.error(
@@ -329,7 +340,7 @@ impl<'a> XmlDoc<'a> {
             &mut |_, problem| problems.push(problem),
         );
         for problem in problems {
-            self.invalid(offset, format!("{problem} in an attribute of <{element}>"));
+            self.lenient(offset, format!("{problem} in an attribute of <{element}>"));
         }
         out
     }
@@ -353,7 +364,7 @@ impl<'a> XmlDoc<'a> {
                 .char_indices()
                 .nth(at)
                 .map_or(text.len(), |(index, _)| index);
-            self.invalid(offset + byte_at, format!("{problem} in <{element}>"));
+            self.lenient(offset + byte_at, format!("{problem} in <{element}>"));
         }
         out
     }
@@ -685,16 +696,21 @@ fn unescape_into(
             idx += 1;
             continue;
         }
+        // A reference is `&NAME;` or `&#N;`; anything else is a bare `&`.
         let end = chars[idx + 1..]
             .iter()
             .take(40)
-            .position(|c| *c == ';')
-            .map(|pos| idx + 1 + pos);
+            .position(|c| !(c.is_ascii_alphanumeric() || matches!(c, '#' | '_' | '-' | '.')))
+            .map(|pos| idx + 1 + pos)
+            .filter(|&end| end > idx + 1 && chars[end] == ';');
         let Some(end) = end else {
             let found: String = chars[idx..].iter().take(12).collect();
             report(
                 idx,
-                format!("expected an entity reference like &amp;, found \"{found}\""),
+                format!(
+                    "unescaped \"&\" read as a literal & (as the client's parser does): \
+                     expected an entity reference like &amp;, found \"{found}\""
+                ),
             );
             out.push('&');
             idx += 1;
@@ -816,10 +832,25 @@ mod tests {
         assert_eq!(
             problems,
             vec![
-                "t.xml:2:7: undefined entity \"&nbsp;\" (only &lt; &gt; &amp; &quot; &apos; \
-                 and &#N; are defined) in <b>"
+                "t.xml:2:7: warning: undefined entity \"&nbsp;\" (only &lt; &gt; &amp; &quot; \
+                 &apos; and &#N; are defined) in <b>"
             ]
         );
+    }
+
+    #[test]
+    fn a_bare_ampersand_is_read_literally_with_a_warning() {
+        let (root, problems) = parse("<a>\n<url>http://x/d?a=1&auth=k;z</url></a>");
+        assert_eq!(
+            problems,
+            vec![
+                "t.xml:2:20: warning: unescaped \"&\" read as a literal & (as the client's \
+                 parser does): expected an entity reference like &amp;, found \"&auth=k;z\" in \
+                 <url>"
+            ]
+        );
+        let root = root.unwrap_or_default();
+        assert_eq!(root.children[0].text, "http://x/d?a=1&auth=k;z");
     }
 
     #[test]

@@ -352,8 +352,9 @@ pub fn strip_quote(line: &str) -> &str {
     line
 }
 
-/// Splits `TIME | PROJECT | BODY` or `TIME<TAB>PROJECT<TAB>BODY` into the time
-/// field and (project, body).
+/// Splits `TIME | PROJECT | BODY`, the 5.x `TIME|PROJECT|BODY`,
+/// `TIME<TAB>PROJECT<TAB>BODY`, or that form with its tabs turned into runs
+/// of spaces (a wiki's copy), into the time field and (project, body).
 fn split_fields(line: &str) -> Option<(&str, (&str, &str))> {
     if let Some((time, rest)) = line.split_once(" | ") {
         // `TIME | | BODY`: an empty project whose two blanks were collapsed.
@@ -366,8 +367,34 @@ fn split_fields(line: &str) -> Option<(&str, (&str, &str))> {
         };
         return Some((time, fields));
     }
-    let (time, rest) = line.split_once('\t')?;
-    Some((time, rest.split_once('\t').unwrap_or((rest, ""))))
+    if let Some((time, rest)) = line.split_once('\t') {
+        return Some((time, rest.split_once('\t').unwrap_or((rest, ""))));
+    }
+    if let Some((time, rest)) = line.split_once('|') {
+        // 5.x: no blanks around the bars; a project name holds no bar.
+        let (project, body) = rest.split_once('|')?;
+        return Some((time, (project, body.strip_prefix(' ').unwrap_or(body))));
+    }
+    spaced_fields(line)
+}
+
+/// Tabs turned into runs of spaces (a wiki's or forum's copy of a 6.x
+/// Manager copy): the time ends at the first run of two or more blanks; a
+/// run as long as two tab stops means an empty project column; otherwise
+/// the project ends at the next run of two or more blanks.
+fn spaced_fields(line: &str) -> Option<(&str, (&str, &str))> {
+    let gap = line.find("  ")?;
+    let time = &line[..gap];
+    let after = &line[gap..];
+    let rest = after.trim_start_matches(' ');
+    let run = after.len() - rest.len();
+    if run >= 6 {
+        return Some((time, ("", rest)));
+    }
+    match rest.find("  ") {
+        Some(end) => Some((time, (&rest[..end], rest[end..].trim_start_matches(' ')))),
+        None => Some((time, ("", rest))),
+    }
 }
 
 /// A Manager copy line, `TIME | PROJECT | BODY` or the tab-separated 6.x form
@@ -443,6 +470,28 @@ mod tests {
         assert_eq!(time_of("4/18/2022 13:50:30 PM", MonthFirst), None);
         assert!(manager_stamp("Starting BOINC").is_err());
         assert!(manager_stamp("12:40:47").is_err());
+    }
+
+    #[test]
+    fn five_x_bars_and_tabs_turned_into_spaces() {
+        assert_eq!(
+            split_fields("06.10.2007 14:38:59|Climateprediction.net Beta|Reason: no work"),
+            Some((
+                "06.10.2007 14:38:59",
+                ("Climateprediction.net Beta", "Reason: no work")
+            ))
+        );
+        assert_eq!(
+            split_fields("14.10.2010 07:46:47    The Lattice Project    [wfd] CPU: x"),
+            Some((
+                "14.10.2010 07:46:47",
+                ("The Lattice Project", "[wfd] CPU: x")
+            ))
+        );
+        assert_eq!(
+            split_fields("14.10.2010 07:46:47        [using 4.14 out of 8 CPUs"),
+            Some(("14.10.2010 07:46:47", ("", "[using 4.14 out of 8 CPUs")))
+        );
     }
 
     #[test]

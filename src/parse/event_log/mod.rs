@@ -51,9 +51,9 @@ pub mod lines;
 pub mod manager;
 
 use crate::parse::error::{ParseError, ParseErrorKind, Parsed};
-use crate::parse::log_messages::classify;
+use crate::parse::log_messages::{classify, recover_mangled};
 use crate::source::Location;
-use crate::trace::{ClientVersion, EventTime, FileKind, LogEvent, TimeBase, TraceMeta};
+use crate::trace::{ClientVersion, EventTime, FileKind, LogEvent, Message, TimeBase, TraceMeta};
 use compact_str::CompactString;
 use frame::{DateCache, Frame, FrameError};
 pub use lines::MAX_LINE_BYTES;
@@ -243,6 +243,7 @@ pub fn read_event_log(
     let mut meta = MetaScanner::new(kind);
     let mut lines = LineReader::new(reader, MAX_LINE_BYTES);
     let mut line_no: u32 = 0;
+    let mut recovery = Recovery::default();
     loop {
         let raw = match lines.next_line() {
             Ok(Some(raw)) => raw,
@@ -303,14 +304,20 @@ pub fn read_event_log(
             parsed.push(order_switch_warning(path, line_no, order));
         }
         meta.scan(&frame.time, frame.body);
-        on_event(event(
-            path,
-            line_no,
-            1,
-            frame.time,
-            frame.project,
-            frame.body,
-            frame.priority,
+        on_event(event(path, line_no, 1, frame, &mut recovery));
+    }
+    if recovery.count > 0 {
+        parsed.push(ParseError::warning(
+            Location::new(path.clone(), line_no, 1),
+            ParseErrorKind::Invalid {
+                message: format!(
+                    "{} line(s) read through a wiki's link markup (`[tag](tag])` or a \
+                     bare `[` in place of the tag, `[b](a)` for `[a b]`): each was recognised \
+                     by trying the known tags; check them with `boinc-audit parse --format \
+                     ndjson`",
+                    recovery.count
+                ),
+            },
         ));
     }
     parsed.value.lines = u64::from(line_no);
@@ -350,18 +357,39 @@ fn order_switch_warning(path: &Arc<str>, line_no: u32, order: DateOrder) -> Pars
     )
 }
 
+/// Lines recovered from a wiki's link markup in one file, and the tag of
+/// the last tagged line (the first guess for a line whose tag was lost).
+#[derive(Default)]
+struct Recovery {
+    count: u32,
+    last_tag: Option<CompactString>,
+}
+
 /// Builds the event of one message: the body goes through [`classify`], whose
 /// `[error] ` / `Message from server: ` flags are kept on the event.
 fn event(
     path: &Arc<str>,
     line: u32,
     column: u32,
-    time: EventTime,
-    project: Option<&str>,
-    body: &str,
-    priority: Option<u8>,
+    frame: Frame<'_>,
+    recovery: &mut Recovery,
 ) -> LogEvent {
-    let classified = classify(body);
+    let Frame {
+        time,
+        project,
+        body,
+        priority,
+    } = frame;
+    let mut classified = classify(body);
+    if matches!(classified.message, Message::Unrecognized { .. }) {
+        if let Some(recovered) = recover_mangled(body, recovery.last_tag.as_deref()) {
+            classified = recovered;
+            recovery.count += 1;
+        }
+    }
+    if classified.tag.is_some() {
+        recovery.last_tag.clone_from(&classified.tag);
+    }
     LogEvent {
         location: Location::new(path.clone(), line, column),
         time,
@@ -422,14 +450,18 @@ fn read_gui_rpc(
     let mut problems = Vec::new();
     gui_rpc::read_messages(path, &text, &mut problems, &mut |message| {
         meta.scan(&message.time, &message.body);
+        let frame = Frame {
+            time: message.time,
+            project: message.project.as_deref(),
+            body: &message.body,
+            priority: message.priority,
+        };
         on_event(event(
             path,
             message.location.line,
             message.location.column,
-            message.time,
-            message.project.as_deref(),
-            &message.body,
-            message.priority,
+            frame,
+            &mut Recovery::default(),
         ));
     });
     for problem in problems {

@@ -246,8 +246,44 @@ pub(super) fn request_list(text: &str) -> Option<Vec<ResourceRequest>> {
     }
 }
 
-/// `timediff_format`: `HH:MM:SS` or `%d days HH:MM:SS`, in seconds.
+/// `timediff_format`: `HH:MM:SS` or `%d days HH:MM:SS` (6.x on), or the 5.x
+/// spelled form `1 days 2 hr 3 min 4 sec` (any leading units omitted), in
+/// seconds.
 pub(super) fn duration(input: &str) -> Res<'_, f64> {
+    if let Some(parsed) = spelled_duration(input) {
+        return Ok(parsed);
+    }
+    clock_duration(input)
+}
+
+/// `N days N hr N min N sec` (5.x), needing at least one unit.
+fn spelled_duration(input: &str) -> Option<(&str, f64)> {
+    let mut rest = input;
+    let mut total = 0.0;
+    let mut units = 0;
+    while let Ok((after, n)) = uint(rest) {
+        let Some(after) = after.strip_prefix(' ') else {
+            break;
+        };
+        let (word, tail) = after.split_once(' ').unwrap_or((after, ""));
+        let scale = match word {
+            "day" | "days" => 86400.0,
+            "hr" | "hrs" | "hour" | "hours" => 3600.0,
+            "min" | "mins" => 60.0,
+            "sec" | "secs" => 1.0,
+            _ => break,
+        };
+        total += f64::from(n) * scale;
+        units += 1;
+        rest = tail;
+        if tail.is_empty() {
+            break;
+        }
+    }
+    (units > 0 && rest.is_empty()).then_some((rest, total))
+}
+
+fn clock_duration(input: &str) -> Res<'_, f64> {
     let (input, days) = opt(terminated(
         uint,
         tuple((tag(" day"), opt(tag("s")), tag(" "))),
@@ -356,5 +392,9 @@ mod tests {
             Ok(("", 2.0 * 86400.0 + 3600.0))
         );
         assert_eq!(duration("1 day 00:00:01"), Ok(("", 86401.0)));
+        // 5.x.
+        assert_eq!(duration("1 min 0 sec"), Ok(("", 60.0)));
+        assert_eq!(duration("1 days 2 hr 3 min 4 sec"), Ok(("", 93784.0)));
+        assert!(duration("1 min later").is_err());
     }
 }

@@ -110,6 +110,87 @@ pub fn classify(body: &str) -> Classified {
     }
 }
 
+/// Tags a wiki's link markup may have reduced to a bare `[`, in the order
+/// they are tried (the debug flags volunteers turn on most).
+const RECOVERY_TAGS: [&str; 10] = [
+    "work_fetch",
+    "wfd",
+    "cpu_sched_debug",
+    "cpu_sched",
+    "rr_sim",
+    "sched_op",
+    "task",
+    "prio",
+    "poll_debug",
+    "mem_usage",
+];
+
+fn recognised(classified: &Classified) -> bool {
+    !matches!(classified.message, Message::Unrecognized { .. })
+}
+
+/// `[X](Y)` → `[Y X]`: a bracketed text a wiki turned into a Markdown link
+/// (`[server version 509]` became `[version 509](server)`).
+fn unlink(text: &str) -> Option<String> {
+    let open = text.find('[')?;
+    let mid = open + text[open..].find("](")?;
+    let close = mid + text[mid..].find(')')?;
+    let shown = &text[open + 1..mid];
+    let target = &text[mid + 2..close];
+    if shown.contains(['[', ']']) || target.contains(['[', ']', ' ']) {
+        return None;
+    }
+    Some(format!(
+        "{}[{target} {shown}]{}",
+        &text[..open],
+        &text[close + 1..]
+    ))
+}
+
+/// Recovers a body mangled by a wiki's link markup (GitHub's import of old
+/// Trac tickets, forum software): a tag `[T] ` printed as `[T](U]) ` (either
+/// name may be the right one) or reduced to a bare `[`, and `[A B]` in the
+/// text printed as `[B](A)`. Each reading is classified, tags in a fixed
+/// order ([`RECOVERY_TAGS`] for a bare `[`); the first recognised one is
+/// returned; `hint` (the tag of the previous tagged line) is tried first
+/// for a bare `[`. `None` when no reading is recognised (the line stays
+/// unrecognised, kept and counted).
+pub fn recover_mangled(body: &str, hint: Option<&str>) -> Option<Classified> {
+    let text = body.trim();
+    let try_text = |text: &str| -> Option<Classified> {
+        let classified = classify(text);
+        if recognised(&classified) {
+            return Some(classified);
+        }
+        let unlinked = unlink(text)?;
+        Some(classify(&unlinked)).filter(recognised)
+    };
+    let Some(inner) = text.strip_prefix('[') else {
+        return unlink(text).map(|t| classify(&t)).filter(recognised);
+    };
+    // `[A](B]) REST` (also `[A](B]:) REST`).
+    if let Some((a, after)) = inner.split_once("](") {
+        if let Some((b, rest)) = after.split_once(']') {
+            if let Some(rest) = rest.strip_prefix(")").or_else(|| rest.strip_prefix(":)")) {
+                let rest = rest.trim_start();
+                for tag in [a, b] {
+                    if let Some(found) = try_text(&format!("[{tag}] {rest}")) {
+                        return Some(found);
+                    }
+                }
+                return try_text(rest);
+            }
+        }
+    }
+    // A bare `[` where the tag was: the tag of the lines around it first.
+    for tag in hint.into_iter().chain(RECOVERY_TAGS) {
+        if let Some(found) = try_text(&format!("[{tag}] {inner}")) {
+            return Some(found);
+        }
+    }
+    try_text(inner)
+}
+
 /// Dispatches a tagged body on its tag (spec §6.2: tags are not flag names).
 fn tagged(tag: &str, rest: &str) -> Option<Message> {
     match tag {
@@ -130,6 +211,36 @@ fn tagged(tag: &str, rest: &str) -> Option<Message> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn wiki_mangled_bodies_are_recovered() {
+        // `[wfd] ` printed as a Markdown link, either name right.
+        let c = recover_mangled(
+            "[wfd](cpu_sched_debug]) Request work fetch: CPUs idle",
+            None,
+        )
+        .expect("recovered");
+        assert!(
+            matches!(c.message, Message::RequestWorkFetch { .. }),
+            "{c:?}"
+        );
+        // A bare `[` where the tag was: the neighbours' tag first.
+        let c = recover_mangled("[------- end work fetch state -------", Some("wfd"))
+            .expect("recovered");
+        assert_eq!(c.tag.as_deref(), Some("wfd"));
+        assert!(matches!(c.message, Message::WorkFetchStateEnd));
+        // `[server version 509]` printed as `[version 509](server)`.
+        let c = recover_mangled("Scheduler RPC succeeded [version 509](server)", None)
+            .expect("recovered");
+        assert_eq!(
+            c.message,
+            Message::SchedulerRpcSucceeded {
+                server_version: Some(509)
+            }
+        );
+        assert!(recover_mangled("[not a message at all", None).is_none());
+        assert!(recover_mangled("plain text", None).is_none());
+    }
+
     use super::*;
     use crate::resource::ResourceType;
 

@@ -111,14 +111,14 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
                 return Some(Message::SendingTrickleUp);
             }
             let rest = tail.strip_prefix("scheduler request: ")?;
-            if let Some(reason) = rest.strip_suffix('.') {
+            let Some((reason, numbers)) = rest.split_once(".  Requesting ") else {
+                // 5.x prints no period.
                 return Some(Message::SendingSchedulerRequest {
-                    reason: RpcReason::from_text(reason),
+                    reason: RpcReason::from_text(rest.strip_suffix('.').unwrap_or(rest)),
                     requested_secs: None,
                     n_reported: None,
                 });
-            }
-            let (reason, numbers) = rest.split_once(".  Requesting ")?;
+            };
             let (secs, count) = full(
                 tuple((
                     terminated(float, tag(" seconds of work, reporting ")),
@@ -146,9 +146,18 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
             rest.strip_prefix(", not requesting new tasks")?;
             Some(Message::ReportingNotRequesting { count })
         }
-        "Requesting" => Some(Message::RequestingNewTasks {
-            resources: requested_resources(tail.strip_prefix("new tasks")?)?,
-        }),
+        "Requesting" => {
+            if let Some(secs) = tail.strip_suffix(" seconds of new work") {
+                return Some(Message::RequestingSecondsOfWork {
+                    secs: full(float, secs)?,
+                });
+            }
+            Some(Message::RequestingNewTasks {
+                resources: requested_resources(tail.strip_prefix("new tasks")?)?,
+            })
+        }
+        // 5.x: untagged deferral lines.
+        "Deferring" | "Reason:" => tagged(&format!("{word} {tail}")),
         "Not" => {
             if tail.starts_with("reporting or requesting tasks") {
                 return Some(Message::NotReportingOrRequesting);
@@ -160,7 +169,10 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
             };
             Some(Message::NotRequestingTasks { reason })
         }
-        "Scheduler" => scheduler(tail.strip_prefix("request ")?),
+        "Scheduler" => match tail.strip_prefix("RPC ") {
+            Some(rest) => scheduler_rpc(rest),
+            None => scheduler(tail.strip_prefix("request ")?),
+        },
         "Master" => Some(Message::MasterFileFetchFailed {
             error: tail.strip_prefix("file fetch failed: ")?.into(),
         }),
@@ -177,6 +189,20 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
         }),
         _ => None,
     }
+}
+
+/// After `Scheduler RPC `: 5.x `succeeded [server version %d]`.
+fn scheduler_rpc(rest: &str) -> Option<Message> {
+    let rest = rest.strip_prefix("succeeded")?.trim_start();
+    if rest.is_empty() {
+        return Some(Message::SchedulerRpcSucceeded {
+            server_version: None,
+        });
+    }
+    let version = rest.strip_prefix("[server version ")?.strip_suffix(']')?;
+    Some(Message::SchedulerRpcSucceeded {
+        server_version: Some(full(uint, version)?),
+    })
 }
 
 /// After `Scheduler request `: `completed[: got %d new tasks]`, `succeeded: got %d new tasks`,

@@ -32,7 +32,7 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
         | "set_request_excluded()"
         | "rsc" => work_fetch::untagged(word, tail),
         "Sending" | "Reporting" | "Requesting" | "Not" | "Scheduler" | "Master" | "Project"
-        | "sched" => sched_op::untagged(word, tail),
+        | "sched" | "Deferring" | "Reason:" => sched_op::untagged(word, tail),
         "Computation" | "Starting" | "Restarting" | "Resuming" | "Suspending" | "Task" | "task"
         | "Aborting" => task::untagged(word, tail),
         _ => None,

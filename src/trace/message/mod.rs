@@ -1227,6 +1227,16 @@ messages! {
         /// New tasks, when work was requested.
         new_tasks: Option<u32>,
     },
+    /// `Scheduler RPC succeeded [server version %d]` (5.x–6.2).
+    SchedulerRpcSucceeded = "scheduler_rpc_succeeded" {
+        /// The server's version, when printed.
+        server_version: Option<u32>,
+    },
+    /// `Requesting %.0f seconds of new work` (5.x–6.2: one request for the CPU).
+    RequestingSecondsOfWork = "requesting_seconds_of_work" {
+        /// Seconds requested.
+        secs: f64,
+    },
     /// `Project requested delay of %.0f seconds` (6.6..master; 5.10–6.4 `%f`).
     ProjectRequestedDelay = "project_requested_delay" {
         /// Delay, seconds.
