@@ -134,12 +134,19 @@ pub const OLDEST_CATALOGUED: Release = Release(7, 20, 5);
 /// Today's client, the source of the engine's defaults.
 pub const TODAY: &str = "c5c6cb79b9 (master, 2026)";
 
-/// `params` with every rule change newer than `release` undone; returns
-/// the changes undone, in catalogue order.
+/// `params` with every rule change newer than `release` undone, except on
+/// a key whose value is not today's (set with `--set`: the user's value
+/// wins); returns the changes undone, in catalogue order.
 pub fn params_for_release(params: &mut Params, release: Release) -> Vec<&'static RuleChange> {
+    let today = Params::default();
     let mut undone = Vec::new();
     for change in RULE_CHANGES {
-        if release < change.since && params.set(change.key, &change.before.to_string()).is_ok() {
+        // A value set with `--set` wins over the release's rule.
+        let overridden = params.get(change.key) != today.get(change.key);
+        if release < change.since
+            && !overridden
+            && params.set(change.key, &change.before.to_string()).is_ok()
+        {
             undone.push(change);
         }
     }
@@ -267,6 +274,26 @@ mod tests {
         assert!(undone.iter().all(|c| c.since == Release(8, 2, 14)));
         assert_eq!(params.mc_shortfall_running_max, 0.0);
         assert_eq!(params.run_list_overfill, 1.0);
+    }
+
+    #[test]
+    fn a_value_set_by_the_user_wins_over_the_release() {
+        let mut params = Params::default();
+        params.set("run_list_overfill", "3").unwrap();
+        let undone = params_for_release(&mut params, Release(7, 20, 5));
+        assert_eq!(params.run_list_overfill, 3.0);
+        assert!(undone.iter().all(|c| c.key != "run_list_overfill"));
+        assert_eq!(params.mc_shortfall_running_max, 1.0);
+    }
+
+    #[test]
+    fn every_change_differs_from_today() {
+        let today = Params::default();
+        for change in RULE_CHANGES {
+            let value = today.get(change.key).and_then(|v| v.parse::<f64>().ok());
+            assert!(value.is_some(), "{} is not a policy constant", change.key);
+            assert_ne!(value, Some(change.before), "{}", change.key);
+        }
     }
 
     #[test]
