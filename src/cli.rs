@@ -32,6 +32,16 @@ pub enum Command {
     /// or a bare event log with work_fetch_debug (self-consistency mode).
     /// Exit status: 0 every decision point agrees, 1 divergences found, 2 trouble.
     Audit(AuditArgs),
+    /// Why a resource sat idle or a project got no work request at a
+    /// moment: the rule outcomes of the work-fetch pass at (or last before)
+    /// that moment, each with the recorded value it rests on, and what the
+    /// last scheduling pass showed. Without --at, the last pass of the trace.
+    ///
+    ///   boinc-audit explain stdoutdae.txt --at '2024/12/20 12:40:47' --resource gpu
+    ///
+    /// Exit status: 0 explained, 1 the trace holds no work-fetch pass to
+    /// explain (what is missing is printed), 2 trouble.
+    Explain(ExplainArgs),
     /// Regression-check policy edits against the golden traces.
     #[command(subcommand)]
     Golden(GoldenCommand),
@@ -424,6 +434,39 @@ pub struct AuditArgs {
     /// Day/month order of numeric Manager dates such as 4/8/2022.
     #[arg(long, value_enum, default_value = "auto", value_name = "ORDER")]
     pub date_order: DateOrderArg,
+}
+
+/// Arguments of `explain`.
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// The recorded trace: a folder or files (`.gz` is read transparently).
+    #[arg(required = true, value_name = "TRACE")]
+    pub paths: Vec<PathBuf>,
+    /// The moment: HH:MM[:SS] (last pass at or before that time of day),
+    /// YYYY-MM-DD HH:MM:SS, or seconds on the trace's clock.
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+    /// Only resources whose name contains this (cpu, nvidia, amd, intel, gpu).
+    #[arg(long, value_name = "R")]
+    pub resource: Option<String>,
+    /// Only this project.
+    #[arg(long, value_name = "P")]
+    pub project: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table", value_name = "FORMAT")]
+    pub format: ExplainFormat,
+    /// Day/month order of numeric Manager dates such as 4/8/2022.
+    #[arg(long, value_enum, default_value = "auto", value_name = "ORDER")]
+    pub date_order: DateOrderArg,
+}
+
+/// Output formats of `explain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExplainFormat {
+    /// Sentences, per resource and project.
+    Table,
+    /// One JSON object.
+    Json,
 }
 
 /// Benchmarks.

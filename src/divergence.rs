@@ -207,6 +207,10 @@ pub struct DivergenceReport {
     pub unchecked: Vec<Unchecked>,
     /// Log lines around the first divergence (for the table reporter).
     pub first_context: Vec<String>,
+    /// Inputs that could not be read (file:line:col and what was expected):
+    /// the audit went on with the rest; the exit status is 2.
+    #[serde(default)]
+    pub input_errors: Vec<String>,
 }
 
 impl DivergenceReport {

@@ -40,6 +40,7 @@ fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Parse(args) => parse::run_parse(&args),
         Command::Audit(args) => audit::run_audit(&args),
+        Command::Explain(args) => explain::run_explain(&args),
         Command::Golden(GoldenCommand::Check(args)) => golden::run_golden_check(&args),
         Command::Golden(GoldenCommand::Pending(args)) => {
             golden::run_golden_review(&args, Review::Pending)

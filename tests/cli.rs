@@ -514,35 +514,171 @@ fn simulate_windows_report_usage_over_part_of_the_run() {
     assert_eq!(json["windows"][1]["start_hours"], 9240.0);
 }
 
-/// Field excerpts (traces/field/<case>/: the log as posted and its
-/// source.txt with the maintainers' verdict). An excerpt whose client
-/// decision the maintainers judged CORRECT must never be reported as
-/// diverging: what the fragment cannot recompute is "not checked", and the
-/// exit status is 0. Adding a case is adding a folder.
+/// Field excerpts (traces/field/<case>/: the log as posted, its source.txt
+/// with the maintainers' verdict, and expect.toml: what the audit must say,
+/// written from the verdict and the client's rules). Every case: the exit
+/// status and divergence count of expect.toml, at least `checked_min`
+/// checked points, each `unchecked_mentions` text in some "not checked"
+/// reason (what input would decide the decision), each
+/// `divergence_mentions` text in a divergence's reason, the `policy`, and
+/// each `explain_mentions` text in `boinc-audit explain`. A CORRECT verdict
+/// never diverges. Adding a case is adding a folder.
 #[test]
-fn field_excerpts_judged_correct_never_diverge() {
+fn field_excerpts_say_what_their_cases_expect() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/field");
     let mut seen = 0;
-    for entry in std::fs::read_dir(&root).expect("traces/field").flatten() {
-        let dir = entry.path();
-        if !dir.is_dir() {
-            continue;
-        }
+    let mut correct = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(&root)
+        .expect("traces/field")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    entries.sort();
+    for dir in entries {
+        let name = dir.display().to_string();
         let source = std::fs::read_to_string(dir.join("source.txt")).expect("source.txt");
+        let expect: toml::Table = std::fs::read_to_string(dir.join("expect.toml"))
+            .unwrap_or_else(|_| panic!("{name}: expect.toml"))
+            .parse()
+            .unwrap_or_else(|e| panic!("{name}: expect.toml: {e}"));
+        let int = |key: &str| expect.get(key).and_then(|v| v.as_integer());
+        let texts = |key: &str| -> Vec<String> {
+            expect
+                .get(key)
+                .and_then(|v| v.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        seen += 1;
+        let exit = int("exit").unwrap_or(0) as i32;
+        let json = run_json(
+            &["audit", dir.to_str().unwrap(), "--format", "json"],
+            &[exit],
+        );
+        if let Some(divergent) = int("divergent") {
+            assert_eq!(json["divergent"], divergent, "{name}");
+        }
+        let checked = json["checked"].as_u64().unwrap();
+        assert!(
+            checked >= int("checked_min").unwrap_or(0) as u64,
+            "{name}: {checked} checked"
+        );
+        assert_eq!(
+            checked + json["not_checked"].as_u64().unwrap(),
+            json["decision_points"].as_u64().unwrap(),
+            "{name}"
+        );
         let verdict = source
             .lines()
             .find(|line| line.starts_with("Expected verdict"))
             .expect("an expected verdict");
-        if !verdict.contains("CORRECT") {
-            continue;
+        if verdict.contains("CORRECT") {
+            correct += 1;
+            assert_eq!(json["divergent"], 0, "{name}: judged CORRECT");
         }
-        seen += 1;
-        let json = run_json(&["audit", dir.to_str().unwrap(), "--format", "json"], &[0]);
-        assert_eq!(json["divergent"], 0, "{}", dir.display());
-        assert_eq!(
-            json["checked"].as_u64().unwrap() + json["not_checked"].as_u64().unwrap(),
-            json["decision_points"].as_u64().unwrap()
-        );
+        if let Some(policy) = expect.get("policy").and_then(|v| v.as_str()) {
+            assert_eq!(json["policy"], policy, "{name}");
+        }
+        let whys: Vec<String> = json["unchecked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| format!("{} {}", u["what"], u["why"]))
+            .collect();
+        for text in texts("unchecked_mentions") {
+            assert!(
+                whys.iter().any(|why| why.contains(&text)),
+                "{name}: no \"not checked\" reason mentions {text:?}: {whys:#?}"
+            );
+        }
+        let reasons: Vec<String> = json["divergences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["reason"].as_str().unwrap_or_default().to_string())
+            .collect();
+        for text in texts("divergence_mentions") {
+            assert!(
+                reasons.iter().any(|r| r.contains(&text)),
+                "{name}: no divergence names {text:?}: {reasons:#?}"
+            );
+        }
+        let mentions = texts("explain_mentions");
+        if !mentions.is_empty() {
+            let output = boinc_audit()
+                .args(["explain", dir.to_str().unwrap()])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&output.stdout);
+            for mention in mentions {
+                assert!(
+                    text.contains(&mention),
+                    "{name}: explain lacks {mention:?}:\n{text}"
+                );
+            }
+        }
     }
-    assert!(seen >= 3, "{seen} CORRECT excerpts");
+    assert!(seen >= 13, "{seen} field cases");
+    assert!(correct >= 3, "{correct} CORRECT excerpts");
+}
+
+/// `explain` on the CORRECT vx-3drender excerpt, as JSON: per resource, why
+/// no project was asked, with the recorded values.
+#[test]
+fn explain_says_per_resource_why_no_project_was_asked() {
+    let json = run_json(
+        &[
+            "explain",
+            "traces/field/vx-3drender-backoff-no-project-chosen",
+            "--format",
+            "json",
+        ],
+        &[0],
+    );
+    assert_eq!(json["choice"], "no project was chosen for work fetch");
+    let resources = json["resources"].as_array().unwrap();
+    let names: Vec<&str> = resources
+        .iter()
+        .map(|r| r["resource"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["CPU", "NVIDIA GPU", "Intel GPU"]);
+    for r in resources {
+        let why = r["projects"][0]["why"].as_str().unwrap();
+        assert_eq!(r["projects"][0]["asked"], false);
+        match r["resource"].as_str().unwrap() {
+            "CPU" => assert!(why.contains("33257.53 s"), "{why}"),
+            _ => assert!(why.contains("no applications"), "{why}"),
+        }
+    }
+    let only_gpu = run_json(
+        &[
+            "explain",
+            "traces/field/vx-3drender-backoff-no-project-chosen",
+            "--resource",
+            "intel",
+            "--format",
+            "json",
+        ],
+        &[0],
+    );
+    assert_eq!(only_gpu["resources"].as_array().unwrap().len(), 1);
+    // No work-fetch pass at all: exit 1 and what is missing.
+    let none = run_json(
+        &[
+            "explain",
+            "traces/field/gh1615-b-too-big-for-ram-nothing-runs",
+            "--format",
+            "json",
+        ],
+        &[1],
+    );
+    assert!(none["missing"][0]
+        .as_str()
+        .unwrap()
+        .contains("work_fetch_debug"));
 }

@@ -150,6 +150,43 @@ fn audit_dir(dir: &Path, options: &AuditOptions) -> DivergenceReport {
     audit(&trace, &dir.display().to_string(), options).expect("audit")
 }
 
+/// A bare log (no state file: a volunteer's situation) of every trimmed
+/// copy: each choice, request and choose_project scan line is recomputed
+/// from the recorded work-fetch state block of its pass by the rules, and
+/// must agree with what the real client's code printed; a pass whose
+/// inputs the block lacks (piggybacked requests, max_concurrent) is not
+/// checked, never a divergence.
+#[test]
+fn bare_logs_agree_with_their_own_state_blocks() {
+    let copies = trimmed_copies();
+    assert!(!copies.is_empty());
+    let mut checked_choices = 0;
+    for dir in copies {
+        let log = log_path(&dir);
+        let parsed = load_trace(&[log], &LogOptions::default());
+        assert!(parsed.errors.is_empty(), "{}", dir.display());
+        let report = audit(
+            &parsed.value,
+            &dir.display().to_string(),
+            &AuditOptions::default(),
+        )
+        .expect("audit");
+        assert_eq!(
+            report.n_divergent(),
+            0,
+            "{}: {:#?}",
+            dir.display(),
+            report.divergences.first()
+        );
+        checked_choices += report
+            .points
+            .iter()
+            .filter(|p| p.kind == DecisionKind::WorkFetchChoice && p.checked)
+            .count();
+    }
+    assert!(checked_choices > 1000, "{checked_choices} checked choices");
+}
+
 /// Every trimmed copy is replayed exactly: adding a case is adding a folder
 /// under `traces/valid/` or `traces/valid-gen/`.
 #[test]

@@ -1,7 +1,10 @@
 //! `boinc-audit audit`: replay a trace and report the divergences.
 
 use super::progress::Progress;
-use super::{log_options, open_output, params_from_overrides, EXIT_DIVERGED, EXIT_OK};
+use super::{
+    log_options, open_output, params_from_overrides, trace_name, EXIT_DIVERGED, EXIT_OK,
+    EXIT_TROUBLE,
+};
 use crate::cli::{AuditArgs, AuditFormat, ColorChoice};
 use anyhow::{Context, Result};
 use boinc_audit::audit;
@@ -35,21 +38,12 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
     for warning in &parsed.warnings {
         eprintln!("{warning}");
     }
-    if !parsed.errors.is_empty() {
-        for error in &parsed.errors {
-            eprintln!("{error}");
-        }
-        anyhow::bail!(
-            "the trace has {} parse errors; fix them or run `boinc-audit parse` to see them all",
-            parsed.errors.len()
-        );
+    // An unreadable file never stops the audit of the rest: its errors
+    // head the report and the exit status is 2 after it.
+    for error in &parsed.errors {
+        eprintln!("{error}");
     }
-    let trace_name = args
-        .paths
-        .iter()
-        .map(|path| path.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let trace_name = trace_name(&args.paths);
     let options = AuditOptions {
         params,
         tolerance: args.tolerance,
@@ -68,8 +62,17 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         "replaying the policy over {} events",
         parsed.value.events.len()
     ));
-    let report = audit::audit_trace(&parsed.value, &trace_name, &options)
-        .context("cannot audit the trace")?;
+    let mut report = match audit::audit_trace(&parsed.value, &trace_name, &options) {
+        Ok(report) => report,
+        Err(err) if !parsed.errors.is_empty() => {
+            return Err(anyhow::anyhow!(
+                "cannot audit the trace: {err} (and {} input problem(s) above)",
+                parsed.errors.len()
+            ))
+        }
+        Err(err) => return Err(err).context("cannot audit the trace"),
+    };
+    report.input_errors = parsed.errors.iter().map(ToString::to_string).collect();
     progress.finish();
     let color = match args.color {
         ColorChoice::Always => true,
@@ -82,7 +85,9 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         result => result.context("cannot write the report")?,
     }
     out.flush().context("cannot write output")?;
-    Ok(if report.n_divergent() == 0 {
+    Ok(if !report.input_errors.is_empty() {
+        EXIT_TROUBLE
+    } else if report.n_divergent() == 0 {
         EXIT_OK
     } else {
         EXIT_DIVERGED

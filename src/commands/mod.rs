@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod bench;
 pub mod compare;
+pub mod explain;
 pub mod golden;
 pub mod parse;
 pub mod policy;
@@ -38,6 +39,15 @@ pub fn apply_overrides(params: &mut Params, overrides: &[String]) -> Result<()> 
             .with_context(|| format!("--set {assignment}"))?;
     }
     Ok(())
+}
+
+/// The trace's name in reports: its paths as the user gave them.
+pub fn trace_name(paths: &[std::path::PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub fn open_output(path: Option<&std::path::Path>) -> Result<Box<dyn Write>> {

@@ -207,6 +207,17 @@ pub struct FetchDump {
     pub projects: Vec<ProjectState>,
     /// Resource blocks.
     pub resources: Vec<RscState>,
+    /// The block's `end work fetch state` line was seen (a fragment may be
+    /// cut inside it). Not compared.
+    pub complete: bool,
+    /// Inputs of this pass's choice that the block does not print and the
+    /// self-consistency check does not model (max_concurrent shortfalls,
+    /// GPU exclusions), as the lines that showed them. Not compared.
+    pub unmodelled: Vec<String>,
+    /// The projects choose_project() scanned after the block, in its order
+    /// (`choose_project: scanning` lines, 7.16 on): the true priority order
+    /// where printed priorities tie. Not compared.
+    pub scan_order: Vec<String>,
 }
 
 /// One run-list entry (`add to run list: JOB (RSC, EDF|FIFO) (prio P)`).
@@ -296,6 +307,15 @@ pub enum Decision {
     },
     /// A work-fetch state dump.
     FetchState(FetchDump),
+    /// One line of choose_project()'s scan (7.16 on): `can fetch RSC`,
+    /// `can't fetch RSC: REASON` (a resource) or `skip: REASON` (the
+    /// project), which must restate the reasons of the pass's state dump.
+    ScanLine {
+        /// Long resource name; `None` for `skip:`.
+        rsc: Option<String>,
+        /// The reason printed; empty for `can fetch`.
+        reason: String,
+    },
     /// A round-robin simulation: finishes `(job, t)`, deadline misses, per-project miss counts.
     RrSim {
         /// `(job, projected finish)` in printed order.
@@ -318,6 +338,20 @@ pub enum Decision {
         /// The period compared with.
         period: f64,
     },
+    /// A scheduler RPC of a project the log showed deferred (`Deferring
+    /// communication for X`, `Project requested delay of X seconds`): the
+    /// client may not contact it before then unless the user asked
+    /// (client/cs_scheduler.cpp next_project_sched_rpc_pending).
+    RpcTiming {
+        /// When the deferral ends, on the trace's clock.
+        until: f64,
+        /// The deferral's end as the log prints times.
+        until_label: String,
+        /// The RPC was requested by the user (backoffs do not apply).
+        user: bool,
+        /// `sent` on the recorded side; the rule's verdict on the replayed one.
+        verdict: String,
+    },
     /// A backoff: per-(project, resource) (`backing off RSC N sec`) or RPC deferral.
     Backoff {
         /// Long resource name, `None` for the project-level deferral.
@@ -331,7 +365,7 @@ impl Decision {
     /// The kind of decision point this is.
     pub fn kind(&self) -> DecisionKind {
         match self {
-            Decision::Choice(_) => DecisionKind::WorkFetchChoice,
+            Decision::Choice(_) | Decision::ScanLine { .. } => DecisionKind::WorkFetchChoice,
             Decision::Request { .. } => DecisionKind::WorkRequest,
             Decision::FetchState(_) => DecisionKind::FetchState,
             Decision::RrSim { .. } => DecisionKind::RrSim,
@@ -340,7 +374,7 @@ impl Decision {
             Decision::Priority(_) | Decision::Rec(_) | Decision::RecDiscarded { .. } => {
                 DecisionKind::Priority
             }
-            Decision::Backoff { .. } => DecisionKind::Backoff,
+            Decision::Backoff { .. } | Decision::RpcTiming { .. } => DecisionKind::Backoff,
         }
     }
 
@@ -367,6 +401,21 @@ impl Decision {
                     out.push(Field::num("nidle_now", line.nidle_now, 2).of_resource(&line.rsc));
                     out.push(Field::num("fetch_share", line.fetch_share, 2).of_resource(&line.rsc));
                 }
+            }
+            Decision::RpcTiming { verdict, .. } => {
+                out.push(Field::text("scheduler_rpc", verdict.clone()));
+            }
+            Decision::ScanLine { rsc, reason } => {
+                let shown = match (rsc, reason.is_empty()) {
+                    (_, false) => reason.clone(),
+                    (Some(_), true) => "can fetch".to_string(),
+                    (None, true) => "can request work".to_string(),
+                };
+                let field = Field::text("scan_reason", shown);
+                out.push(match rsc {
+                    Some(r) => field.of_resource(r),
+                    None => field,
+                });
             }
             Decision::FetchState(dump) => {
                 if let Some((min, additional)) = dump.buffer {

@@ -21,7 +21,6 @@ use super::decision::{
     ShareState,
 };
 use super::recorded::RecordedPoint;
-use super::selfcheck::{self, ChoiceInputs};
 use crate::client_loop::{job_name, LoopEvent, Observer, TaskAction};
 use crate::divergence::{DecisionKind, DecisionPoint, Divergence};
 use crate::policy::cpu_sched::{EnforceAction, RunListPhase};
@@ -55,9 +54,12 @@ fn slot_of(decision: &Decision) -> Slot {
         Decision::RunList(_) => Slot::RunList,
         Decision::Enforcement(_) => Slot::Enforce,
         Decision::FetchState(_) => Slot::FetchState,
-        Decision::Choice(_) => Slot::Choice,
+        // Scan lines are checked in self-consistency mode only (the anchored
+        // replay checks the block they restate and never receives them).
+        Decision::Choice(_) | Decision::ScanLine { .. } => Slot::Choice,
         Decision::Request { .. } => Slot::Request,
-        Decision::Backoff { .. } => Slot::Backoff,
+        // Checked in self-consistency mode only (filtered from the anchored replay).
+        Decision::Backoff { .. } | Decision::RpcTiming { .. } => Slot::Backoff,
     }
 }
 
@@ -537,105 +539,6 @@ impl Observer for Comparer<'_> {
     }
 }
 
-/// Self-consistency mode: choices and requests re-derived from the recorded
-/// state dump before each, the other points listed as not replayed.
-pub struct SelfCheck<'a> {
-    state: Option<&'a HostState>,
-    contexts: BTreeMap<usize, PointContext>,
-}
-
-impl<'a> SelfCheck<'a> {
-    /// Over the dumps linked to each point ([`link_contexts`]).
-    pub fn new(state: Option<&'a HostState>, contexts: BTreeMap<usize, PointContext>) -> Self {
-        SelfCheck { state, contexts }
-    }
-
-    /// The replayed side of one point.
-    pub fn replay(&self, point: &RecordedPoint) -> Replayed {
-        match &point.decision {
-            Decision::Choice(_) | Decision::Request { .. } => self.self_check(point),
-            _ => Replayed::NotReplayed(format!(
-                "{}: no anchored state (or no time step in the log)",
-                point.kind().name()
-            )),
-        }
-    }
-
-    /// Choice and request: recomputed from the recorded state dump (self-consistency).
-    fn self_check(&self, point: &RecordedPoint) -> Replayed {
-        if point.piggyback {
-            return Replayed::NotReplayed(
-                "piggybacked request on a report-only RPC: engine piggyback_work_request not \
-                 available yet"
-                    .to_string(),
-            );
-        }
-        let Some(context) = self.contexts.get(&point.event_idx) else {
-            return Replayed::NotReplayed(
-                "no work-fetch state dump precedes this decision (work_fetch_debug off?)".into(),
-            );
-        };
-        let ninst: Vec<u32> = context
-            .dump
-            .resources
-            .iter()
-            .map(|rsc| {
-                context
-                    .set_requests
-                    .iter()
-                    .find(|s| s.rsc == rsc.rsc)
-                    .map(|s| s.ninst)
-                    .or_else(|| {
-                        self.state.and_then(|state| {
-                            (0..state.n_rsc())
-                                .find(|&r| state.rsc_type(r).long_name() == rsc.rsc)
-                                .map(|r| state.ninstances(r) as u32)
-                        })
-                    })
-                    .unwrap_or(0)
-            })
-            .collect();
-        let set_requests = context.set_requests.clone();
-        let nused = move |_project: &str, rsc: &str| {
-            set_requests
-                .iter()
-                .find(|s| s.rsc == rsc)
-                .map_or(0.0, |s| s.nused_total)
-        };
-        let choice = selfcheck::choose(
-            &context.dump,
-            &ChoiceInputs {
-                ninst: &ninst,
-                nused_total: &nused,
-            },
-        );
-        let reason = format!(
-            "self-consistency from the recorded state dump: {}",
-            choice.reason
-        );
-        match &point.decision {
-            Decision::Choice(_) => Replayed::Decision {
-                decision: Decision::Choice(choice.chosen),
-                reason,
-            },
-            _ => {
-                let resources: Vec<RscRequestLine> = if choice.request.is_empty() {
-                    Vec::new()
-                } else {
-                    choice.request
-                };
-                Replayed::Decision {
-                    decision: Decision::Request {
-                        resources,
-                        set_requests: choice.set_requests,
-                    },
-                    reason,
-                }
-            }
-        }
-    }
-}
-
 /// The work-fetch decision of kind `recorded` from an engine outcome.
 fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
     let outcome = &made.outcome;
@@ -686,6 +589,9 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                             .collect(),
                     })
                     .collect(),
+                complete: true,
+                unmodelled: Vec::new(),
+                scan_order: Vec::new(),
             };
             Replayed::Decision {
                 decision: Decision::FetchState(dump),
@@ -746,55 +652,4 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
             reason: format!("§7.8 set_request at {now:.0} for the chosen project"),
         },
     }
-}
-
-/// The recorded dump and `set_request()` lines a choice or request refers to.
-pub struct PointContext {
-    /// The dump.
-    pub dump: FetchDump,
-    /// The `set_request()` lines of the request (inputs: ninst, nused_total).
-    pub set_requests: Vec<super::decision::SetRequestLine>,
-}
-
-/// Links every choice and request point to the dump before it and the
-/// `set_request()` lines of its request; passed to [`Driver::new`].
-pub fn link_contexts(points: &[RecordedPoint]) -> BTreeMap<usize, PointContext> {
-    let mut out = Vec::new();
-    let mut last_dump: Option<FetchDump> = None;
-    let mut pending_choice: Option<usize> = None;
-    for point in points {
-        match &point.decision {
-            Decision::FetchState(dump) => last_dump = Some(dump.clone()),
-            Decision::Choice(chosen) => {
-                if let Some(dump) = &last_dump {
-                    out.push((
-                        point.event_idx,
-                        PointContext {
-                            dump: dump.clone(),
-                            set_requests: Vec::new(),
-                        },
-                    ));
-                    pending_choice = chosen.as_ref().map(|_| out.len() - 1);
-                }
-            }
-            Decision::Request { set_requests, .. } if !point.piggyback => {
-                if let Some(dump) = &last_dump {
-                    out.push((
-                        point.event_idx,
-                        PointContext {
-                            dump: dump.clone(),
-                            set_requests: set_requests.clone(),
-                        },
-                    ));
-                    if let Some(choice) = pending_choice.take() {
-                        if let Some((_, ctx)) = out.get_mut(choice) {
-                            ctx.set_requests = set_requests.clone();
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out.into_iter().collect()
 }

@@ -68,6 +68,7 @@ pub mod build;
 pub mod compare;
 pub mod decision;
 pub mod driver;
+pub mod explain;
 pub mod ltd;
 pub mod queue;
 pub mod recorded;
@@ -232,13 +233,23 @@ fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
     let mut schedule_cpus = false;
     let mut choose_time = false;
     let mut make_run_list = false;
+    let mut scanning = false;
+    let mut dump = false;
+    let mut v5 = false;
     for e in &trace.events {
         match e.message {
-            Message::LtdResourceState { .. } => ltd = true,
+            Message::LtdResourceState { .. }
+            | Message::LtdFetchShare { .. }
+            | Message::OverallLtd { .. } => ltd = true,
             Message::WorkFetchStart | Message::WorkFetchFetchShare { .. } => v7_2 = true,
             Message::ScheduleCpusStart => schedule_cpus = true,
             Message::ChooseProjectTime { .. } => choose_time = true,
             Message::MakeRunListStart => make_run_list = true,
+            Message::ChooseProjectScanning => scanning = true,
+            Message::WorkFetchStateStart => dump = true,
+            Message::RequestingSecondsOfWork { .. } | Message::SchedulerRpcSucceeded { .. } => {
+                v5 = true
+            }
             _ => {}
         }
     }
@@ -264,11 +275,36 @@ fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
              (7.16-7.24; rules of 7.20.5 assumed)"
                 .into(),
         )
+    } else if schedule_cpus && scanning {
+        (
+            Some(Release(8, 2, 0)),
+            "guessed from the wording: schedule_cpus() and choose_project scan lines \
+             without choose_project(): T (8.0-8.2.13; rules of 8.2.0 assumed)"
+                .into(),
+        )
+    } else if schedule_cpus && dump {
+        (
+            Some(Release(7, 20, 5)),
+            "guessed from the wording: schedule_cpus() and a work-fetch state without \
+             choose_project scan lines (7.3-7.14; rules of 7.20.5, the oldest catalogued, \
+             assumed)"
+                .into(),
+        )
     } else if schedule_cpus {
         (
             Some(Release(8, 2, 0)),
-            "guessed from the wording: schedule_cpus() without choose_project(): T lines \
-             (8.0-8.2.13; rules of 8.2.0 assumed)"
+            "guessed from the wording: schedule_cpus() lines (7.0-8.2.13); without \
+             work_fetch_debug lines the release within that range is not decidable: rules \
+             of 8.2.0, the last to print them, assumed"
+                .into(),
+        )
+    } else if v5 {
+        (
+            None,
+            "guessed from the wording: 5.x-6.2 scheduler lines (`Requesting N seconds of new \
+             work`, `Scheduler RPC succeeded`); no policy profile covers that era: today's \
+             rules assumed, of which a fragment like this shows only those common to every \
+             release (RPC deferrals)"
                 .into(),
         )
     } else {
@@ -383,13 +419,38 @@ pub fn audit_with_draws(
                 });
             }
         }
-        V6_10 | LTD => {
-            let audit = ltd::audit(trace, options.tolerance)?;
-            report.points = audit.points;
-            report.divergences = audit.divergences;
-            report.unchecked = audit.unchecked;
-            return Ok(report);
-        }
+        V6_10 | LTD => match ltd::audit(trace, options.tolerance) {
+            Ok(audit) => {
+                report.points = audit.points;
+                report.divergences = audit.divergences;
+                report.unchecked = audit.unchecked;
+                return Ok(report);
+            }
+            // A 6.x log without the 6.10 emulator's inputs (an excerpt, a
+            // volunteer's data directory): listed, not recomputed.
+            Err(ReplayError::MissingState(why)) => {
+                let why = format!(
+                    "6.x rules: {why}; the 6.x replay runs over the 6.10 emulator's inputs, a \
+                     6.x log without them is not recomputed yet"
+                );
+                for point in &points {
+                    let not = compare::Replayed::NotReplayed(if point.cut_before {
+                        format!("the log starts inside this pass; {why}")
+                    } else {
+                        why.clone()
+                    });
+                    let (decision_point, _) =
+                        compare::compare_point(point, &not, options.tolerance, &trace.events);
+                    report.points.push(decision_point);
+                }
+                report.unchecked.push(Unchecked {
+                    what: format!("{} decision(s)", points.len()),
+                    why,
+                });
+                return Ok(report);
+            }
+            Err(other) => return Err(other),
+        },
         _ if policy == CURRENT || choice.release.is_some() => {
             if let Some(release) = choice.release {
                 let undone = profile::params_for_release(&mut params, release);
@@ -451,6 +512,17 @@ pub fn audit_with_draws(
         fresh_simulations: policy == V7_2,
         rpc_deferral,
     };
+    if state.is_some() && delta > 0.0 {
+        // choose_project()'s scan lines restate the block's reasons, and
+        // the RPC timing restates recorded deferrals: the anchored replay
+        // checks the block and the backoffs themselves.
+        points.retain(|p| {
+            !matches!(
+                p.decision,
+                decision::Decision::ScanLine { .. } | decision::Decision::RpcTiming { .. }
+            )
+        });
+    }
     let (results, divergences, not_replayed) = match state {
         Some(state) if delta > 0.0 => {
             let mut comparer = driver::Comparer::new(&points, &trace.events, settings);
@@ -489,8 +561,8 @@ pub fn audit_with_draws(
             )
         }
         state => {
-            let contexts = driver::link_contexts(&points);
-            let check = driver::SelfCheck::new(state.as_ref(), contexts);
+            let contexts = selfcheck::link_contexts(&points);
+            let check = selfcheck::SelfCheck::new(state.as_ref(), contexts);
             let mut results = Vec::new();
             let mut divergences = Vec::new();
             let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();

@@ -48,6 +48,9 @@ pub struct RecordedPoint {
     /// For a `[prio]` group: printed by the work-fetch set-up just before a
     /// state dump (fetch-mode priority initialisation, §7.3).
     pub before_fetch: bool,
+    /// The log starts inside this decision's lines (a fragment): what it
+    /// shows is only the end of the decision.
+    pub cut_before: bool,
 }
 
 impl RecordedPoint {
@@ -104,6 +107,10 @@ struct Extractor<'a> {
     dump_rsc: Option<String>,
     /// Index of the choice point waiting for its resolution.
     choice: Option<usize>,
+    /// The project whose `set_request()` lines the open pass printed last:
+    /// the choice, unless a later line says otherwise (choose_project()
+    /// prints them for a candidate that may still ask for nothing).
+    candidate: Option<String>,
     /// `set_request()` lines since the last request line.
     set_requests: Vec<SetRequestLine>,
     /// Index of the open (or last closed) rr_sim point.
@@ -120,6 +127,32 @@ struct Extractor<'a> {
     report_rpc: bool,
     /// The project of the current report RPC.
     report_project: Option<String>,
+    /// A `start work fetch state` line was seen.
+    seen_dump: bool,
+    /// A choice whose block starts before the log (a fragment) was recorded.
+    orphan_choice: bool,
+    /// An enforcement pass was opened (or one cut at the log's start recorded).
+    seen_enforcement: bool,
+    /// Index of the last fetch-state point (open or closed).
+    last_dump: Option<usize>,
+    /// Lines since the last dump that show inputs the block does not print.
+    unmodelled: Vec<String>,
+    /// Per project: the end of its last recorded RPC deferral, and its label.
+    deferrals: std::collections::HashMap<String, (f64, String)>,
+}
+
+/// The recorded side of a choice whose pass the log ends inside.
+pub const UNRESOLVED: &str = "(unresolved)";
+
+/// `time` moved by `secs` (whole seconds), for labels.
+fn shifted(time: &EventTime, secs: f64) -> EventTime {
+    let secs = secs.max(0.0).round();
+    match time {
+        EventTime::Simulated(t) => EventTime::Simulated(t + secs as u64),
+        EventTime::Local(t) => EventTime::Local(*t + chrono::Duration::seconds(secs as i64)),
+        EventTime::Unix(t) => EventTime::Unix(t + secs as i64),
+        EventTime::None => EventTime::None,
+    }
 }
 
 /// Extracts every recorded decision point, in log order.
@@ -130,6 +163,7 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         dump: None,
         dump_rsc: None,
         choice: None,
+        candidate: None,
         set_requests: Vec::new(),
         rr_sim: None,
         rr_sim_open: false,
@@ -141,10 +175,18 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         last_label: String::new(),
         report_rpc: false,
         report_project: None,
+        seen_dump: false,
+        orphan_choice: false,
+        seen_enforcement: false,
+        last_dump: None,
+        unmodelled: Vec::new(),
+        deferrals: std::collections::HashMap::new(),
     };
     for idx in 0..events.len() {
         extractor.step(idx);
     }
+    // The log ends inside a pass.
+    extractor.close_choice();
     extractor.points
 }
 
@@ -175,8 +217,10 @@ impl Extractor<'_> {
             event_idx: idx,
             project: event.project.as_ref().map(|p| p.to_string()),
             resource,
-            piggyback: matches!(decision, Decision::Request { .. }) && self.report_rpc,
+            piggyback: matches!(decision, Decision::Request { .. } | Decision::Choice(_))
+                && self.report_rpc,
             before_fetch: false,
+            cut_before: false,
             decision,
         });
         self.points.len() - 1
@@ -188,12 +232,75 @@ impl Extractor<'_> {
             .map(|p| &mut p.decision)
     }
 
+    /// Closes the open pass's choice when the pass ended without saying it
+    /// (a skipped RPC, or the log ends): its candidate if that one asked for
+    /// something, else unresolved.
+    fn close_choice(&mut self) {
+        let candidate = self.candidate.take();
+        let asked = self.set_requests.iter().any(|s| s.req_secs > 0.0);
+        match candidate {
+            Some(project) if asked => self.resolve_choice(Some(project)),
+            _ => {
+                if let Some(idx) = self.choice.take() {
+                    if let Some(point) = self.points.get_mut(idx) {
+                        point.decision = Decision::Choice(Some(UNRESOLVED.into()));
+                    }
+                }
+            }
+        }
+    }
+
     fn resolve_choice(&mut self, chosen: Option<String>) {
+        self.candidate = None;
         if let Some(idx) = self.choice.take() {
             if let Some(point) = self.points.get_mut(idx) {
                 point.project = chosen.clone();
                 point.decision = Decision::Choice(chosen);
             }
+        }
+    }
+
+    /// Notes an input of the choice the state block does not print: on the
+    /// last dump (`this_pass`: a line of choose_project() after it) or on
+    /// the next one (a line printed before the block).
+    fn note_unmodelled(&mut self, this_pass: bool, what: &str) {
+        let notes = if this_pass {
+            match self.decision_mut(self.last_dump) {
+                Some(Decision::FetchState(dump)) => &mut dump.unmodelled,
+                _ => return,
+            }
+        } else {
+            &mut self.unmodelled
+        };
+        if !notes.iter().any(|n| n == what) {
+            notes.push(what.to_string());
+        }
+    }
+
+    /// An enforcement line in a log that starts inside the pass (a
+    /// fragment): the pass is recorded, cut at its start.
+    fn orphan_enforcement(&mut self, idx: usize) {
+        if self.enforcement.is_some() || self.seen_enforcement {
+            return;
+        }
+        self.seen_enforcement = true;
+        let point = self.push(idx, Decision::Enforcement(Vec::new()), None);
+        if let Some(point) = self.points.get_mut(point) {
+            point.cut_before = true;
+        }
+        self.enforcement = Some(point);
+    }
+
+    /// A choice printed in a pass whose state block starts before the log
+    /// (a fragment): recorded, with no block to recompute it from.
+    fn orphan_choice(&mut self, idx: usize, chosen: Option<String>) {
+        if self.seen_dump || self.orphan_choice {
+            return;
+        }
+        self.orphan_choice = true;
+        let point = self.push(idx, Decision::Choice(chosen.clone()), None);
+        if let Some(point) = self.points.get_mut(point) {
+            point.project = chosen;
         }
     }
 
@@ -224,12 +331,8 @@ impl Extractor<'_> {
                         last.before_fetch = true;
                     }
                 }
-                // An unresolved earlier choice stays "unknown".
-                if let Some(idx) = self.choice.take() {
-                    if let Some(point) = self.points.get_mut(idx) {
-                        point.decision = Decision::Choice(Some("(unresolved)".into()));
-                    }
-                }
+                // An earlier pass that never said its choice.
+                self.close_choice();
                 // A dump printed by piggyback_work_request() on a report RPC:
                 // the project was chosen by the RPC poll (results due), not
                 // by choose_project(); the decision point is that choice.
@@ -242,10 +345,19 @@ impl Extractor<'_> {
                 // set_request() lines of a pass whose RPC was skipped (project
                 // down) have no request line: they do not carry over.
                 self.set_requests.clear();
-                self.dump = Some(self.push(idx, Decision::FetchState(FetchDump::default()), None));
+                let dump = FetchDump {
+                    unmodelled: std::mem::take(&mut self.unmodelled),
+                    ..FetchDump::default()
+                };
+                self.dump = Some(self.push(idx, Decision::FetchState(dump), None));
+                self.last_dump = self.dump;
                 self.dump_rsc = None;
+                self.seen_dump = true;
             }
             Message::WorkFetchStateEnd => {
+                if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
+                    dump.complete = true;
+                }
                 self.dump = None;
                 self.dump_rsc = None;
             }
@@ -319,7 +431,46 @@ impl Extractor<'_> {
                     }
                 }
             }
+            Message::McLimitTime { .. } => self.note_unmodelled(
+                false,
+                "max_concurrent limits (`rsc type N last MC limit time` lines)",
+            ),
+            Message::UsingMcShortfall { .. } => {
+                self.note_unmodelled(true, "max_concurrent limits (`using MC shortfall` line)")
+            }
+            Message::NeedsWorkExcludedStarved { .. } => self.note_unmodelled(
+                true,
+                "GPU exclusions (`needs work - excluded instance starved` line)",
+            ),
+            Message::NoProjectChosen if self.choice.is_none() => self.orphan_choice(idx, None),
             Message::NoProjectChosen => self.resolve_choice(None),
+            Message::ChooseProjectScanning => {
+                if let (Some(Decision::FetchState(dump)), Some(p)) =
+                    (self.decision_mut(self.last_dump), project)
+                {
+                    dump.scan_order.push(p);
+                }
+            }
+            Message::ScanSkip { reason } => {
+                let reason = format!("can't request work: {reason}");
+                self.push(idx, Decision::ScanLine { rsc: None, reason }, None);
+            }
+            Message::CanFetch { rsc } => {
+                let name = rsc_name(rsc);
+                let decision = Decision::ScanLine {
+                    rsc: Some(name.clone()),
+                    reason: String::new(),
+                };
+                self.push(idx, decision, Some(name));
+            }
+            Message::CantFetch { rsc, reason } => {
+                let name = rsc_name(rsc);
+                let decision = Decision::ScanLine {
+                    rsc: Some(name.clone()),
+                    reason: reason.to_string(),
+                };
+                self.push(idx, decision, Some(name));
+            }
             Message::SetRequest {
                 rsc,
                 ninst,
@@ -330,7 +481,11 @@ impl Extractor<'_> {
                 req_secs,
             } => {
                 if self.choice.is_some() {
-                    self.resolve_choice(project);
+                    if self.candidate != project {
+                        // A new candidate: the earlier one asked for nothing.
+                        self.set_requests.clear();
+                    }
+                    self.candidate = project;
                 }
                 self.set_requests.push(SetRequestLine {
                     rsc: rsc_name(rsc),
@@ -341,6 +496,26 @@ impl Extractor<'_> {
                     req_inst: *req_inst,
                     req_secs: *req_secs,
                 });
+            }
+            // 7.16 on: the dump that follows is piggyback_work_request()'s
+            // for an RPC the poll already chose (not choose_project()).
+            Message::PiggybackWorkRequest => {
+                self.report_rpc = true;
+                self.report_project = project.clone();
+            }
+            Message::ProjectRequestedDelay { secs } => self.note_deferral(idx, *secs),
+            Message::SendingSchedulerRequest { reason, .. } => {
+                if let Some((until, until_label)) =
+                    project.as_ref().and_then(|p| self.deferrals.remove(p))
+                {
+                    let decision = Decision::RpcTiming {
+                        until,
+                        until_label,
+                        user: *reason == crate::trace::message::RpcReason::RequestedByUser,
+                        verdict: "sent".into(),
+                    };
+                    self.push(idx, decision, None);
+                }
             }
             Message::EmuRpcReportResults => {
                 self.report_rpc = true;
@@ -357,6 +532,11 @@ impl Extractor<'_> {
                 }
             }
             Message::EmuRpcRequest { resources } | Message::WorkRequest { resources } => {
+                if self.choice.is_some() {
+                    self.resolve_choice(project);
+                } else if !self.report_rpc {
+                    self.orphan_choice(idx, project);
+                }
                 let decision = Decision::Request {
                     resources: request_lines(resources),
                     set_requests: std::mem::take(&mut self.set_requests),
@@ -412,7 +592,9 @@ impl Extractor<'_> {
                 }
             }
             Message::MakeRunListEnd => self.run_list = None,
+            Message::UsingCpus { .. } | Message::TooBig { .. } => self.orphan_enforcement(idx),
             Message::EnforceRunListStart => {
+                self.seen_enforcement = true;
                 self.enforcement = Some(self.push(idx, Decision::Enforcement(Vec::new()), None));
             }
             Message::EnforceRunListEnd => self.enforcement = None,
@@ -448,27 +630,28 @@ impl Extractor<'_> {
                 }
             }
             Message::EnforceScheduleStart => {
+                self.seen_enforcement = true;
                 self.run_list = None;
                 self.enforcement = Some(self.push(idx, Decision::Enforcement(Vec::new()), None));
             }
             Message::EnforceScheduleEnd => self.enforcement = None,
-            Message::Scheduling { job, .. } => self.action(format!("schedule {job}")),
+            Message::Scheduling { job, .. } => self.action(idx, format!("schedule {job}")),
             Message::Preempting { job, mode } => {
                 let how = match mode {
                     PreemptMode::RemovedFromMemory => "removed",
                     PreemptMode::LeftInMemory | PreemptMode::LeftInMemoryNoCheckpoint => "left",
                 };
-                self.action(format!("preempt {job} ({how})"));
+                self.action(idx, format!("preempt {job} ({how})"));
             }
             Message::EmuTaskStart { action, job, .. } => {
-                self.action(format!("{} {job}", action.to_string().to_lowercase()));
+                self.action(idx, format!("{} {job}", action.to_string().to_lowercase()));
             }
             Message::CoprocAssign {
                 rsc, instance, job, ..
-            } => self.action(format!("assign {job} {} {instance}", rsc.type_name())),
+            } => self.action(idx, format!("assign {job} {} {instance}", rsc.type_name())),
             Message::CoprocAssignFraction {
                 rsc, instance, job, ..
-            } => self.action(format!("assign {job} {} {instance}", rsc.type_name())),
+            } => self.action(idx, format!("assign {job} {} {instance}", rsc.type_name())),
             Message::ProjectPriority { prio, rsf, rt, rs } => {
                 let entry = PrioEntry {
                     project: project.unwrap_or_default(),
@@ -531,6 +714,7 @@ impl Extractor<'_> {
                 );
             }
             Message::DeferringCommunication { secs } => {
+                self.note_deferral(idx, *secs);
                 self.push(
                     idx,
                     Decision::Backoff {
@@ -544,7 +728,26 @@ impl Extractor<'_> {
         }
     }
 
-    fn action(&mut self, text: String) {
+    /// A deferral of the project's scheduler RPCs until `secs` after this
+    /// line (the later one wins).
+    fn note_deferral(&mut self, idx: usize, secs: f64) {
+        let event = &self.events[idx];
+        let (Some(project), Some(now)) = (event.project.as_ref(), event.time.secs()) else {
+            return;
+        };
+        let until = now + secs;
+        let label = time_label(&shifted(&event.time, secs));
+        let entry = self
+            .deferrals
+            .entry(project.to_string())
+            .or_insert((until, label.clone()));
+        if until >= entry.0 {
+            *entry = (until, label);
+        }
+    }
+
+    fn action(&mut self, idx: usize, text: String) {
+        self.orphan_enforcement(idx);
         if let Some(Decision::Enforcement(actions)) = self.decision_mut(self.enforcement) {
             actions.push(text);
         }

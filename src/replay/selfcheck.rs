@@ -15,7 +15,12 @@
 //!
 //! Architecture Invariant: pure; reads only the dump and the numbers passed in.
 
-use super::decision::{FetchDump, RscRequestLine, SetRequestLine};
+use super::compare::Replayed;
+use super::decision::{Decision, FetchDump, RscRequestLine, SetRequestLine};
+use super::recorded::{RecordedPoint, UNRESOLVED};
+use crate::divergence::DecisionKind;
+use crate::policy::state::HostState;
+use std::collections::{BTreeMap, HashMap};
 
 /// The inputs beside the dump.
 pub struct ChoiceInputs<'a> {
@@ -36,6 +41,39 @@ pub struct Choice {
     pub set_requests: Vec<SetRequestLine>,
     /// The rule and numbers behind the choice.
     pub reason: String,
+    /// The block does not decide the choice (why), when so.
+    pub undecidable: Option<String>,
+}
+
+/// The projects in choose_project()'s order: decreasing printed priority,
+/// ties broken by the pass's scan lines; `None` when projects that can
+/// request work tie and no scan line orders them.
+fn scan_order(dump: &FetchDump) -> Option<Vec<usize>> {
+    let position = |p: usize| {
+        dump.scan_order
+            .iter()
+            .position(|name| *name == dump.projects[p].project)
+            .unwrap_or(usize::MAX)
+    };
+    let mut order: Vec<usize> = (0..dump.projects.len()).collect();
+    order.sort_by(|&a, &b| {
+        dump.projects[b]
+            .prio
+            .total_cmp(&dump.projects[a].prio)
+            .then(position(a).cmp(&position(b)))
+    });
+    let candidates: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&p| dump.projects[p].reason.is_empty())
+        .collect();
+    // With scan lines, the scanned projects come first in their order and
+    // the rest were never reached; without, a tie is undecided.
+    let unordered_tie = dump.scan_order.is_empty()
+        && candidates
+            .windows(2)
+            .any(|w| dump.projects[w[0]].prio == dump.projects[w[1]].prio);
+    (!unordered_tie).then_some(order)
 }
 
 /// Mirrors WORK_FETCH::choose_project() over a dump (§7.7).
@@ -43,14 +81,22 @@ pub struct Choice {
 pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
     let (buf_min, buf_additional) = dump.buffer.unwrap_or((0.0, 0.0));
     let buf_total = (buf_min + buf_additional).max(1.0);
-    // projects_sorted: decreasing priority, ties keep project order (stable sort).
-    let mut order: Vec<usize> = (0..dump.projects.len()).collect();
-    order.sort_by(|&a, &b| {
-        dump.projects[b]
-            .prio
-            .partial_cmp(&dump.projects[a].prio)
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    // projects_sorted: decreasing priority. Priorities print to three
+    // decimals: where they tie, the scan lines tell the client's order.
+    let Some(order) = scan_order(dump) else {
+        return Choice {
+            chosen: None,
+            request: Vec::new(),
+            set_requests: Vec::new(),
+            reason: String::new(),
+            undecidable: Some(
+                "projects that can request work tie at the printed priority (three \
+                 decimals) and the log shows no `choose_project: scanning` lines to order \
+                 them"
+                    .into(),
+            ),
+        };
+    };
     let n_rsc = dump.resources.len();
     let share_of = |project: &str, r: usize| {
         dump.resources[r]
@@ -160,6 +206,7 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
                 request,
                 set_requests,
                 reason,
+                undecidable: None,
             };
         }
         notes.push(format!("{}: every request zero", project.project));
@@ -169,6 +216,338 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
         request: Vec::new(),
         set_requests: Vec::new(),
         reason: format!("§7.7: no project chosen ({})", notes.join("; ")),
+        undecidable: None,
+    }
+}
+
+/// The recorded dump and `set_request()` lines a choice or request refers to.
+#[derive(Clone, Debug)]
+pub struct PointContext {
+    /// The dump.
+    pub dump: FetchDump,
+    /// The `set_request()` lines of the request (inputs: ninst, nused_total).
+    pub set_requests: Vec<SetRequestLine>,
+}
+
+/// A point's context, or what the log lacks for one (said as "not checked").
+pub type Linked = Result<PointContext, String>;
+
+/// What a pass lacks when its state block starts before the log.
+const BLOCK_BEFORE_LOG: &str = "this pass's work-fetch state block starts before the log: its \
+     `------- start work fetch state -------` line and the project and resource states up to \
+     this line are needed";
+
+/// Whether a dump holds every input of a recomputation; `Err` says what is
+/// missing. `limits`: the pass's unmodelled inputs (max_concurrent, GPU
+/// exclusions) count too (a choice or request rests on them; a scan line
+/// does not).
+fn usable(dump: &FetchDump, limits: bool) -> Result<(), String> {
+    let mut missing = Vec::new();
+    if !dump.complete {
+        missing.push(match dump.resources.last() {
+            None => "the log ends inside this pass's work-fetch state block, before the \
+                     per-resource states (`--- state for RSC ---`, then shortfall, nidle, \
+                     saturated and each project's share)"
+                .to_string(),
+            Some(last) => format!(
+                "the log ends inside this pass's work-fetch state block after the state for \
+                 {} (no `end work fetch state` line): the states of any later resource are \
+                 missing",
+                last.rsc
+            ),
+        });
+    }
+    if limits && !dump.unmodelled.is_empty() {
+        missing.push(format!(
+            "this pass's choice also rests on {}: the projects' limits and simulated use \
+             under them are not printed in the block (client_state.xml and app_config.xml \
+             would decide it)",
+            dump.unmodelled.join(" and ")
+        ));
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing.join("; "))
+    }
+}
+
+/// Links every choice, scan line and request point to the state dump of its
+/// pass (a choice to the block printed at its own line, the others to the
+/// last block before them) and a choice to the `set_request()` lines of the
+/// request that follows it. Keyed by the point's event index.
+pub fn link_contexts(points: &[RecordedPoint]) -> BTreeMap<usize, Linked> {
+    let dumps: HashMap<usize, &FetchDump> = points
+        .iter()
+        .filter_map(|p| match &p.decision {
+            Decision::FetchState(dump) => Some((p.event_idx, dump)),
+            _ => None,
+        })
+        .collect();
+    let context = |dump: Option<&FetchDump>, limits: bool| -> Linked {
+        let dump = dump.ok_or_else(|| BLOCK_BEFORE_LOG.to_string())?;
+        usable(dump, limits)?;
+        Ok(PointContext {
+            dump: dump.clone(),
+            set_requests: Vec::new(),
+        })
+    };
+    let mut out = BTreeMap::new();
+    let mut last_dump: Option<&FetchDump> = None;
+    let mut pending_choice: Option<usize> = None;
+    for point in points {
+        match &point.decision {
+            Decision::FetchState(dump) => last_dump = Some(dump),
+            Decision::Choice(chosen) => {
+                let linked = context(dumps.get(&point.event_idx).copied(), true);
+                pending_choice = (linked.is_ok() && chosen.is_some()).then_some(point.event_idx);
+                out.insert(point.event_idx, linked);
+            }
+            Decision::ScanLine { .. } => {
+                out.insert(point.event_idx, context(last_dump, false));
+            }
+            Decision::Request { set_requests, .. } if !point.piggyback => {
+                let mut linked = context(last_dump, true);
+                if let Ok(ctx) = &mut linked {
+                    ctx.set_requests = set_requests.clone();
+                }
+                out.insert(point.event_idx, linked);
+                if let Some(Some(Ok(ctx))) = pending_choice.take().map(|c| out.get_mut(&c)) {
+                    ctx.set_requests = set_requests.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What a decision of this kind rests on beyond what a log prints.
+fn needs_state(kind: DecisionKind) -> &'static str {
+    match kind {
+        DecisionKind::FetchState | DecisionKind::RrSim => {
+            "the simulation runs over every job of the host: client_state.xml of that moment \
+             (jobs, projects, app versions) and the preferences are needed"
+        }
+        DecisionKind::RunList | DecisionKind::Enforcement => {
+            "the run list is built from every runnable job: client_state.xml of that moment \
+             (jobs, app versions, memory use) and the preferences are needed"
+        }
+        DecisionKind::Priority => {
+            "REC and priorities accrue from every job's run time since the last update: \
+             client_state.xml and the log since the client started are needed"
+        }
+        _ => "client_state.xml and the log since the client started are needed",
+    }
+}
+
+/// A scheduler RPC after a recorded deferral: allowed once the deferral
+/// ended (the log prints whole seconds: one second of slack), or at any
+/// time when the user asked (client/cs_scheduler.cpp
+/// CLIENT_STATE::next_project_sched_rpc_pending: user requests ignore
+/// backoffs).
+fn rpc_timing(at: f64, until: f64, until_label: &str, user: bool) -> Replayed {
+    let allowed = user || at + 1.0 >= until;
+    Replayed::Decision {
+        decision: Decision::RpcTiming {
+            until,
+            until_label: until_label.to_string(),
+            user,
+            verdict: if allowed {
+                "sent".into()
+            } else {
+                format!("not before {until_label} (deferred)")
+            },
+        },
+        reason: if user {
+            "§7.13: a user-requested RPC ignores the project's deferral \
+             (cs_scheduler.cpp next_project_sched_rpc_pending)"
+                .into()
+        } else {
+            format!(
+                "§7.13: the project's scheduler is not contacted before its deferral ends at \
+                 {until_label} (min_rpc_time; cs_scheduler.cpp next_project_sched_rpc_pending)"
+            )
+        },
+    }
+}
+
+/// Self-consistency mode (no state file): choices, requests and
+/// choose_project()'s scan lines re-derived from the recorded state dump of
+/// their pass; the other points are not checked.
+pub struct SelfCheck<'a> {
+    state: Option<&'a HostState>,
+    contexts: BTreeMap<usize, Linked>,
+}
+
+impl<'a> SelfCheck<'a> {
+    /// Over the dumps linked to each point ([`link_contexts`]).
+    pub fn new(state: Option<&'a HostState>, contexts: BTreeMap<usize, Linked>) -> Self {
+        SelfCheck { state, contexts }
+    }
+
+    /// The replayed side of one point.
+    pub fn replay(&self, point: &RecordedPoint) -> Replayed {
+        match &point.decision {
+            Decision::Choice(Some(chosen)) if chosen == UNRESOLVED => {
+                let mut why = "the log ends before this pass printed its choice (`No project \
+                               chosen for work fetch`, or the chosen project's `set_request()` \
+                               and request lines)"
+                    .to_string();
+                if let Some(Err(more)) = self.contexts.get(&point.event_idx) {
+                    why = format!("{why}; {more}");
+                }
+                Replayed::NotReplayed(why)
+            }
+            Decision::Choice(_) | Decision::Request { .. } => self.recompute(point),
+            Decision::ScanLine { rsc, .. } => self.scan_line(point, rsc.as_deref()),
+            Decision::RpcTiming {
+                until,
+                until_label,
+                user,
+                ..
+            } => rpc_timing(point.time, *until, until_label, *user),
+            _ if point.cut_before => Replayed::NotReplayed(format!(
+                "{}: the log starts inside this pass (its start line, the run list before \
+                 it and every job's resource use are not in the log); {}",
+                point.kind().name(),
+                needs_state(point.kind())
+            )),
+            _ if self.state.is_some() => Replayed::NotReplayed(format!(
+                "{}: the anchored replay needs the emulator's fixed time step, which this log \
+                 does not show",
+                point.kind().name()
+            )),
+            _ => Replayed::NotReplayed(format!(
+                "{}: {}",
+                point.kind().name(),
+                needs_state(point.kind())
+            )),
+        }
+    }
+
+    /// The point's context, or why it has none (said as "not checked").
+    fn context(&self, point: &RecordedPoint) -> Result<&PointContext, String> {
+        match self.contexts.get(&point.event_idx) {
+            Some(Ok(context)) => Ok(context),
+            Some(Err(why)) => Err(why.clone()),
+            None => Err(
+                "no work-fetch state dump precedes this decision (work_fetch_debug off?)".into(),
+            ),
+        }
+    }
+
+    /// `can fetch RSC`, `can't fetch RSC: REASON`, `skip: REASON`: the
+    /// reason choose_project() tests is the one the state block printed for
+    /// the project (and resource) in the same pass (client/work_fetch.cpp
+    /// WORK_FETCH::choose_project, print_state).
+    fn scan_line(&self, point: &RecordedPoint, rsc: Option<&str>) -> Replayed {
+        let context = match self.context(point) {
+            Ok(context) => context,
+            Err(why) => return Replayed::NotReplayed(why),
+        };
+        let project = point.project.as_deref().unwrap_or_default();
+        let reason = match rsc {
+            None => context
+                .dump
+                .projects
+                .iter()
+                .find(|p| p.project == project)
+                .map(|p| p.reason.clone()),
+            Some(rsc) => context
+                .dump
+                .resources
+                .iter()
+                .find(|r| r.rsc == rsc)
+                .and_then(|r| r.shares.iter().find(|s| s.project == project))
+                .map(|s| s.reason.clone()),
+        };
+        let Some(reason) = reason else {
+            return Replayed::NotReplayed(format!(
+                "{project} has no {} line in this pass's state block",
+                if rsc.is_some() { "share" } else { "REC" }
+            ));
+        };
+        Replayed::Decision {
+            decision: Decision::ScanLine {
+                rsc: rsc.map(str::to_string),
+                reason,
+            },
+            reason: format!(
+                "§7.7 choose_project tests the reason the pass's state block printed for {project}{} \
+                 (work_fetch.cpp WORK_FETCH::choose_project)",
+                rsc.map(|r| format!(" and {r}")).unwrap_or_default()
+            ),
+        }
+    }
+
+    /// Choice and request: recomputed from the recorded state dump (self-consistency).
+    fn recompute(&self, point: &RecordedPoint) -> Replayed {
+        if point.piggyback {
+            return Replayed::NotReplayed(
+                "an RPC the poll chose (results due or a user request), with \
+                 piggyback_work_request()'s request: not recomputed from the block yet"
+                    .to_string(),
+            );
+        }
+        let context = match self.context(point) {
+            Ok(context) => context,
+            Err(why) => return Replayed::NotReplayed(why),
+        };
+        let ninst: Vec<u32> = context
+            .dump
+            .resources
+            .iter()
+            .map(|rsc| {
+                context
+                    .set_requests
+                    .iter()
+                    .find(|s| s.rsc == rsc.rsc)
+                    .map(|s| s.ninst)
+                    .or_else(|| {
+                        self.state.and_then(|state| {
+                            (0..state.n_rsc())
+                                .find(|&r| state.rsc_type(r).long_name() == rsc.rsc)
+                                .map(|r| state.ninstances(r) as u32)
+                        })
+                    })
+                    .unwrap_or(0)
+            })
+            .collect();
+        let set_requests = &context.set_requests;
+        let nused = move |_project: &str, rsc: &str| {
+            set_requests
+                .iter()
+                .find(|s| s.rsc == rsc)
+                .map_or(0.0, |s| s.nused_total)
+        };
+        let choice = choose(
+            &context.dump,
+            &ChoiceInputs {
+                ninst: &ninst,
+                nused_total: &nused,
+            },
+        );
+        if let Some(why) = choice.undecidable {
+            return Replayed::NotReplayed(why);
+        }
+        let reason = format!(
+            "self-consistency from the recorded state dump: {}",
+            choice.reason
+        );
+        match &point.decision {
+            Decision::Choice(_) => Replayed::Decision {
+                decision: Decision::Choice(choice.chosen),
+                reason,
+            },
+            _ => Replayed::Decision {
+                decision: Decision::Request {
+                    resources: choice.request,
+                    set_requests: choice.set_requests,
+                },
+                reason,
+            },
+        }
     }
 }
 
@@ -213,17 +592,26 @@ mod tests {
                     },
                 ],
             }],
+            complete: true,
+            unmodelled: Vec::new(),
+            // The log's `[Alpha] choose_project: scanning` line.
+            scan_order: vec!["Alpha".into()],
         };
         let zero = |_: &str, _: &str| 0.0;
-        let choice = choose(
-            &dump,
-            &ChoiceInputs {
-                ninst: &[4],
-                nused_total: &zero,
-            },
-        );
+        let inputs = ChoiceInputs {
+            ninst: &[4],
+            nused_total: &zero,
+        };
+        let choice = choose(&dump, &inputs);
         assert_eq!(choice.chosen.as_deref(), Some("Alpha"));
         assert_eq!(choice.request[0].secs, 207360.0);
         assert_eq!(choice.request[0].inst, 4.0);
+        // Both print priority -0.000: without the scan line the block does
+        // not say which one the client scanned first.
+        let untold = FetchDump {
+            scan_order: Vec::new(),
+            ..dump
+        };
+        assert!(choose(&untold, &inputs).undecidable.is_some());
     }
 }

@@ -13,6 +13,7 @@
 //! | `divergences`      | array of [`Divergence`] objects, in trace order    |
 //! | `first_divergence` | a [`Divergence`] object, or null                  |
 //! | `unchecked`        | array of `{"what": string, "why": string}`        |
+//! | `input_errors`     | array of strings: inputs that could not be read (file:line:col: what was expected); the audit went on without them |
 //! | `since_changed`    | null, or for an older release: `{release, changes, both, release_only, today_only, neither, release_only_by_kind, first}` |
 //!
 //! Keys may be added; none is renamed or removed without a major version.
@@ -57,6 +58,8 @@ pub struct JsonReport<'a> {
     pub unchecked: &'a [Unchecked],
     /// An older release's decisions judged again under today's rules.
     pub since_changed: Option<&'a SinceChanged>,
+    /// Inputs that could not be read; the audit went on without them.
+    pub input_errors: &'a [String],
 }
 
 impl<'a> JsonReport<'a> {
@@ -81,6 +84,7 @@ impl<'a> JsonReport<'a> {
             first_divergence: report.first_divergence(),
             unchecked: &report.unchecked,
             since_changed: report.since_changed.as_ref(),
+            input_errors: &report.input_errors,
         }
     }
 }
@@ -124,6 +128,7 @@ mod tests {
                 "divergences",
                 "divergent",
                 "first_divergence",
+                "input_errors",
                 "not_checked",
                 "policy",
                 "policy_reason",

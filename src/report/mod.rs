@@ -284,6 +284,7 @@ pub(crate) mod tests {
                 "01:00:59 [SETI@home] [work_fetch] backoff 60 s".into(),
                 "01:01:00 [---] [work_fetch] choose_project: scanning".into(),
             ],
+            input_errors: Vec::new(),
         }
     }
 
@@ -399,6 +400,7 @@ mod no_panic {
                         .map(|(what, why)| Unchecked { what, why })
                         .collect(),
                     first_context,
+                    input_errors: Vec::new(),
                 }
             })
     }

@@ -48,6 +48,17 @@ impl Paint {
 /// headings and to the recorded (red) and replayed (green) values.
 pub fn write_table(report: &DivergenceReport, color: bool, out: &mut dyn Write) -> io::Result<()> {
     let paint = Paint { color };
+    if !report.input_errors.is_empty() {
+        writeln!(
+            out,
+            "{} input problem(s): audited without what these lines hold",
+            report.input_errors.len()
+        )?;
+        for error in &report.input_errors {
+            writeln!(out, "  {error}")?;
+        }
+        writeln!(out)?;
+    }
     write_first_divergence(report, &paint, out)?;
     writeln!(out)?;
     write_counts(report, &paint, out)?;

@@ -1,0 +1,48 @@
+//! `boinc-audit explain`: why a resource sat idle or a project was not
+//! asked for work at a moment.
+
+use super::{log_options, trace_name, EXIT_DIVERGED, EXIT_OK, EXIT_TROUBLE};
+use crate::cli::{ExplainArgs, ExplainFormat};
+use anyhow::{Context, Result};
+use boinc_audit::parse;
+use boinc_audit::replay::explain::{explain, render_text, At, ExplainOptions};
+use std::io::Write;
+
+pub fn run_explain(args: &ExplainArgs) -> Result<u8> {
+    let at = args
+        .at
+        .as_deref()
+        .map(|text| text.parse::<At>().map_err(|e| anyhow::anyhow!("--at: {e}")))
+        .transpose()?;
+    let parsed = parse::load_trace(&args.paths, &log_options(args.date_order));
+    for warning in &parsed.warnings {
+        eprintln!("{warning}");
+    }
+    // As `audit`: an unreadable file does not stop the rest; exit 2 after.
+    for error in &parsed.errors {
+        eprintln!("{error}");
+    }
+    let trace_name = trace_name(&args.paths);
+    let options = ExplainOptions {
+        at,
+        resource: args.resource.clone(),
+        project: args.project.clone(),
+    };
+    let explanation = explain(&parsed.value, &trace_name, &options);
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        ExplainFormat::Table => out.write_all(render_text(&explanation).as_bytes()),
+        ExplainFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &explanation)?;
+            out.write_all(b"\n")
+        }
+    }
+    .context("cannot write the explanation")?;
+    Ok(if !parsed.errors.is_empty() {
+        EXIT_TROUBLE
+    } else if explanation.pass_time.is_some() {
+        EXIT_OK
+    } else {
+        EXIT_DIVERGED
+    })
+}

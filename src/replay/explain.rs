@@ -1,0 +1,539 @@
+//! `explain`: why a resource sat idle or why a project was not asked for
+//! work at a moment, as the chain of rule outcomes behind the work-fetch
+//! pass at (or last before) that moment, each with the recorded value it
+//! rests on (policy-current §7.7 `choose_project`, §7.8 `set_request`;
+//! client/work_fetch.cpp WORK_FETCH::choose_project, print_state), and
+//! what the last scheduling pass before it showed (`using X out of N CPUs`,
+//! `can't run, too big`).
+//!
+//! It explains what the log recorded; whether the client decided right is
+//! `audit`'s question. Where the trace lacks an input, the explanation says
+//! which one, never an empty reason.
+//!
+//! Architecture Invariant: pure; reads the recorded decisions of a trace.
+
+use super::decision::{Decision, FetchDump, ProjectState, RscRequestLine, RscState};
+use super::recorded::{self, RecordedPoint, UNRESOLVED};
+use super::selfcheck::link_contexts;
+use crate::trace::{EventTime, Message, Trace};
+use chrono::{NaiveDateTime, NaiveTime, Timelike};
+use serde::Serialize;
+
+/// The moment asked about (`--at`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum At {
+    /// A time on the trace's own base: simulated seconds, or a local date
+    /// and time read as the log prints it.
+    Secs(f64),
+    /// A time of day (`HH:MM[:SS]`): the last pass at or before it on any day.
+    TimeOfDay(u32),
+}
+
+impl std::str::FromStr for At {
+    type Err = String;
+
+    /// `HH:MM[:SS]`, `N day(s) HH:MM:SS` (the emulator's clock),
+    /// `YYYY-MM-DD HH:MM:SS`, `YYYY/MM/DD HH:MM:SS` (or with `T`), or
+    /// seconds on the trace's time base.
+    fn from_str(text: &str) -> Result<At, String> {
+        let text = text.trim();
+        if let Ok(secs) = text.parse::<f64>() {
+            if secs.is_finite() && secs >= 0.0 {
+                return Ok(At::Secs(secs));
+            }
+        }
+        for format in ["%H:%M:%S", "%H:%M"] {
+            if let Ok(t) = NaiveTime::parse_from_str(text, format) {
+                return Ok(At::TimeOfDay(t.num_seconds_from_midnight()));
+            }
+        }
+        if let Some((days, clock)) = text.split_once(" day") {
+            let clock = clock.trim_start_matches('s').trim();
+            if let (Ok(days), Ok(t)) = (
+                days.trim().parse::<u32>(),
+                NaiveTime::parse_from_str(clock, "%H:%M:%S"),
+            ) {
+                return Ok(At::Secs(
+                    f64::from(days) * 86400.0 + f64::from(t.num_seconds_from_midnight()),
+                ));
+            }
+        }
+        for format in [
+            "%Y-%m-%d %H:%M:%S",
+            "%Y/%m/%d %H:%M:%S",
+            "%Y-%m-%dT%H:%M:%S",
+            "%Y-%m-%d %H:%M",
+        ] {
+            if let Ok(t) = NaiveDateTime::parse_from_str(text, format) {
+                return Ok(At::Secs(t.and_utc().timestamp() as f64));
+            }
+        }
+        Err(format!(
+            "cannot read the time {text:?}: give HH:MM[:SS], YYYY-MM-DD HH:MM:SS or seconds"
+        ))
+    }
+}
+
+/// What to explain.
+#[derive(Clone, Debug, Default)]
+pub struct ExplainOptions {
+    /// The moment; `None` = the last pass of the trace.
+    pub at: Option<At>,
+    /// Only resources whose long name contains this (case-insensitive).
+    pub resource: Option<String>,
+    /// Only this project (case-insensitive).
+    pub project: Option<String>,
+}
+
+/// One project's part in one resource's outcome.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ProjectWhy {
+    /// The project.
+    pub project: String,
+    /// It was asked for work of this resource.
+    pub asked: bool,
+    /// Why (or how much), in a sentence with the recorded values.
+    pub why: String,
+}
+
+/// One resource's outcome.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ResourceWhy {
+    /// Long resource name.
+    pub resource: String,
+    /// The resource's state in the pass (shortfall, idle instances, buffer).
+    pub state: String,
+    /// Each project, in the order choose_project() scans them.
+    pub projects: Vec<ProjectWhy>,
+    /// The outcome for the resource, in a sentence.
+    pub outcome: String,
+}
+
+/// The explanation of one moment.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Explanation {
+    /// The trace.
+    pub trace: String,
+    /// The work-fetch pass explained, as the log prints its time.
+    pub pass_time: Option<String>,
+    /// The pass's choice, in a sentence.
+    pub choice: Option<String>,
+    /// Each project's own state in the pass (project-level reasons), in
+    /// choose_project()'s scan order.
+    pub projects: Vec<ProjectWhy>,
+    /// Per resource.
+    pub resources: Vec<ResourceWhy>,
+    /// What the last scheduling pass up to that moment showed.
+    pub scheduling: Vec<String>,
+    /// Inputs the trace lacks for a full answer.
+    pub missing: Vec<String>,
+}
+
+fn matches(filter: Option<&str>, name: &str) -> bool {
+    filter.is_none_or(|f| name.to_lowercase().contains(&f.to_lowercase()))
+}
+
+fn at_or_before(time: &EventTime, at: Option<At>) -> bool {
+    match (at, time) {
+        (None, _) => true,
+        (Some(At::Secs(secs)), time) => time.secs().is_some_and(|t| t <= secs + 1e-9),
+        (Some(At::TimeOfDay(tod)), EventTime::Local(t)) => {
+            t.time().num_seconds_from_midnight() <= tod
+        }
+        (Some(At::TimeOfDay(tod)), time) => time
+            .secs()
+            .is_some_and(|t| t.rem_euclid(86400.0) <= f64::from(tod)),
+    }
+}
+
+/// Explains the work-fetch pass at (or last before) `options.at`.
+pub fn explain(trace: &Trace, trace_name: &str, options: &ExplainOptions) -> Explanation {
+    let mut out = Explanation {
+        trace: trace_name.to_string(),
+        ..Explanation::default()
+    };
+    let events = &trace.events;
+    let points = recorded::extract(events);
+    let when = |p: &RecordedPoint| {
+        events
+            .get(p.event_idx)
+            .is_some_and(|e| at_or_before(&e.time, options.at))
+    };
+    // The last choice (a pass) at or before the moment.
+    let choice_at = points
+        .iter()
+        .rposition(|p| matches!(p.decision, Decision::Choice(_)) && when(p));
+    let contexts = link_contexts(&points);
+    match choice_at {
+        None if points
+            .iter()
+            .any(|p| matches!(p.decision, Decision::Choice(_))) =>
+        {
+            out.missing
+                .push("no work-fetch pass at or before that moment: the first one is later".into());
+        }
+        None => out.missing.push(
+            "no work-fetch pass in the trace: the client prints its work-fetch state and choice \
+             only with the log flag work_fetch_debug (cc_config.xml <log_flags>)"
+                .into(),
+        ),
+        Some(idx) => {
+            let point = &points[idx];
+            out.pass_time = Some(point.time_label.clone());
+            let request = points[idx + 1..]
+                .iter()
+                .take_while(|p| !matches!(p.decision, Decision::Choice(_)))
+                .find_map(|p| match &p.decision {
+                    Decision::Request { resources, .. } if !p.piggyback => Some(resources.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            let dump = points.iter().find_map(|p| match &p.decision {
+                Decision::FetchState(dump) if p.event_idx == point.event_idx => Some(dump),
+                _ => None,
+            });
+            if let Some(dump) = dump {
+                out.projects = scan_order(dump)
+                    .into_iter()
+                    .filter(|p| matches(options.project.as_deref(), &p.project))
+                    .map(project_state)
+                    .collect();
+            }
+            if let Some(Err(why)) = contexts.get(&point.event_idx) {
+                out.missing.push(why.clone());
+            }
+            explain_pass(point, dump, &request, options, &mut out);
+        }
+    }
+    out.scheduling = scheduling(trace, options.at);
+    if out.scheduling.is_empty() {
+        out.missing.push(
+            "no scheduling pass (`using X out of N CPUs`) up to that moment: the log flag \
+             cpu_sched_debug shows what ran"
+                .into(),
+        );
+    }
+    out
+}
+
+fn explain_pass(
+    point: &RecordedPoint,
+    dump: Option<&FetchDump>,
+    request: &[RscRequestLine],
+    options: &ExplainOptions,
+    out: &mut Explanation,
+) {
+    let Decision::Choice(chosen) = &point.decision else {
+        return;
+    };
+    let chosen = chosen.as_deref();
+    out.choice = Some(match chosen {
+        None => "no project was chosen for work fetch".to_string(),
+        Some(UNRESOLVED) => "the log ends before the pass printed its choice".to_string(),
+        Some(p) => format!("{p} was chosen for work fetch"),
+    });
+    let Some(dump) = dump else {
+        // Said by the link (the block starts before the log).
+        return;
+    };
+    let chosen = chosen.filter(|c| *c != UNRESOLVED);
+    for rsc in &dump.resources {
+        if !matches(options.resource.as_deref(), &rsc.rsc) {
+            continue;
+        }
+        out.resources
+            .push(explain_resource(dump, rsc, chosen, request, options));
+    }
+    if out.resources.is_empty() && options.resource.is_some() {
+        out.missing.push(format!(
+            "no resource of this pass matches {:?}",
+            options.resource.as_deref().unwrap_or_default()
+        ));
+    }
+}
+
+fn project_state(p: &ProjectState) -> ProjectWhy {
+    let why = if p.reason.is_empty() {
+        format!(
+            "can request work (REC {:.3}, priority {:.3})",
+            p.rec, p.prio
+        )
+    } else {
+        let left = p
+            .backoff
+            .map(|secs| format!(", {secs:.2} s left"))
+            .unwrap_or_default();
+        format!(
+            "{}{left} (REC {:.3}, priority {:.3}): choose_project skips it for every resource",
+            p.reason, p.rec, p.prio
+        )
+    };
+    ProjectWhy {
+        project: p.project.clone(),
+        asked: false,
+        why,
+    }
+}
+
+/// Projects in choose_project()'s scan order: decreasing priority as the
+/// block prints it (the queued-work decrement included).
+fn scan_order(dump: &FetchDump) -> Vec<&ProjectState> {
+    let mut order: Vec<&ProjectState> = dump.projects.iter().collect();
+    order.sort_by(|a, b| b.prio.total_cmp(&a.prio));
+    order
+}
+
+fn explain_resource(
+    dump: &FetchDump,
+    rsc: &RscState,
+    chosen: Option<&str>,
+    request: &[RscRequestLine],
+    options: &ExplainOptions,
+) -> ResourceWhy {
+    let (buf_min, buf_additional) = dump.buffer.unwrap_or((0.0, 0.0));
+    let buf_total = buf_min + buf_additional;
+    let low = rsc.saturated < buf_min;
+    let state = format!(
+        "shortfall {:.2} s, {:.2} idle instance(s), saturated {:.2} s {} work_buf_min {:.2} s: \
+         the buffer {}",
+        rsc.shortfall,
+        rsc.nidle,
+        rsc.saturated,
+        if low { "<" } else { ">=" },
+        buf_min,
+        if low {
+            "is low, so a project that can fetch this resource is asked (§7.7)"
+        } else if rsc.saturated < buf_total {
+            "is not low; it is topped up only with a request another resource triggers \
+             (saturated < work_buf_total)"
+        } else {
+            "is full"
+        }
+    );
+    let asked = request
+        .iter()
+        .find(|r| r.rsc == rsc.rsc && (r.secs > 0.0 || r.inst > 0.0));
+    let mut projects = Vec::new();
+    for project in scan_order(dump) {
+        let name = project.project.as_str();
+        if !matches(options.project.as_deref(), name) {
+            continue;
+        }
+        let share = rsc.shares.iter().find(|s| s.project == name);
+        let why = if !project.reason.is_empty() {
+            let mut why = format!(
+                "not asked: {} (a project-level reason: choose_project skips it)",
+                project.reason
+            );
+            if let Some(secs) = project.backoff {
+                why.push_str(&format!("; {secs:.2} s left"));
+            }
+            ProjectWhy {
+                project: name.to_string(),
+                asked: false,
+                why,
+            }
+        } else if let Some(share) = share.filter(|s| !s.reason.is_empty()) {
+            let detail = match (share.reason.as_str(), share.backoff) {
+                ("project is backed off", Some((left, inc))) => format!(
+                    "backed off for {}: {left:.2} s of its resource backoff left (interval \
+                     {inc:.2} s, grown by replies without {} work); a backed-off resource \
+                     does not trigger a request",
+                    rsc.rsc, rsc.rsc
+                ),
+                ("no applications", _) => format!(
+                    "no applications: the project has no app version for {} on this host",
+                    rsc.rsc
+                ),
+                (reason, _) => format!("{reason} (the block's reason for {})", rsc.rsc),
+            };
+            ProjectWhy {
+                project: name.to_string(),
+                asked: false,
+                why: format!("not asked: {detail}"),
+            }
+        } else if share.is_none() {
+            ProjectWhy {
+                project: name.to_string(),
+                asked: false,
+                why: format!("no share line for {} in the block", rsc.rsc),
+            }
+        } else if chosen == Some(name) {
+            match asked {
+                Some(r) => ProjectWhy {
+                    project: name.to_string(),
+                    asked: true,
+                    why: format!(
+                        "asked for {:.2} s and {:.2} instance(s) (share {:.3})",
+                        r.secs,
+                        r.inst,
+                        share.map_or(0.0, |s| s.share)
+                    ),
+                },
+                None => ProjectWhy {
+                    project: name.to_string(),
+                    asked: false,
+                    why: if rsc.saturated >= buf_total {
+                        format!(
+                            "chosen for another resource; {} not asked: saturated {:.2} s >= \
+                             work_buf_total {buf_total:.2} s",
+                            rsc.rsc, rsc.saturated
+                        )
+                    } else {
+                        format!(
+                            "chosen, but its request for {} is zero or not in the log",
+                            rsc.rsc
+                        )
+                    },
+                },
+            }
+        } else if let Some(other) = chosen {
+            ProjectWhy {
+                project: name.to_string(),
+                asked: false,
+                why: format!(
+                    "can fetch {}, but {other} was chosen (one project per pass, by priority)",
+                    rsc.rsc
+                ),
+            }
+        } else if !low {
+            ProjectWhy {
+                project: name.to_string(),
+                asked: false,
+                why: format!(
+                    "can fetch {}, but the buffer is not low (saturated {:.2} s >= work_buf_min \
+                     {buf_min:.2} s)",
+                    rsc.rsc, rsc.saturated
+                ),
+            }
+        } else {
+            ProjectWhy {
+                project: name.to_string(),
+                asked: false,
+                why: format!(
+                    "can fetch {} and the buffer is low, yet no request was made: the request \
+                     rests on {}",
+                    rsc.rsc,
+                    if dump.unmodelled.is_empty() {
+                        "what set_request() computed (run `audit` to check it)".to_string()
+                    } else {
+                        dump.unmodelled.join(" and ")
+                    }
+                ),
+            }
+        };
+        projects.push(why);
+    }
+    let outcome = match (chosen, asked) {
+        (Some(p), Some(r)) => format!(
+            "{p} was asked for {:.2} s and {:.2} instance(s) of {}",
+            r.secs, r.inst, rsc.rsc
+        ),
+        _ => format!("no project was asked for {}", rsc.rsc),
+    };
+    ResourceWhy {
+        resource: rsc.rsc.clone(),
+        state,
+        projects,
+        outcome,
+    }
+}
+
+/// The last scheduling pass at or before the moment: how many CPUs it used
+/// and the jobs it could not run for memory.
+fn scheduling(trace: &Trace, at: Option<At>) -> Vec<String> {
+    let mut last_using: Option<(usize, f64, u32)> = None;
+    for (idx, event) in trace.events.iter().enumerate() {
+        if !at_or_before(&event.time, at) {
+            continue;
+        }
+        if let Message::UsingCpus { used, ncpus } = &event.message {
+            last_using = Some((idx, *used, *ncpus));
+        }
+    }
+    let Some((idx, used, ncpus)) = last_using else {
+        return Vec::new();
+    };
+    let time = &trace.events[idx].time;
+    let mut out = vec![format!(
+        "the last scheduling pass ({}) used {used:.2} of {ncpus} CPUs{}",
+        recorded::time_label(time),
+        if used + 1e-9 < f64::from(ncpus) {
+            ": CPUs were left idle"
+        } else {
+            ""
+        }
+    )];
+    for event in trace.events[..idx].iter().rev() {
+        if event.time != *time {
+            break;
+        }
+        if let Message::TooBig {
+            job,
+            ws_mb,
+            limit_mb,
+        } = &event.message
+        {
+            out.push(format!(
+                "{job} could not run: its working set {ws_mb:.2} MB is above the memory limit \
+                 {limit_mb:.2} MB (the preferences' max memory usage for the host's state, in \
+                 use or idle)"
+            ));
+        }
+    }
+    out
+}
+
+/// Renders an explanation as plain sentences.
+pub fn render_text(e: &Explanation) -> String {
+    let mut s = String::new();
+    match (&e.pass_time, &e.choice) {
+        (Some(time), Some(choice)) => s.push_str(&format!("work fetch at {time}: {choice}\n")),
+        _ => s.push_str("no work-fetch pass to explain\n"),
+    }
+    if !e.projects.is_empty() {
+        s.push_str("\nprojects:\n");
+        for p in &e.projects {
+            s.push_str(&format!("  - {}: {}\n", p.project, p.why));
+        }
+    }
+    for rsc in &e.resources {
+        s.push_str(&format!("\n{}: {}\n", rsc.resource, rsc.state));
+        for p in &rsc.projects {
+            s.push_str(&format!("  - {}: {}\n", p.project, p.why));
+        }
+        s.push_str(&format!("  => {}\n", rsc.outcome));
+    }
+    if !e.scheduling.is_empty() {
+        s.push_str("\nscheduling:\n");
+        for line in &e.scheduling {
+            s.push_str(&format!("  - {line}\n"));
+        }
+    }
+    if !e.missing.is_empty() {
+        s.push_str("\nnot in the trace:\n");
+        for line in &e.missing {
+            s.push_str(&format!("  - {line}\n"));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_moments_users_type() {
+        assert_eq!("12:40:47".parse::<At>(), Ok(At::TimeOfDay(45647)));
+        assert_eq!("01:00".parse::<At>(), Ok(At::TimeOfDay(3600)));
+        assert_eq!("1 day 01:00:00".parse::<At>(), Ok(At::Secs(90000.0)));
+        assert_eq!("3600".parse::<At>(), Ok(At::Secs(3600.0)));
+        // 2024-12-20 12:40:47 UTC.
+        assert_eq!(
+            "2024/12/20 12:40:47".parse::<At>(),
+            Ok(At::Secs(1_734_698_447.0))
+        );
+        assert!("yesterday".parse::<At>().is_err());
+    }
+}
