@@ -682,3 +682,42 @@ fn explain_says_per_resource_why_no_project_was_asked() {
         .unwrap()
         .contains("work_fetch_debug"));
 }
+
+/// A real data directory (client_state.xml copied after the log was
+/// written, stdoutdae.txt, a scheduler RPC): no emulator file is needed,
+/// the anchored replay is not run on wall-clock times, the log's own
+/// work-fetch block is checked, and the report says why the rest is not.
+#[test]
+fn a_real_data_directory_is_audited_from_its_own_log() {
+    let dir = std::env::temp_dir().join(format!("boinc-audit-datadir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for file in [
+        "client_state.xml",
+        "sched_request_milkyway.cs.rpi.edu_milkyway.xml",
+        "sched_reply_milkyway.cs.rpi.edu_milkyway.xml",
+    ] {
+        std::fs::copy(
+            root.join("traces/server/real-7.2.42-milkyway").join(file),
+            dir.join(file),
+        )
+        .unwrap();
+    }
+    std::fs::copy(
+        root.join(
+            "traces/field/vx-3drender-backoff-no-project-chosen/\
+             vx-3drender-backoff-no-project-chosen.log",
+        ),
+        dir.join("stdoutdae.txt"),
+    )
+    .unwrap();
+    let json = run_json(&["audit", dir.to_str().unwrap(), "--format", "json"], &[0]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(json["divergent"], 0);
+    let choice = &json["by_kind"]["work_fetch_choice"];
+    assert!(choice["total"].as_u64().unwrap() > choice["unchecked"].as_u64().unwrap());
+    assert!(json["by_kind"]["server_rule"]["total"].as_u64().unwrap() > 0);
+    let whys = json["unchecked"].to_string();
+    assert!(whys.contains("a real client's log"), "{whys}");
+    assert!(!whys.contains("sim_projects"), "{whys}");
+}

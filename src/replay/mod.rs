@@ -404,20 +404,6 @@ pub fn audit_with_draws(
             params.run_list_overfill = 1.0;
             params.run_list_mt_overfill = 1.0;
             rpc_deferral = V7_2_RPC_DEFERRAL;
-            let mut skipped: BTreeMap<DecisionKind, usize> = BTreeMap::new();
-            points.retain(|point| {
-                let keep = V7_2_CHECKED.contains(&point.kind());
-                if !keep {
-                    *skipped.entry(point.kind()).or_default() += 1;
-                }
-                keep
-            });
-            for (kind, count) in skipped {
-                unchecked.push(Unchecked {
-                    what: format!("{count} {kind} decision(s)"),
-                    why: v7_2_unmodelled(kind).to_string(),
-                });
-            }
         }
         V6_10 | LTD => match ltd::audit(trace, options.tolerance) {
             Ok(audit) => {
@@ -501,7 +487,28 @@ pub fn audit_with_draws(
         }
         Err(other) => return Err(other),
     };
-    let delta = queue::time_step(&trace.events).unwrap_or(0.0);
+    // The anchored replay steps the emulator's clock; a real client's log
+    // (wall-clock times, event-driven passes, a state file written after
+    // the log) is checked from its own lines.
+    let emulator_clock = trace
+        .events
+        .iter()
+        .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
+    let delta = if emulator_clock {
+        queue::time_step(&trace.events).unwrap_or(0.0)
+    } else {
+        0.0
+    };
+    if state.is_some() && !emulator_clock {
+        unchecked.push(Unchecked {
+            what: "anchored replay (priority, rr_sim, fetch_state, run_list, enforcement, backoff)"
+                .into(),
+            why: "a real client's log (wall-clock times): its client_state.xml is a snapshot \
+                  taken after the log, not the state each decision saw; work-fetch choices, \
+                  requests, scan lines and RPC timing are checked from the log's own lines"
+                .into(),
+        });
+    }
     let settings = driver::CompareSettings {
         tolerance: options.tolerance,
         coarse_rsc_names: policy == V7_2,
@@ -512,6 +519,24 @@ pub fn audit_with_draws(
         fresh_simulations: policy == V7_2,
         rpc_deferral,
     };
+    if policy == V7_2 && state.is_some() && delta > 0.0 {
+        // The anchored 7.2 replay checks only the kinds whose 7.2
+        // differences are modelled.
+        let mut skipped: BTreeMap<DecisionKind, usize> = BTreeMap::new();
+        points.retain(|point| {
+            let keep = V7_2_CHECKED.contains(&point.kind());
+            if !keep {
+                *skipped.entry(point.kind()).or_default() += 1;
+            }
+            keep
+        });
+        for (kind, count) in skipped {
+            unchecked.push(Unchecked {
+                what: format!("{count} {kind} decision(s)"),
+                why: v7_2_unmodelled(kind).to_string(),
+            });
+        }
+    }
     if state.is_some() && delta > 0.0 {
         // choose_project()'s scan lines restate the block's reasons, and
         // the RPC timing restates recorded deferrals: the anchored replay

@@ -414,8 +414,9 @@ impl<'a> SelfCheck<'a> {
                 needs_state(point.kind())
             )),
             _ if self.state.is_some() => Replayed::NotReplayed(format!(
-                "{}: the anchored replay needs the emulator's fixed time step, which this log \
-                 does not show",
+                "{}: a real client's log is checked from its own lines; recomputing this \
+                 needs the host's state at that moment, and client_state.xml is a snapshot \
+                 taken when it was copied, not when the log was written",
                 point.kind().name()
             )),
             _ => Replayed::NotReplayed(format!(
