@@ -337,6 +337,12 @@ fn needs_state(kind: DecisionKind) -> &'static str {
             "REC and priorities accrue from every job's run time since the last update: \
              client_state.xml and the log since the client started are needed"
         }
+        DecisionKind::Backoff => {
+            "a deferral's length comes from the scheduler reply (request_delay) or the \
+             project's failed-RPC count: the reply and the log since the client started are \
+             needed (the project's next RPC is checked against the deferral when the log \
+             shows one)"
+        }
         _ => "client_state.xml and the log since the client started are needed",
     }
 }
