@@ -35,6 +35,11 @@ pub(super) fn debug(rest: &str) -> Option<Message> {
             _ => None,
         },
         "schedule_cpus():" => (tail == "start").then_some(Message::ScheduleCpusStart),
+        "not" => Some(Message::MtNotEnoughCpus {
+            job: tail
+                .strip_prefix("enough CPUs for multithread job, skipping ")?
+                .into(),
+        }),
         "enforce_run_list():" => (tail == "start").then_some(Message::EnforceRunListStart),
         "enforce_run_list:" => (tail == "end").then_some(Message::EnforceRunListEnd),
         "enforce_schedule():" => (tail == "start").then_some(Message::EnforceScheduleStart),
@@ -932,5 +937,19 @@ mod tests {
                 text: "No NVIDIA library found".into()
             }
         );
+    }
+
+    #[test]
+    fn six_ten_multithread_skip() {
+        assert_eq!(
+            msg("[cpu_sched_debug] not enough CPUs for multithread job, skipping iq64A1_101006b_12_55_0"),
+            Message::MtNotEnoughCpus {
+                job: "iq64A1_101006b_12_55_0".into()
+            }
+        );
+        assert!(matches!(
+            msg("[cpu_sched_debug] not enough CPUs"),
+            Message::Unrecognized { .. }
+        ));
     }
 }

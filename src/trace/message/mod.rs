@@ -817,6 +817,12 @@ messages! {
         /// Project priority (7.0–7.2).
         prio: Option<f64>,
     },
+    /// `[cpu_sched_debug] not enough CPUs for multithread job, skipping %s`
+    /// (6.10–7.0 enforce_schedule, commits 85d8c9942e to 14c5493c69).
+    MtNotEnoughCpus = "mt_not_enough_cpus" {
+        /// The multithread job skipped.
+        job: CompactString,
+    },
     /// `[cpu_sched_debug] using only %.2f out of %d CPUs` (7.24..master;
     /// ≤7.22 `using %.2f out of %d CPUs`).
     UsingCpus = "using_cpus" {
