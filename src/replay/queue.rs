@@ -326,9 +326,44 @@ pub fn job_sizes(events: &[LogEvent]) -> std::collections::BTreeMap<String, JobS
     out
 }
 
-/// The emulator's time step (`--delta`): the interval of the first
-/// `recent est credit ... in N sec` line, else the period of an ignored REC interval.
+/// The emulator's time step (`--delta`). Every line of a step carries the
+/// step's time, so the smallest gap between two consecutive times in the
+/// log is the step, wherever two neighbouring steps both printed; the
+/// first `recent est credit ... in N sec` interval (or an ignored REC
+/// interval's period) is a multiple of it and decides when the gaps do
+/// not (the first REC interval alone spans two steps when the host was
+/// off at the first one).
 pub fn time_step(events: &[LogEvent]) -> Option<f64> {
+    let rec = rec_interval(events);
+    let mut smallest: Option<f64> = None;
+    let mut last: Option<f64> = None;
+    for event in events {
+        let Some(t) = event.time.secs() else {
+            continue;
+        };
+        if let Some(previous) = last {
+            let gap = t - previous;
+            if gap > 0.0 && smallest.is_none_or(|s| gap < s) {
+                smallest = Some(gap);
+            }
+        }
+        last = Some(t);
+    }
+    match (smallest, rec) {
+        (Some(gap), Some(rec)) => {
+            let ratio = rec / gap;
+            if gap < rec && (ratio - ratio.round()).abs() < 1e-6 {
+                Some(gap)
+            } else {
+                Some(rec)
+            }
+        }
+        (gap, rec) => rec.or(gap),
+    }
+}
+
+/// The first REC update's interval, else the period of an ignored one.
+fn rec_interval(events: &[LogEvent]) -> Option<f64> {
     events
         .iter()
         .find_map(|e| match &e.message {

@@ -109,6 +109,7 @@ impl RecordedWorld {
         name: &str,
         now: f64,
         seq: u64,
+        request: Option<&[RscRequest]>,
     ) -> Option<Job> {
         let project = state.projects.get(p)?;
         let size = self.sizes.get(name).copied().unwrap_or_default();
@@ -131,7 +132,7 @@ impl RecordedWorld {
             }
         };
         let best = project.app_versions.iter().map(distance).reduce(f64::min)?;
-        let version = project
+        let mut version = project
             .app_versions
             .iter()
             .filter(|v| distance(v) <= best + 1e-9)
@@ -139,6 +140,31 @@ impl RecordedWorld {
                 let off = |app: &str| size.flops.map_or(0.0, |s| (params(app).1 - s).abs());
                 off(&a.app).total_cmp(&off(&b.app))
             })?;
+        // No rate in the log (the job arrived at the last step): the
+        // emulator's own choice, the app's version of most FLOPS among
+        // those whose resource the request asked for (client/sim.cpp
+        // choose_app_version).
+        if let (None, Some(request)) = (size.rate, request) {
+            let asked = |v: &&crate::policy::state::AppVersion| {
+                request
+                    .get(v.usage.rsc)
+                    .is_some_and(|r| r.req_secs > 0.0 || r.req_instances > 0.0)
+            };
+            let mut chosen: Option<&crate::policy::state::AppVersion> = None;
+            for v in project
+                .app_versions
+                .iter()
+                .filter(|v| v.app == version.app)
+                .filter(asked)
+            {
+                if chosen.is_none_or(|c| v.usage.flops > c.usage.flops) {
+                    chosen = Some(v);
+                }
+            }
+            if let Some(chosen) = chosen {
+                version = chosen;
+            }
+        }
         // The emulator's job: its true size is the app's `fpops_est`, the
         // estimate the client sees a draw (client/sim.cpp make_job()).
         let (latency, app_size) = params(&version.app);
@@ -166,6 +192,7 @@ impl RecordedWorld {
         &mut self,
         state: &HostState,
         now: f64,
+        request: Option<&[RscRequest]>,
         take: impl Fn(&str) -> bool,
     ) -> Vec<Job> {
         let mut seq = state
@@ -195,7 +222,7 @@ impl RecordedWorld {
             if !self.estimates.contains_key(&name) {
                 self.unknown_estimates += 1;
             }
-            if let Some(job) = self.make_job(state, p, &name, now, seq) {
+            if let Some(job) = self.make_job(state, p, &name, now, seq, request) {
                 seq += 1;
                 jobs.push(job);
             }
@@ -233,7 +260,7 @@ impl client_loop::World for RecordedWorld {
         &mut self,
         state: &HostState,
         p: ProjectIdx,
-        _request: &[RscRequest],
+        request: &[RscRequest],
         now: f64,
     ) -> RpcOutcome {
         let Some(name) = state.projects.get(p).map(|x| x.name.to_string()) else {
@@ -252,7 +279,7 @@ impl client_loop::World for RecordedWorld {
                 }
             }
         }
-        RpcOutcome::Reply(self.take_arrivals(state, now, |project| project == name))
+        RpcOutcome::Reply(self.take_arrivals(state, now, Some(request), |project| project == name))
     }
 
     fn draw(&mut self, _now: f64, project_name: &str, kind: DrawKind, rsc_name: &str) -> Drawn {
@@ -274,6 +301,6 @@ impl client_loop::World for RecordedWorld {
     }
 
     fn unsolicited_jobs(&mut self, state: &HostState, now: f64) -> Vec<Job> {
-        self.take_arrivals(state, now, |_| true)
+        self.take_arrivals(state, now, None, |_| true)
     }
 }
