@@ -55,7 +55,7 @@ pub mod merit;
 
 use crate::policy::backoff::{project_rpc_backoff, RpcBackoff};
 use crate::policy::cpu_sched::{
-    enforce_run_list, make_run_list, EnforceAction, EnforceOutcome, RunListOutcome,
+    enforce_run_list, make_run_list_with_ties, EnforceAction, EnforceOutcome, RunListOutcome,
 };
 use crate::policy::generation::Generation;
 use crate::policy::rec::{adjust_rec, RecAdjustment};
@@ -164,6 +164,12 @@ pub trait World {
     ) -> RpcOutcome;
     /// A random draw of the client for project `p`.
     fn draw(&mut self, now: f64, project: &str, kind: DrawKind, rsc_name: &str) -> Drawn;
+    /// The order the next run list at `now` gives jobs whose deadline tie
+    /// the client broke by estimates the world cannot know
+    /// ([`Job::estimate_unknown`]): job names, or `None`.
+    fn run_list_order(&mut self, _now: f64) -> Option<Vec<String>> {
+        None
+    }
     /// The order the next enforcement at `now` gives its equally important
     /// jobs (the client breaks such ties by memory address): job names, or
     /// `None` for creation order (a simulated world).
@@ -596,7 +602,8 @@ impl<'a> ClientLoop<'a> {
             .event(&self.state, now, LoopEvent::Rec(&adjustment));
         let reuse = self.reusable_sim(now);
         let fresh = reuse.is_none();
-        let run = match make_run_list(&mut self.state, now, reuse, &self.params) {
+        let hint = self.world.run_list_order(now).unwrap_or_default();
+        let run = match make_run_list_with_ties(&mut self.state, now, reuse, &self.params, &hint) {
             Ok(run) => run,
             Err(error) => {
                 self.observer.event(

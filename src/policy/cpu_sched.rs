@@ -10,7 +10,7 @@ use super::rec::{adjust_rec_sched, project_priority_init, PriorityInit, Priority
 use super::rr_sim::{rr_simulate, RrSimOutcome};
 use super::runtime::estimated_runtime_remaining;
 use super::state::{
-    ConcurrencyCounters, HostState, JobIdx, ProjectIdx, RscIdx, SchedulerState, TaskState,
+    ConcurrencyCounters, HostState, Job, JobIdx, ProjectIdx, RscIdx, SchedulerState, TaskState,
 };
 use super::PolicyError;
 use serde::Serialize;
@@ -169,9 +169,27 @@ struct RunListBuilder<'a> {
     next_result: Vec<Option<JobIdx>>,
     proc: ProcResources,
     run_list: Vec<RunListEntry>,
+    /// The caller's order for deadline ties the estimates of
+    /// [`Job::estimate_unknown`] jobs would break.
+    tie_hint: &'a [String],
 }
 
 impl RunListBuilder<'_> {
+    /// `Some(true)` when job `a` comes before job `b` in the tie hint (one
+    /// of them with an unknown estimate, at least one listed).
+    fn hinted_before(&self, a: &Job, b: &Job) -> Option<bool> {
+        if !(a.estimate_unknown || b.estimate_unknown) {
+            return None;
+        }
+        let position = |job: &Job| self.tie_hint.iter().position(|n| *n == job.name);
+        match (position(a), position(b)) {
+            (Some(x), Some(y)) => Some(x < y),
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (None, None) => None,
+        }
+    }
+
     fn candidate(&self, j: JobIdx, rsc: RscIdx) -> bool {
         let job = &self.state.jobs[j];
         job.usage.rsc == rsc
@@ -210,8 +228,13 @@ impl RunListBuilder<'_> {
             if best_has_task && !has_task {
                 continue;
             }
-            let shorter = estimated_runtime_remaining(self.state, job, self.params)
-                < estimated_runtime_remaining(self.state, incumbent, self.params);
+            let shorter = match self.hinted_before(job, incumbent) {
+                Some(before) => before,
+                None => {
+                    estimated_runtime_remaining(self.state, job, self.params)
+                        < estimated_runtime_remaining(self.state, incumbent, self.params)
+                }
+            };
             if shorter || (!best_has_task && has_task) {
                 best = Some(j);
             }
@@ -352,6 +375,20 @@ pub fn make_run_list(
     sim: Option<RrSimOutcome>,
     params: &Params,
 ) -> Result<RunListOutcome, PolicyError> {
+    make_run_list_with_ties(state, now, sim, params, &[])
+}
+
+/// [`make_run_list`] where a deadline tie that the client breaks by
+/// estimated time left, and one of the tied jobs' estimate is not known
+/// ([`Job::estimate_unknown`]), is broken by `tie_hint` (job names, first
+/// first) instead: a replay's order from the recording.
+pub fn make_run_list_with_ties(
+    state: &mut HostState,
+    now: f64,
+    sim: Option<RrSimOutcome>,
+    params: &Params,
+    tie_hint: &[String],
+) -> Result<RunListOutcome, PolicyError> {
     state.validate()?;
     let sim = match sim {
         Some(sim) if sim.now == now => sim,
@@ -398,6 +435,7 @@ pub fn make_run_list(
         dl_copy,
         proc,
         run_list: Vec::new(),
+        tie_hint,
     };
     for r in 1..n_rsc {
         while !b.proc.stop_scan_coproc(r) {

@@ -593,6 +593,11 @@ pub struct Job {
     pub alloc_seq: u64,
     /// Its active task, if it has one.
     pub task: Option<Task>,
+    /// Its estimate (`rsc_fpops_est`) is not known to the caller: taken as
+    /// its true size. A replay gives the order of ties such an estimate
+    /// would break from the recording (see `make_run_list`'s `tie_hint`).
+    #[serde(default)]
+    pub estimate_unknown: bool,
 }
 
 impl Job {
@@ -622,6 +627,7 @@ impl Job {
             index: 0,
             alloc_seq: 0,
             task: None,
+            estimate_unknown: false,
         }
     }
 

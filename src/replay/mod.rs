@@ -52,6 +52,15 @@
 //!   disconnected. Without timeline.html every step counts as running with
 //!   GPUs allowed; without any work-fetch block, as connected.
 //!
+//! - estimates the log never prints: the emulator's log shows true FLOPs
+//!   left, never a received job's estimate (a draw of its server); where
+//!   `simulate` reproduces the draw the estimate is known, else it is taken
+//!   as the true size and marked unknown (`Job::estimate_unknown`). Where
+//!   the client breaks a deadline tie by estimated time left
+//!   (earliest_deadline_result) and a tied job's estimate is unknown, the
+//!   order of the tied jobs is taken from the step's recorded run list (the
+//!   same for address ties below); the report lists the unknown estimates.
+//!
 //! The emulator's own orders are reproduced, not taken from the log: jobs of
 //! client_state.xml are held md5-ordered for picking but compare by creation
 //! (state-file) order where the client compares object addresses

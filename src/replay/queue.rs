@@ -46,6 +46,17 @@ pub enum ExternalEvent {
         /// The listed jobs, in order.
         jobs: Vec<String>,
     },
+    /// The order of a recorded run list (`add to run list` lines): where
+    /// the client broke a deadline tie by estimates the log never prints,
+    /// the replay takes the order of the tied jobs from here.
+    RunListOrder {
+        /// Seconds on the trace's time base.
+        time: f64,
+        /// Sequence number (event index).
+        seq: usize,
+        /// The listed jobs, in order.
+        jobs: Vec<String>,
+    },
     /// A drawn per-resource backoff (`backing off RSC N sec`): the random
     /// factor is an input; the replay checks it lies in its own range.
     BackoffDrawn {
@@ -69,7 +80,8 @@ impl ExternalEvent {
             ExternalEvent::JobArrival { time, seq, .. }
             | ExternalEvent::RpcSkipped { time, seq, .. }
             | ExternalEvent::BackoffDrawn { time, seq, .. }
-            | ExternalEvent::TieOrder { time, seq, .. } => (*time, *seq),
+            | ExternalEvent::TieOrder { time, seq, .. }
+            | ExternalEvent::RunListOrder { time, seq, .. } => (*time, *seq),
         }
     }
 }
@@ -117,6 +129,33 @@ impl ExternalQueue {
                         seq,
                         project,
                         defer_secs,
+                    });
+                }
+                // 8.2.14 on `make_run_list(): start` … `end`; before,
+                // `schedule_cpus(): start` and the picks up to the enforcement.
+                Message::MakeRunListStart | Message::ScheduleCpusStart => {
+                    let jobs = events[seq + 1..]
+                        .iter()
+                        .take_while(|e| {
+                            !matches!(
+                                e.message,
+                                Message::MakeRunListEnd
+                                    | Message::MakeRunListStart
+                                    | Message::ScheduleCpusStart
+                                    | Message::EnforceRunListStart
+                                    | Message::EnforceScheduleStart
+                            )
+                        })
+                        .filter_map(|e| match &e.message {
+                            Message::AddToRunList { job, .. }
+                            | Message::SchedulingRunList { job, .. } => Some(job.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    out.push(ExternalEvent::RunListOrder {
+                        time: last_time,
+                        seq,
+                        jobs,
                     });
                 }
                 Message::FinalJobList => {

@@ -176,8 +176,15 @@ impl RecordedWorld {
         // Under SIM the log prints true FLOPs left (sim_flops_left) even
         // for a job that has not started; the estimate comes from the
         // emulator's generator when known.
-        let estimate = self.estimates.get(name).copied().unwrap_or(true_size);
-        let mut job = Job::new(name, p, &version.app, version.usage.clone(), estimate);
+        let known = self.estimates.get(name).copied();
+        let mut job = Job::new(
+            name,
+            p,
+            &version.app,
+            version.usage.clone(),
+            known.unwrap_or(true_size),
+        );
+        job.estimate_unknown = known.is_none();
         job.needs_network = version.needs_network;
         job.exact_flops_remaining = Some(true_size);
         job.received_time = now;
@@ -244,6 +251,16 @@ impl client_loop::World for RecordedWorld {
             connected: self.availability.connected(now),
             gpu_active: self.availability.gpu_active(now),
         }
+    }
+
+    fn run_list_order(&mut self, _now: f64) -> Option<Vec<String>> {
+        self.step.iter_mut().find_map(|(event, used)| match event {
+            ExternalEvent::RunListOrder { jobs, .. } if !*used => {
+                *used = true;
+                Some(jobs.clone())
+            }
+            _ => None,
+        })
     }
 
     fn tie_order(&mut self, _now: f64) -> Option<Vec<String>> {
