@@ -387,7 +387,7 @@ fn event(
             recovery.count += 1;
         }
     }
-    if classified.tag.is_some() {
+    if classified.tag.is_some() && recovery.last_tag != classified.tag {
         recovery.last_tag.clone_from(&classified.tag);
     }
     LogEvent {
