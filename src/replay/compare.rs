@@ -140,7 +140,7 @@ pub fn compare_point(
     let mut divergences = Vec::new();
     let replayed_line = match replayed {
         // Not recomputed: not checked, never a divergence.
-        Replayed::NotReplayed(why) => format!("(not replayed: {why})"),
+        Replayed::NotReplayed(why) => format!("(not checked: {why})"),
         Replayed::Decision { decision, reason } => {
             let replayed_fields = decision.fields();
             for (idx, field) in recorded_fields.iter().enumerate() {

@@ -620,7 +620,7 @@ pub fn audit_with_draws(
     report.divergences = divergences;
     for (kind, (count, why)) in not_replayed {
         unchecked.push(Unchecked {
-            what: format!("{count} {kind} decision(s) not replayed"),
+            what: format!("{count} {kind} decision(s) not checked"),
             why: format!("first: {why}"),
         });
     }
