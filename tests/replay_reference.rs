@@ -36,7 +36,12 @@ fn scenario_dirs() -> Vec<PathBuf> {
 /// (hand-written scenarios) and `traces/valid-gen/*` (generated ones).
 fn trimmed_copies() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    for folder in ["traces/valid", "traces/valid-gen", "traces/valid-7.20.5"] {
+    for folder in [
+        "traces/valid",
+        "traces/valid-gen",
+        "traces/valid-7.20.5",
+        "traces/valid-7.16.21",
+    ] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
         if let Ok(entries) = std::fs::read_dir(root) {
             dirs.extend(

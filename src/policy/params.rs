@@ -250,6 +250,10 @@ numeric_params! {
         "1: can_schedule also refuses a CPU job once the list holds enough (single-thread: NCPUS used; multithread: would exceed NCPUS), as before 8.2.14";
     mc_shortfall_running_max = 0.0, "§4.4, §7.8",
         "1: a max_concurrent project's shortfall counts the instances up to the most it used so far in the simulation (from its smallest limit, capped by the free instances), as before 8.2.0; 0: up to mc_max_could_use";
+    mc_limit_reason = 1.0, "§4.4, §7.5",
+        "1: a max_concurrent project's simulation goes on past its limit, and a resource whose last limit time lies beyond the buffer gets the reason `max concurrent job limit` (7.20.0); 0: the simulation drops the project's pending jobs of that resource once it is at its limit, and there is no such reason";
+    zero_share_min_buf = 1.0, "§7.5",
+        "1: a zero-share project is not asked while the resource is saturated beyond min(work_buf_min, WF_EST_FETCH_TIME) (7.20.2); 0: beyond WF_EST_FETCH_TIME";
     zero_share_one_job = 1.0, "§7.8",
         "1: a zero-share project asks for one instance and 1 s when an instance is idle and it is below project_max_concurrent (8.2.14); 0: for nidle_now instances and 1 s always";
     enforce_user_cpu_limit = 1.0, "§6.3",

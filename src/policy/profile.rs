@@ -72,8 +72,33 @@ pub struct RuleChange {
     pub rule: &'static str,
 }
 
-/// The rule changes after 7.20.5 that alter a decision, newest release last.
+/// The rule changes after 7.16.21 that alter a decision, newest release last.
 pub const RULE_CHANGES: &[RuleChange] = &[
+    RuleChange {
+        key: "mc_limit_reason",
+        before: 0.0,
+        since: Release(7, 20, 0),
+        function: "rr_sim.cpp RR_SIM::pick_jobs_to_run, work_fetch.cpp \
+                   RSC_PROJECT_WORK_FETCH::compute_rsc_project_reason",
+        change: "commit 4bdef6e2a4 (2021-12-01) \"client: fix work-fetch logic when max concurrent \
+                 limits are used\"",
+        rule: "the simulation dropped a project's pending jobs of a resource once the project \
+               was at a max_concurrent limit (tested after each pick), so it saw a shortfall and \
+               kept asking; since, it goes on simulating them, records when the limit was last \
+               reached, and a resource whose last limit time lies beyond the buffer gets the \
+               reason 'max concurrent job limit'",
+    },
+    RuleChange {
+        key: "zero_share_min_buf",
+        before: 0.0,
+        since: Release(7, 20, 2),
+        function: "work_fetch.cpp RSC_PROJECT_WORK_FETCH::compute_rsc_project_reason",
+        change: "commit 4c7657ae9c (2022-06-18) \"client: if project has zero resource share AND \
+                 work buf min is zero, don't fetch from it unless device instance is actually \
+                 idle\"",
+        rule: "a zero-share project was not asked while the resource was saturated beyond \
+               WF_EST_FETCH_TIME; since, beyond min(work_buf_min, WF_EST_FETCH_TIME)",
+    },
     RuleChange {
         key: "mc_shortfall_running_max",
         before: 1.0,
@@ -129,22 +154,28 @@ pub const RULE_CHANGES: &[RuleChange] = &[
 ];
 
 /// The oldest release whose rules the catalogue describes completely.
-pub const OLDEST_CATALOGUED: Release = Release(7, 20, 5);
+pub const OLDEST_CATALOGUED: Release = Release(7, 16, 21);
 
 /// Today's client, the source of the engine's defaults.
 pub const TODAY: &str = "c5c6cb79b9 (master, 2026)";
 
-/// `params` with every rule change newer than `release` undone, except on
-/// a key whose value is not today's (set with `--set`: the user's value
-/// wins); returns the changes undone, in catalogue order.
+/// `params` with every rule change newer than `release` undone; returns
+/// the changes undone, in catalogue order.
 pub fn params_for_release(params: &mut Params, release: Release) -> Vec<&'static RuleChange> {
-    let today = Params::default();
+    params_for_release_keeping(params, release, &[])
+}
+
+/// [`params_for_release`], leaving alone the keys in `keep` (set by the
+/// user with `--set`: the user's value wins over the release's rule).
+pub fn params_for_release_keeping(
+    params: &mut Params,
+    release: Release,
+    keep: &[String],
+) -> Vec<&'static RuleChange> {
     let mut undone = Vec::new();
     for change in RULE_CHANGES {
-        // A value set with `--set` wins over the release's rule.
-        let overridden = params.get(change.key) != today.get(change.key);
         if release < change.since
-            && !overridden
+            && !keep.iter().any(|k| k == change.key)
             && params.set(change.key, &change.before.to_string()).is_ok()
         {
             undone.push(change);
@@ -182,6 +213,18 @@ pub struct ProfileInfo {
     pub changes: Vec<RuleChange>,
 }
 
+/// The releases whose own emulator checked the profile for [from, to).
+fn checked_note(from: Release, to: Release) -> &'static str {
+    let within = |r: Release| from <= r && r < to;
+    if within(Release(7, 20, 5)) {
+        " (7.20.5 and 8.0.4 checked against their own emulators)"
+    } else if within(Release(7, 16, 21)) {
+        " (7.16.21 checked against its own emulator)"
+    } else {
+        ""
+    }
+}
+
 /// Every profile, newest first, each with the rules that differ from its
 /// newer neighbour.
 pub fn profiles() -> Vec<ProfileInfo> {
@@ -201,18 +244,22 @@ pub fn profiles() -> Vec<ProfileInfo> {
     // Each boundary release, newest first: the profile just below it undoes
     // the changes that release made.
     for (i, since) in releases.iter().enumerate().rev() {
-        let below = releases.get(i.wrapping_sub(1)).copied();
+        let below = i.checked_sub(1).and_then(|j| releases.get(j)).copied();
         let (name, span, source) = match below {
             Some(below) => (
                 below.to_string(),
-                format!("{below} up to {since}"),
+                format!("{below} up to {since}{}", checked_note(below, *since)),
                 "today's rules with the later changes undone",
             ),
             None => (
                 OLDEST_CATALOGUED.to_string(),
-                format!("7.3 up to {since} (7.20.5 checked against its own emulator)"),
-                "client/*.cpp at tag client_release/7.20/7.20.5, as today's rules with every \
-                 later change undone",
+                format!(
+                    "7.3 up to {since}{}",
+                    checked_note(OLDEST_CATALOGUED, *since)
+                ),
+                "client/*.cpp at tag client_release/7.16/7.16.21 against 7.20.5 (work_fetch.cpp \
+                 and rr_sim.cpp are the policy files that differ), as today's rules with every \
+                 later change undone; releases before 7.16.21 are not catalogued",
             ),
         };
         out.push(ProfileInfo {
@@ -258,10 +305,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn release_7_20_5_undoes_every_catalogued_change() {
+    fn release_7_16_21_undoes_every_catalogued_change() {
+        let mut params = Params::default();
+        let undone = params_for_release(&mut params, Release(7, 16, 21));
+        assert_eq!(undone.len(), RULE_CHANGES.len());
+        assert_eq!(params.mc_limit_reason, 0.0);
+        assert_eq!(params.zero_share_min_buf, 0.0);
+    }
+
+    #[test]
+    fn release_7_20_5_keeps_the_7_20_changes() {
         let mut params = Params::default();
         let undone = params_for_release(&mut params, Release(7, 20, 5));
-        assert_eq!(undone.len(), RULE_CHANGES.len());
+        assert!(undone.iter().all(|c| c.since > Release(7, 20, 5)));
+        assert_eq!(params.mc_limit_reason, 1.0);
+        assert_eq!(params.zero_share_min_buf, 1.0);
         assert_eq!(params.run_list_overfill, 1.0);
         assert_eq!(params.mc_shortfall_running_max, 1.0);
         assert_eq!(params.zero_share_one_job, 0.0);
@@ -280,7 +338,8 @@ mod tests {
     fn a_value_set_by_the_user_wins_over_the_release() {
         let mut params = Params::default();
         params.set("run_list_overfill", "3").unwrap();
-        let undone = params_for_release(&mut params, Release(7, 20, 5));
+        let keep = ["run_list_overfill".to_string()];
+        let undone = params_for_release_keeping(&mut params, Release(7, 20, 5), &keep);
         assert_eq!(params.run_list_overfill, 3.0);
         assert!(undone.iter().all(|c| c.key != "run_list_overfill"));
         assert_eq!(params.mc_shortfall_running_max, 1.0);
@@ -313,9 +372,11 @@ mod tests {
 
     #[test]
     fn profile_names() {
-        assert_eq!(profile_name(Release(7, 20, 5)), "7.20.5");
-        assert_eq!(profile_name(Release(7, 16, 11)), "7.20.5");
-        assert_eq!(profile_name(Release(8, 0, 4)), "7.20.5");
+        assert_eq!(profile_name(Release(7, 20, 5)), "7.20.2");
+        assert_eq!(profile_name(Release(7, 20, 1)), "7.20.0");
+        assert_eq!(profile_name(Release(7, 16, 21)), "7.16.21");
+        assert_eq!(profile_name(Release(7, 16, 11)), "7.16.21");
+        assert_eq!(profile_name(Release(8, 0, 4)), "7.20.2");
         assert_eq!(profile_name(Release(8, 2, 8)), "8.2.0");
         assert_eq!(profile_name(Release(8, 2, 14)), "current");
         assert_eq!(profile_name(Release(8, 3, 0)), "current");

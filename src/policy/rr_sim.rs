@@ -16,7 +16,8 @@ use super::runtime::{
     computation_deadline, estimated_flops_remaining, estimated_runtime_remaining,
 };
 use super::state::{
-    ConcurrencyCounters, HostState, InstanceMask, JobIdx, ProjectIdx, RscIdx, MAX_COPROC_INSTANCES,
+    ConcurrencyCounters, ConcurrencyLimit, HostState, InstanceMask, JobIdx, ProjectIdx, RscIdx,
+    MAX_COPROC_INSTANCES,
 };
 use super::PolicyError;
 use serde::Serialize;
@@ -473,12 +474,18 @@ impl<'a> Sim<'a> {
                     continue;
                 };
                 let done = self.done[j];
+                let legacy_mc = self.params.mc_limit_reason == 0.0;
                 if done {
+                    self.pending[p][r].remove(iter[p]);
+                } else if legacy_mc && self.at_mc_limit[p] {
+                    // Before 7.20.0 (commit 4bdef6e2a4): a project at its
+                    // limit loses its pending jobs of this resource.
                     self.pending[p][r].remove(iter[p]);
                 } else {
                     self.activate(j);
                     adjust_rec_sched(self.state, j, self.params);
-                    if self.have_mc
+                    if !legacy_mc
+                        && self.have_mc
                         && self
                             .counters
                             .exceeded(self.state, &self.state.jobs[j])
@@ -501,7 +508,20 @@ impl<'a> Sim<'a> {
                     }
                     iter[p] += 1;
                 }
-                if iter[p] >= self.pending[p][r].len() || self.at_mc_limit[p] {
+                if legacy_mc && self.have_mc {
+                    // Before 7.20.0 the limit is tested after the pick, on
+                    // the job just handled: a project limit ends the
+                    // project's scan, an app limit drops what follows.
+                    match self.counters.exceeded(self.state, &self.state.jobs[j]) {
+                        Some(ConcurrencyLimit::Project) => {
+                            iter[p] = self.pending[p][r].len();
+                            self.at_mc_limit[p] = true;
+                        }
+                        Some(ConcurrencyLimit::App) => self.at_mc_limit[p] = true,
+                        None => {}
+                    }
+                }
+                if iter[p] >= self.pending[p][r].len() || (!legacy_mc && self.at_mc_limit[p]) {
                     heap.swap_remove(pos);
                 }
             }

@@ -347,7 +347,12 @@ pub fn compute_rsc_project_reason(
     }
     if p.resource_share == 0.0 {
         // The raw preference, not the 180-s-floored buffer (§7.5 rule 6).
-        let threshold = (state.prefs.work_buf_min_days * 86400.0).min(params.wf_est_fetch_time);
+        let threshold = if params.zero_share_min_buf != 0.0 {
+            (state.prefs.work_buf_min_days * 86400.0).min(params.wf_est_fetch_time)
+        } else {
+            // Before 7.20.2 (commit 4c7657ae9c).
+            params.wf_est_fetch_time
+        };
         if sim.resource(rsc).saturated_time > threshold {
             return RscReason::ZeroShare;
         }
@@ -361,7 +366,10 @@ pub fn compute_rsc_project_reason(
             return RscReason::BufferFull;
         }
     }
-    if p.has_max_concurrent() && stats.last_mc_limit_reltime > state.work_buf_total(params) {
+    if params.mc_limit_reason != 0.0
+        && p.has_max_concurrent()
+        && stats.last_mc_limit_reltime > state.work_buf_total(params)
+    {
         return RscReason::MaxConcurrent;
     }
     if p.anonymous_platform && !p.app_versions.iter().any(|v| v.usage.rsc == rsc) {

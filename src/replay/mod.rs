@@ -108,6 +108,9 @@ pub struct AuditOptions {
     /// under today's rules and each later change (`--since-changed`: one
     /// more replay per change).
     pub since_changed: bool,
+    /// The keys of `params` the user set (`--set`): a release's profile
+    /// leaves them alone.
+    pub user_set: Vec<String>,
 }
 
 impl Default for AuditOptions {
@@ -118,6 +121,7 @@ impl Default for AuditOptions {
             policy: None,
             client_version: None,
             since_changed: false,
+            user_set: Vec::new(),
         }
     }
 }
@@ -448,7 +452,8 @@ pub fn audit_with_draws(
         },
         _ if policy == CURRENT || choice.release.is_some() => {
             if let Some(release) = choice.release {
-                let undone = profile::params_for_release(&mut params, release);
+                let undone =
+                    profile::params_for_release_keeping(&mut params, release, &options.user_set);
                 if !undone.is_empty() {
                     policy_reason = format!(
                         "{policy_reason}; today's rules with {} later change(s) undone ({}); \
@@ -691,7 +696,7 @@ fn judge_under_today(
     // Which change makes which point differ: the release's rules with that
     // one change applied.
     let mut release_params = options.params.clone();
-    profile::params_for_release(&mut release_params, release);
+    profile::params_for_release_keeping(&mut release_params, release, &options.user_set);
     // Switches changed by one commit are applied together.
     let mut commits: Vec<&str> = undone.iter().map(|c| c.change).collect();
     commits.dedup();
