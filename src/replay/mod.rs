@@ -644,10 +644,29 @@ pub fn audit_with_draws(
         }
     }
     report.unchecked.extend(unchecked);
-    if options.since_changed && options.policy.is_none() {
-        if let Some(release) = choice.release {
-            report.since_changed =
-                judge_under_today(trace, trace_name, options, generated, &report, release)?;
+    // The nested replays of the judgement run under today's rules, so they
+    // never judge again.
+    if options.since_changed && options.policy.as_deref() != Some(CURRENT) {
+        match choice.release {
+            Some(release) => {
+                report.since_changed =
+                    judge_under_today(trace, trace_name, options, generated, &report, release)?;
+                if report.since_changed.is_none() {
+                    report.unchecked.push(Unchecked {
+                        what: "--since-changed".into(),
+                        why: format!(
+                            "release {release} has today's rules, or today's replay made other \
+                             decision points than the release's"
+                        ),
+                    });
+                }
+            }
+            None => report.unchecked.push(Unchecked {
+                what: "--since-changed".into(),
+                why: "the trace's release is not known (or is before 7.3): nothing to judge \
+                      against"
+                    .into(),
+            }),
         }
     }
     if let Some(first) = report.divergences.first() {
@@ -679,6 +698,7 @@ fn judge_under_today(
     }
     let today_options = AuditOptions {
         policy: Some(CURRENT.into()),
+        since_changed: false,
         ..options.clone()
     };
     let today = audit_with_draws(trace, trace_name, &today_options, generated)?;
@@ -699,6 +719,7 @@ fn judge_under_today(
     profile::params_for_release_keeping(&mut release_params, release, &options.user_set);
     // Switches changed by one commit are applied together.
     let mut commits: Vec<&str> = undone.iter().map(|c| c.change).collect();
+    commits.sort_unstable();
     commits.dedup();
     for commit in commits {
         let mut params = release_params.clone();
@@ -710,6 +731,7 @@ fn judge_under_today(
         let one = AuditOptions {
             policy: Some(CURRENT.into()),
             params,
+            since_changed: false,
             ..options.clone()
         };
         let changed = audit_with_draws(trace, trace_name, &one, generated)?;
