@@ -502,12 +502,6 @@ fn read_expectations(table: &toml::Table, case_file: &Path) -> Result<Vec<Expect
     Ok(out)
 }
 
-/// The keys of `KEY=VALUE` assignments.
-fn set_keys<'a>(sets: impl Iterator<Item = &'a String>) -> Vec<String> {
-    sets.filter_map(|a| a.split_once('=').map(|(k, _)| k.trim().to_string()))
-        .collect()
-}
-
 /// Replays `case` (with `extra_set` overrides after the case's own) and returns
 /// the report.
 pub fn replay_case(case: &GoldenCase, extra_set: &[String]) -> Result<DivergenceReport, String> {
@@ -523,7 +517,7 @@ pub fn replay_case(case: &GoldenCase, extra_set: &[String]) -> Result<Divergence
         policy: case.policy.clone(),
         client_version: None,
         since_changed: false,
-        user_set: set_keys(case.set.iter().chain(extra_set)),
+        user_set: Params::assignment_keys(case.set.iter().chain(extra_set)),
     };
     audit::audit_trace(&parsed.value, &case.name, &options).map_err(|err| err.to_string())
 }

@@ -57,7 +57,7 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
             })
             .transpose()?,
         since_changed: args.since_changed,
-        user_set: super::set_keys(&args.set),
+        user_set: boinc_audit::policy::Params::assignment_keys(&args.set),
     };
     progress.phase(&format!(
         "replaying the policy over {} events",

@@ -114,7 +114,7 @@ fn replay(args: &CompareArgs, a: &SideSpec, b: &SideSpec) -> Result<compare::Rep
                 policy: spec.policy.clone(),
                 client_version: None,
                 since_changed: false,
-                user_set: super::set_keys(&spec.overrides),
+                user_set: Params::assignment_keys(&spec.overrides),
             },
         })
     };

@@ -31,14 +31,6 @@ pub fn params_from_overrides(overrides: &[String]) -> Result<Params> {
     Ok(params)
 }
 
-/// The keys of `KEY=VALUE` overrides: a release's profile leaves them alone.
-pub fn set_keys(overrides: &[String]) -> Vec<String> {
-    overrides
-        .iter()
-        .filter_map(|a| a.split_once('=').map(|(k, _)| k.trim().to_string()))
-        .collect()
-}
-
 /// Applies `KEY=VALUE` overrides (`--set`) to `params`, in order.
 pub fn apply_overrides(params: &mut Params, overrides: &[String]) -> Result<()> {
     for assignment in overrides {

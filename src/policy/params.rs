@@ -120,6 +120,17 @@ macro_rules! numeric_params {
                 rows
             }
 
+            /// The keys of `KEY=VALUE` overrides (a release's profile leaves
+            /// them alone); texts without `=` are left out.
+            pub fn assignment_keys<'a>(
+                assignments: impl IntoIterator<Item = &'a String>,
+            ) -> Vec<String> {
+                assignments
+                    .into_iter()
+                    .filter_map(|a| a.split_once('=').map(|(k, _)| k.trim().to_string()))
+                    .collect()
+            }
+
             /// Applies one `KEY=VALUE` override (the text of `--set`).
             pub fn apply_assignment(&mut self, assignment: &str) -> Result<(), PolicyError> {
                 let (key, value) = assignment
