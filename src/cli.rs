@@ -87,6 +87,49 @@ pub enum Command {
     /// real emulator.
     #[command(subcommand)]
     Scenario(ScenarioCommand),
+    /// Record a real BOINC client: runs the client binary in a fresh data
+    /// directory against project servers served on 127.0.0.1, for a
+    /// seed-notation scenario scaled to minutes, and leaves a data directory
+    /// `boinc-audit audit` reads (stdoutdae.txt, client_state.xml, job logs,
+    /// configuration, every scheduler exchange under rpcs/).
+    ///
+    ///   boinc-audit lab 'P1(0.01, 0.2, 2) P2(0.01, 0.2, 1) NCPUS=2 min_buf=0.001 add_buf=0.002' \
+    ///       --client /usr/bin/boinc --duration 300 --out /tmp/lab1
+    ///
+    /// C = task hours (0.01 = 36 s), D = delay bound hours, R = share. Lab
+    /// options per project: mc=N, pmc=N (app_config.xml), nnw[=H] (no new
+    /// tasks), down (scheduler answers HTTP 500), empty (no tasks), delay=S
+    /// (request_delay). CPU projects only. Needs a C compiler and boinc-dev
+    /// (`apt-get install boinc-client boinc-dev`) unless --app is given.
+    ///
+    /// Exit status: 0 recorded, 1 recorded but the run fell short (the
+    /// client exited early or made no scheduler request), 2 trouble.
+    Lab(LabArgs),
+}
+
+/// Arguments of `lab`.
+#[derive(Debug, clap::Args)]
+pub struct LabArgs {
+    /// The scenario, in seed notation.
+    pub scenario: String,
+    /// The client binary to record.
+    #[arg(long, default_value = "/usr/bin/boinc")]
+    pub client: PathBuf,
+    /// boinccmd (for nnw=H); default: beside the client, else on PATH.
+    #[arg(long)]
+    pub boinccmd: Option<PathBuf>,
+    /// Seconds to run the client.
+    #[arg(long, default_value_t = 300.0)]
+    pub duration: f64,
+    /// The data directory to create (must not exist or be empty).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// C compiler for the lab application.
+    #[arg(long, default_value = "cc")]
+    pub cc: String,
+    /// A prebuilt lab application (skips the build).
+    #[arg(long)]
+    pub app: Option<PathBuf>,
 }
 
 /// Scenario writers.

@@ -22,6 +22,7 @@ pub mod compare;
 pub mod divergence;
 pub mod golden;
 pub mod golden_suite;
+pub mod lab;
 pub mod parse;
 pub mod policy;
 pub mod replay;

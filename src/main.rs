@@ -59,5 +59,6 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Simulate(args) => simulate::run_simulate(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Scenario(ScenarioCommand::Random(args)) => scenario::run_random(&args),
+        Command::Lab(args) => lab::run(&args),
     }
 }

@@ -137,6 +137,8 @@ pub enum DrawKind {
 pub enum HostChange {
     /// A project is attached (the world keeps its server).
     Attach(Box<Project>),
+    /// The user sets the named project to "no new tasks".
+    NoNewWork(String),
     /// The named project gains an app version.
     AddApp {
         /// The project's name.
@@ -1132,6 +1134,11 @@ impl<'a> ClientLoop<'a> {
                     debt.attach(n);
                 }
                 self.sort_projects();
+            }
+            HostChange::NoNewWork(project) => {
+                if let Some(p) = self.state.projects.iter_mut().find(|x| x.name == project) {
+                    p.dont_request_more_work = true;
+                }
             }
             HostChange::AddApp { project, version } => {
                 let Some(p) = self.state.projects.iter().position(|x| x.name == project) else {

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod compare;
 pub mod explain;
 pub mod golden;
+pub mod lab;
 pub mod parse;
 pub mod policy;
 pub mod progress;

@@ -306,10 +306,15 @@ fn decide_pairing(trace: &Trace, exchange: &Exchange) -> Pairing {
     }
     let new_host = reply.hostid.is_some_and(|id| Some(id) != request.hostid);
     if let (Some(seqno), false) = (request.rpc_seqno, new_host) {
+        // The saved state's rpc_seqno speaks for the files the client keeps
+        // beside it (its last request and reply); transcripts kept elsewhere
+        // (a lab server's or simulate's rpc-NNNNN/ folders) are older RPCs.
+        let request_dir = exchange.request_path.as_deref().map(parent_dir);
         let state_project = trace
             .state
             .client_states
             .iter()
+            .filter(|state| request_dir.as_deref() == Some(parent_dir(&state.path).as_str()))
             .flat_map(|state| &state.projects)
             .find(|p| {
                 p.master_url.as_deref().map(escaped_master_url).as_deref()

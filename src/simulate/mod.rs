@@ -365,6 +365,17 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
             "delta must be >= 1 s and duration >= 0".into(),
         ));
     }
+    if let Some(o) = world
+        .server_options
+        .iter()
+        .find(|o| o.request_delay.is_some())
+    {
+        return Err(SimError::Scenario(format!(
+            "{}: delay=S (a <request_delay> in each reply) is a lab option; \
+             simulate does not model per-project request delays",
+            o.project
+        )));
+    }
     let mut boundaries: Vec<(f64, Option<UsageSnapshot>)> = options
         .windows
         .iter()

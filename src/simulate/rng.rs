@@ -126,6 +126,17 @@ impl OnOff {
         }
     }
 
+    /// Never on (a project server that is always down).
+    pub fn never() -> Self {
+        OnOff {
+            frac: 0.0,
+            lambda: 0.0,
+            off_lambda: f64::INFINITY,
+            value: false,
+            time_left: f64::INFINITY,
+        }
+    }
+
     /// On a fraction `frac` of the time, with mean on-period `lambda` seconds.
     /// Like the emulator's `RANDOM_PROCESS::init()` it always makes two
     /// draws (the initial state, then the first period), even when `frac`

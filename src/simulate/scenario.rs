@@ -16,7 +16,14 @@
 //!   0.01); the project has only this GPU app unless `mixed` is given;
 //! - `mixed`: the project has both a CPU app and the GPU app (`cpu+gpu`);
 //! - `cpus=N`: CPUs per CPU task (multi-threaded), or per GPU task;
-//! - `sd=X`: standard deviation of the task size as a fraction of it (default 0).
+//! - `sd=X`: standard deviation of the task size as a fraction of it (default 0);
+//! - `mc=N`: app_config.xml `max_concurrent` of each of the project's apps;
+//! - `pmc=N`: app_config.xml `project_max_concurrent`;
+//! - `nnw` / `nnw=H`: the user sets "no new tasks" at the start / `H` hours in;
+//! - `down`: the project's scheduler never answers (HTTP 500 in the lab);
+//! - `empty`: the scheduler answers but never has a task;
+//! - `delay=S`: each reply asks for `S` seconds before the next RPC
+//!   (`<request_delay>`; the lab only: `simulate` refuses it).
 //!
 //! Host and preference terms (`KEY=VALUE`, case-insensitive keys):
 //! `NCPUS` (default 1), `NGPUS` (default 1 if any project has a GPU app,
@@ -79,6 +86,26 @@ pub struct World {
     /// Changes scheduled during the run (seed scenarios: a project attached
     /// later, a project gaining a GPU app), in time order.
     pub events: Vec<WorldEvent>,
+    /// The server-side options of seed-notation projects (`down`, `empty`,
+    /// `delay=S`, `nnw=H`), in the scenario's order, for the real-client lab.
+    pub server_options: Vec<ServerOptions>,
+}
+
+/// A seed-notation project's server-side options.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServerOptions {
+    /// The project's name.
+    pub project: String,
+    /// The scheduler never answers.
+    pub down: bool,
+    /// The scheduler answers but has no task.
+    pub empty: bool,
+    /// `<request_delay>` of each reply, seconds.
+    pub request_delay: Option<f64>,
+    /// "No new tasks" is set this many seconds after the start.
+    pub no_new_work_after: Option<f64>,
+    /// The project is attached this many seconds after the start.
+    pub attach_after: Option<f64>,
 }
 
 /// A change of the simulated world at a given time.
@@ -95,6 +122,8 @@ pub struct WorldEvent {
 pub enum WorldChange {
     /// The project (with its server) is attached.
     Attach(Box<Project>, ServerProject),
+    /// The user sets the named project to "no new tasks".
+    NoNewWork(String),
     /// The named project gains an app: client app version and server app.
     AddApp {
         /// The project's name.
@@ -349,6 +378,7 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
         servers,
         host,
         dropped_projects: notes.dropped_projects,
+        server_options: Vec::new(),
         events: Vec::new(),
     })
 }
@@ -409,6 +439,7 @@ fn from_sim_inputs(trace: &crate::trace::Trace) -> Result<World, SimError> {
         servers,
         host: HostAvailability::always(),
         dropped_projects: Vec::new(),
+        server_options: Vec::new(),
         events: Vec::new(),
     })
 }
@@ -434,6 +465,16 @@ struct ProjectTerm {
     from: Option<f64>,
     /// `gpu_from=H`: the project gains its GPU app `H` hours after the start.
     gpu_from: Option<f64>,
+    /// `mc=N`: app max_concurrent.
+    mc: Option<u32>,
+    /// `pmc=N`: project_max_concurrent.
+    pmc: Option<u32>,
+    /// `nnw[=H]`: "no new tasks" from `H` hours (0 = the start).
+    nnw: Option<f64>,
+    /// `down`, `empty`, `delay=S`.
+    down: bool,
+    empty: bool,
+    delay: Option<f64>,
 }
 
 fn num(text: &str, what: &str) -> Result<f64, SimError> {
@@ -528,6 +569,12 @@ fn project_term(term: &str) -> Result<ProjectTerm, SimError> {
         init: None,
         from: None,
         gpu_from: None,
+        mc: None,
+        pmc: None,
+        nnw: None,
+        down: false,
+        empty: false,
+        delay: None,
     };
     if p.c_hours <= 0.0 || p.d_hours <= 0.0 || p.share < 0.0 {
         return Err(SimError::Scenario(format!(
@@ -554,15 +601,31 @@ fn project_term(term: &str) -> Result<ProjectTerm, SimError> {
                 p.mixed = true;
                 p.gpu.get_or_insert(1.0);
             }
+            ("mc", Some(v)) => p.mc = Some(count(v, "mc")?),
+            ("pmc", Some(v)) => p.pmc = Some(count(v, "pmc")?),
+            ("nnw", v) => p.nnw = Some(v.map_or(Ok(0.0), |v| num(v, "nnw"))?.max(0.0)),
+            ("down", None) => p.down = true,
+            ("empty", None) => p.empty = true,
+            ("delay", Some(v)) => p.delay = Some(num(v, "delay")?.max(0.0)),
             _ => {
                 return Err(SimError::Scenario(format!(
                     "unknown option {opt:?} in {term:?} (gpu=G, mixed, cpus=N, sd=X, \
-                     init=H, from=H, gpu_from=H)"
+                     init=H, from=H, gpu_from=H, mc=N, pmc=N, nnw[=H], down, empty, delay=S)"
                 )))
             }
         }
     }
     Ok(p)
+}
+
+fn count(text: &str, what: &str) -> Result<u32, SimError> {
+    let x = num(text, what)?;
+    if x < 1.0 || x.fract() != 0.0 || x > f64::from(u32::MAX) {
+        return Err(SimError::Scenario(format!(
+            "{what} must be a whole number >= 1, not {text:?}"
+        )));
+    }
+    Ok(x as u32)
 }
 
 fn flag(value: &str) -> Result<bool, SimError> {
@@ -642,6 +705,7 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
     let gpu_speed = 0.2 * gpu_peak;
     let mut servers = Vec::new();
     let mut events = Vec::new();
+    let mut server_options = Vec::new();
     for (k, term) in projects.iter().enumerate() {
         let mut project = Project::new(&term.name, term.share, n_rsc);
         project.url = format!("https://{}.example.org/", term.name.to_lowercase()).into();
@@ -709,10 +773,36 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
                 entry.no_rsc_apps = !has;
             }
         }
+        if let Some(mc) = term.mc {
+            for app in &mut project.apps {
+                app.max_concurrent = Some(mc);
+            }
+        }
+        project.project_max_concurrent = term.pmc;
+        match term.nnw {
+            Some(h) if h <= 0.0 => project.dont_request_more_work = true,
+            Some(h) => events.push(WorldEvent {
+                after: h * 3600.0,
+                change: WorldChange::NoNewWork(term.name.clone()),
+            }),
+            None => {}
+        }
+        server_options.push(ServerOptions {
+            project: term.name.clone(),
+            down: term.down,
+            empty: term.empty,
+            request_delay: term.delay,
+            no_new_work_after: term.nnw.map(|h| h * 3600.0),
+            attach_after: term.from.map(|h| h * 3600.0),
+        });
         let server = ServerProject {
             name: term.name.clone(),
-            apps,
-            available: OnOff::always(),
+            apps: if term.empty { Vec::new() } else { apps },
+            available: if term.down {
+                OnOff::never()
+            } else {
+                OnOff::always()
+            },
             last_rpc_time: 0.0,
             next_job: 0,
         };
@@ -756,6 +846,7 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
         host: HostAvailability::always(),
         dropped_projects: Vec::new(),
         events,
+        server_options,
     })
 }
 

@@ -59,6 +59,7 @@ impl World for SimWorld<'_> {
                     self.servers.push(server);
                     out.push(HostChange::Attach(project));
                 }
+                WorldChange::NoNewWork(project) => out.push(HostChange::NoNewWork(project)),
                 WorldChange::AddApp {
                     project,
                     version,

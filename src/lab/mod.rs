@@ -1,0 +1,693 @@
+//! The real-client lab: runs a real BOINC client binary in a fresh data
+//! directory against project servers this crate serves on 127.0.0.1, and
+//! leaves a data directory `boinc-audit audit` reads.
+//!
+//! A lab run is a seed-notation scenario (`simulate`'s; see
+//! `simulate::scenario`) made real:
+//! - each project is an anonymous-platform project (the lab notes in
+//!   ../shared/lab: `--unsigned_apps_ok` stops all network traffic, an
+//!   `app_info.xml` does not): an account file with the resource share and
+//!   `projects/<P>/app_info.xml` naming the lab's application;
+//! - the application ([`APP_SOURCE`], built with the system's boinc-dev) runs
+//!   for the seconds its input file says and reports its progress;
+//! - host and preference terms become cc_config.xml (`<ncpus>`, `<no_gpus>`,
+//!   the log flags of the reference traces, `rec_half_life_days`) and
+//!   global_prefs_override.xml (buffers, scheduling period, leave in memory;
+//!   no CPU-load or user-activity suspension); `mc=`/`pmc=` become
+//!   app_config.xml;
+//! - the servers ([`server`]) follow the scheduler rules S1–S10; `down`,
+//!   `empty` and `delay=S` change what one project's scheduler does; `nnw=H`
+//!   sets "no new tasks" through `boinccmd` `H` hours in.
+//!
+//! The run is stopped with SIGTERM (the client saves its state and exits),
+//! then the directory is trimmed to what an audit reads: the event log,
+//! client_state.xml, job logs, the configuration files, and every
+//! scheduler exchange as `rpcs/rpc-NNNNN/` (the client itself keeps only the
+//! last request and reply per project; those copies are removed).
+//!
+//! I/O and processes only: no policy here.
+
+pub mod server;
+
+use crate::simulate::scenario::{from_notation, World};
+use crate::trace::state::escaped_master_url;
+use server::{LabApp, LabProject, LabServer, ServerStats, VERSION_NUM};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The lab application's C source (built at each run).
+pub const APP_SOURCE: &str = include_str!("app.c");
+
+/// The log flags of the reference traces.
+pub const LOG_FLAGS: &[&str] = &[
+    "task",
+    "file_xfer",
+    "sched_ops",
+    "cpu_sched",
+    "cpu_sched_debug",
+    "cpu_sched_status",
+    "work_fetch_debug",
+    "rr_simulation",
+    "rrsim_detail",
+    "sched_op_debug",
+    "priority_debug",
+    "task_debug",
+    "dcf_debug",
+];
+
+/// A lab run's options.
+#[derive(Clone, Debug)]
+pub struct LabOptions {
+    /// The scenario in seed notation.
+    pub scenario: String,
+    /// The client binary.
+    pub client: PathBuf,
+    /// `boinccmd` (needed for `nnw=H`); default: beside the client, else PATH.
+    pub boinccmd: Option<PathBuf>,
+    /// Seconds to run.
+    pub duration: f64,
+    /// The data directory to create.
+    pub out: PathBuf,
+    /// C compiler for the application.
+    pub cc: String,
+    /// A prebuilt application instead of compiling [`APP_SOURCE`].
+    pub app: Option<PathBuf>,
+}
+
+/// What a lab run produced.
+#[derive(Clone, Debug, Default)]
+pub struct LabSummary {
+    /// The data directory.
+    pub out: PathBuf,
+    /// The client's version line, if the log has one.
+    pub client_version: Option<String>,
+    /// The server's counts.
+    pub server: ServerStats,
+    /// Work-fetch state blocks in the log.
+    pub work_fetch_blocks: usize,
+    /// Scheduler requests the log shows sent.
+    pub rpcs_logged: usize,
+    /// Tasks the log shows finished computing.
+    pub tasks_finished: usize,
+    /// Event-log lines.
+    pub log_lines: usize,
+    /// Seconds the client ran.
+    pub ran_secs: f64,
+    /// The client exited by itself before the end.
+    pub exited_early: Option<String>,
+    /// Problems found in the log (network suspended, app not found, …).
+    pub problems: Vec<String>,
+}
+
+/// The lab could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// The scenario cannot be run in the lab.
+    #[error("scenario: {0}")]
+    Scenario(String),
+    /// A file or directory could not be written or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The application could not be built.
+    #[error("building the lab application: {0}")]
+    App(String),
+    /// The client could not be started.
+    #[error("starting the client {path}: {why}")]
+    Client {
+        /// The binary.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// The server could not start.
+    #[error(transparent)]
+    Server(#[from] server::ServerError),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> LabError + '_ {
+    move |source| LabError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), LabError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    std::fs::write(path, text).map_err(io(path))
+}
+
+/// The lab's projects, host and preferences, from a seed-notation scenario.
+#[derive(Clone, Debug)]
+pub struct LabScenario {
+    /// Projects in the scenario's order.
+    pub projects: Vec<LabProject>,
+    /// Per project (same order): app max_concurrent, project max_concurrent.
+    pub limits: Vec<(Option<u32>, Option<u32>)>,
+    /// Per project (same order): "no new tasks" after this many seconds.
+    pub no_new_work_after: Vec<Option<f64>>,
+    /// CPUs of the host.
+    pub ncpus: u32,
+    /// work_buf_min_days, work_buf_additional_days.
+    pub buffers: (f64, f64),
+    /// cpu_scheduling_period_minutes.
+    pub scheduling_period_minutes: f64,
+    /// leave_apps_in_memory.
+    pub leave_in_memory: bool,
+    /// rec_half_life_days.
+    pub rec_half_life_days: f64,
+}
+
+/// Reads a seed-notation scenario as a lab scenario; refuses what a real
+/// client on this machine cannot do (GPUs, jobs on the host at the start,
+/// projects attached later).
+pub fn lab_scenario(text: &str) -> Result<LabScenario, LabError> {
+    let world: World = from_notation(text).map_err(|e| LabError::Scenario(e.to_string()))?;
+    let state = &world.state;
+    if !state.host.coprocs.is_empty() {
+        return Err(LabError::Scenario(
+            "the lab has no GPU: use CPU projects only (no gpu=, mixed, gpu_from=)".into(),
+        ));
+    }
+    if !state.jobs.is_empty() {
+        return Err(LabError::Scenario(
+            "init=H (a job on the host at the start) is not supported by the lab".into(),
+        ));
+    }
+    if world
+        .server_options
+        .iter()
+        .any(|o| o.attach_after.is_some())
+    {
+        return Err(LabError::Scenario(
+            "from=H (a project attached later) is not supported by the lab".into(),
+        ));
+    }
+    let mut projects = Vec::new();
+    let mut limits = Vec::new();
+    let mut no_new_work_after = Vec::new();
+    for (k, project) in state.projects.iter().enumerate() {
+        let options = world
+            .server_options
+            .iter()
+            .find(|o| o.project == project.name.as_str())
+            .cloned()
+            .unwrap_or_default();
+        let server = world.servers.get(k);
+        let apps = project
+            .app_versions
+            .iter()
+            .filter_map(|v| {
+                let app = server?.apps.iter().find(|a| a.name == v.app.as_str());
+                // An `empty` project has no server apps; its jobs would have
+                // the version's speed and the term's size, never sent.
+                Some(LabApp {
+                    name: v.app.to_string(),
+                    avg_ncpus: v.usage.avg_ncpus,
+                    flops: v.usage.flops,
+                    fpops_est: app.map_or(0.0, |a| a.fpops_est),
+                    latency_bound: app.map_or(0.0, |a| a.latency_bound),
+                })
+            })
+            .collect();
+        projects.push(LabProject {
+            name: project.name.to_string(),
+            share: project.resource_share,
+            apps,
+            down: options.down,
+            empty: options.empty,
+            request_delay: options.request_delay,
+        });
+        limits.push((
+            project.apps.iter().find_map(|a| a.max_concurrent),
+            project.project_max_concurrent,
+        ));
+        no_new_work_after.push(if project.dont_request_more_work {
+            Some(0.0)
+        } else {
+            options.no_new_work_after
+        });
+    }
+    Ok(LabScenario {
+        projects,
+        limits,
+        no_new_work_after,
+        ncpus: state.host.p_ncpus,
+        buffers: (
+            state.prefs.work_buf_min_days,
+            state.prefs.work_buf_additional_days,
+        ),
+        scheduling_period_minutes: state.prefs.cpu_scheduling_period_minutes,
+        leave_in_memory: state.prefs.leave_apps_in_memory,
+        rec_half_life_days: state.config.rec_half_life_days,
+    })
+}
+
+/// cc_config.xml of a lab run.
+pub fn cc_config(scenario: &LabScenario) -> String {
+    let mut text = String::from("<cc_config>\n  <log_flags>\n");
+    for flag in LOG_FLAGS {
+        let _ = writeln!(text, "    <{flag}>1</{flag}>");
+    }
+    let _ = write!(
+        text,
+        "  </log_flags>\n  <options>\n    <ncpus>{}</ncpus>\n    <no_gpus>1</no_gpus>\n    \
+         <rec_half_life_days>{}</rec_half_life_days>\n  </options>\n</cc_config>\n",
+        scenario.ncpus, scenario.rec_half_life_days
+    );
+    text
+}
+
+/// global_prefs_override.xml of a lab run: the scenario's buffers and
+/// period; computing never suspended for CPU load, user activity or
+/// batteries (a lab machine is busy with other work).
+pub fn prefs_override(scenario: &LabScenario) -> String {
+    format!(
+        "<global_preferences>\n   <work_buf_min_days>{}</work_buf_min_days>\n   \
+         <work_buf_additional_days>{}</work_buf_additional_days>\n   \
+         <cpu_scheduling_period_minutes>{}</cpu_scheduling_period_minutes>\n   \
+         <leave_apps_in_memory>{}</leave_apps_in_memory>\n   \
+         <max_ncpus_pct>100</max_ncpus_pct>\n   <cpu_usage_limit>100</cpu_usage_limit>\n   \
+         <suspend_cpu_usage>0</suspend_cpu_usage>\n   <run_on_batteries>1</run_on_batteries>\n   \
+         <run_if_user_active>1</run_if_user_active>\n   \
+         <run_gpu_if_user_active>1</run_gpu_if_user_active>\n   \
+         <ram_max_used_busy_pct>90</ram_max_used_busy_pct>\n   \
+         <ram_max_used_idle_pct>90</ram_max_used_idle_pct>\n</global_preferences>\n",
+        scenario.buffers.0,
+        scenario.buffers.1,
+        scenario.scheduling_period_minutes,
+        u8::from(scenario.leave_in_memory),
+    )
+}
+
+/// account_<P>.xml of a project.
+pub fn account_file(project: &LabProject, master_url: &str) -> String {
+    format!(
+        "<account>\n    <master_url>{master_url}</master_url>\n    \
+         <authenticator>lab_{}</authenticator>\n    <project_name>{}</project_name>\n    \
+         <project_preferences>\n        <resource_share>{}</resource_share>\n    \
+         </project_preferences>\n</account>\n",
+        project.name.to_lowercase(),
+        project.name,
+        project.share
+    )
+}
+
+/// projects/<P>/app_info.xml: the project's apps, all run by `exe`.
+pub fn app_info(project: &LabProject, exe: &str) -> String {
+    let mut text = String::from("<app_info>\n");
+    for app in &project.apps {
+        let _ = writeln!(text, "  <app>\n    <name>{}</name>\n  </app>", app.name);
+    }
+    let _ = writeln!(
+        text,
+        "  <file_info>\n    <name>{exe}</name>\n    <executable/>\n  </file_info>"
+    );
+    for app in &project.apps {
+        let _ = writeln!(
+            text,
+            "  <app_version>\n    <app_name>{}</app_name>\n    \
+             <version_num>{VERSION_NUM}</version_num>\n    <avg_ncpus>{}</avg_ncpus>\n    \
+             <flops>{:e}</flops>\n    <file_ref>\n      <file_name>{exe}</file_name>\n      \
+             <main_program/>\n    </file_ref>\n  </app_version>",
+            app.name, app.avg_ncpus, app.flops
+        );
+    }
+    text.push_str("</app_info>\n");
+    text
+}
+
+/// projects/<P>/app_config.xml, when the project has limits.
+pub fn app_config(project: &LabProject, limits: (Option<u32>, Option<u32>)) -> Option<String> {
+    let (app_mc, project_mc) = limits;
+    if app_mc.is_none() && project_mc.is_none() {
+        return None;
+    }
+    let mut text = String::from("<app_config>\n");
+    if let Some(mc) = app_mc {
+        for app in &project.apps {
+            let _ = writeln!(
+                text,
+                "  <app>\n    <name>{}</name>\n    <max_concurrent>{mc}</max_concurrent>\n  </app>",
+                app.name
+            );
+        }
+    }
+    if let Some(mc) = project_mc {
+        let _ = writeln!(
+            text,
+            "  <project_max_concurrent>{mc}</project_max_concurrent>"
+        );
+    }
+    text.push_str("</app_config>\n");
+    Some(text)
+}
+
+const APP_NAME: &str = "boinc_audit_lab_app";
+
+/// Builds the application into `dir`, or copies the given one.
+fn build_app(options: &LabOptions, dir: &Path) -> Result<PathBuf, LabError> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let exe = dir.join(APP_NAME);
+    if let Some(app) = &options.app {
+        std::fs::copy(app, &exe).map_err(io(app))?;
+        return Ok(exe);
+    }
+    let source = dir.join("app.c");
+    write(&source, APP_SOURCE)?;
+    let output = Command::new(&options.cc)
+        .arg(&source)
+        .arg("-O2")
+        .arg("-o")
+        .arg(&exe)
+        .args([
+            "-I/usr/include/boinc",
+            "-lboinc_api",
+            "-lboinc",
+            "-lpthread",
+            "-lstdc++",
+        ])
+        .output()
+        .map_err(|e| LabError::App(format!("cannot run {}: {e}", options.cc)))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let hint = if stderr.contains("boinc_api.h") {
+            " (install boinc-dev: apt-get install boinc-dev)"
+        } else {
+            ""
+        };
+        return Err(LabError::App(format!(
+            "{} failed{hint}: {}",
+            options.cc,
+            stderr.lines().take(5).collect::<Vec<_>>().join(" | ")
+        )));
+    }
+    Ok(exe)
+}
+
+fn free_port() -> Result<u16, LabError> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|source| LabError::Io {
+        path: PathBuf::from("127.0.0.1:0"),
+        source,
+    })?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|source| LabError::Io {
+            path: PathBuf::from("127.0.0.1:0"),
+            source,
+        })
+}
+
+fn boinccmd_path(options: &LabOptions) -> PathBuf {
+    if let Some(path) = &options.boinccmd {
+        return path.clone();
+    }
+    let beside = options.client.with_file_name("boinccmd");
+    if beside.exists() {
+        beside
+    } else {
+        PathBuf::from("boinccmd")
+    }
+}
+
+fn stop_client(child: &mut Child) {
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Runs one lab scenario; `progress` gets a line now and then.
+pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSummary, LabError> {
+    let scenario = lab_scenario(&options.scenario)?;
+    if !(options.duration.is_finite() && options.duration > 0.0) {
+        return Err(LabError::Scenario("--duration must be > 0 seconds".into()));
+    }
+    let out = &options.out;
+    if out.exists() && std::fs::read_dir(out).map_err(io(out))?.next().is_some() {
+        return Err(LabError::Scenario(format!(
+            "{} exists and is not empty: a lab run needs a fresh data directory",
+            out.display()
+        )));
+    }
+    std::fs::create_dir_all(out).map_err(io(out))?;
+    let build_dir = out.join(".lab-build");
+    let exe = build_app(options, &build_dir)?;
+    let server = LabServer::start(scenario.projects.clone(), &out.join("rpcs"))?;
+    write(&out.join("cc_config.xml"), &cc_config(&scenario))?;
+    write(
+        &out.join("global_prefs_override.xml"),
+        &prefs_override(&scenario),
+    )?;
+    write(&out.join("gui_rpc_auth.cfg"), "")?;
+    for (k, project) in scenario.projects.iter().enumerate() {
+        let url = server.master_url(&project.name);
+        let escaped = escaped_master_url(&url);
+        write(
+            &out.join(format!("account_{escaped}.xml")),
+            &account_file(project, &url),
+        )?;
+        let dir = out.join("projects").join(&escaped);
+        write(&dir.join("app_info.xml"), &app_info(project, APP_NAME))?;
+        let target = dir.join(APP_NAME);
+        std::fs::copy(&exe, &target).map_err(io(&target))?;
+        if let Some(text) = app_config(project, scenario.limits.get(k).copied().unwrap_or_default())
+        {
+            write(&dir.join("app_config.xml"), &text)?;
+        }
+    }
+    let mut lab_txt = format!(
+        "boinc-audit lab run\nscenario: {}\nclient: {}\nduration: {} s\nserver: 127.0.0.1:{}\n",
+        options.scenario.trim(),
+        options.client.display(),
+        options.duration,
+        server.port()
+    );
+    let gui_port = free_port()?;
+    let started = Instant::now();
+    let mut child = Command::new(&options.client)
+        .arg("--dir")
+        .arg(out)
+        .args([
+            "--skip_cpu_benchmarks",
+            "--no_info_fetch",
+            "--allow_multiple_clients",
+            "--redirectio",
+            "--gui_rpc_port",
+        ])
+        .arg(gui_port.to_string())
+        .current_dir(out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| LabError::Client {
+            path: options.client.clone(),
+            why: e.to_string(),
+        })?;
+    progress(&format!(
+        "lab: client {} started in {} (pid {}), projects on 127.0.0.1:{}; running {} s",
+        options.client.display(),
+        out.display(),
+        child.id(),
+        server.port(),
+        options.duration
+    ));
+    let mut nnw_pending: Vec<(f64, String)> = scenario
+        .no_new_work_after
+        .iter()
+        .zip(&scenario.projects)
+        .filter_map(|(after, p)| after.map(|t| (t, server.master_url(&p.name))))
+        .collect();
+    let mut exited_early = None;
+    let mut next_report = 30.0;
+    let boinccmd = boinccmd_path(options);
+    loop {
+        let elapsed = started.elapsed().as_secs_f64();
+        if elapsed >= options.duration {
+            break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            exited_early = Some(format!("the client exited after {elapsed:.0} s: {status}"));
+            break;
+        }
+        // "No new tasks" needs the client's GUI RPC server: give it a second.
+        let mut k = 0;
+        while k < nnw_pending.len() {
+            if nnw_pending[k].0 <= elapsed && elapsed >= 1.0 {
+                let (_, url) = nnw_pending.remove(k);
+                let status = Command::new(&boinccmd)
+                    .args(["--host", &format!("127.0.0.1:{gui_port}"), "--passwd", ""])
+                    .args(["--project", &url, "nomorework"])
+                    .current_dir(out)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+                let line = match status {
+                    Ok(s) if s.success() => format!("at {elapsed:.0} s: {url} set to no new tasks"),
+                    Ok(s) => format!("at {elapsed:.0} s: boinccmd nomorework {url} failed: {s}"),
+                    Err(e) => format!("at {elapsed:.0} s: cannot run {}: {e}", boinccmd.display()),
+                };
+                progress(&format!("lab: {line}"));
+                lab_txt.push_str(&line);
+                lab_txt.push('\n');
+            } else {
+                k += 1;
+            }
+        }
+        if elapsed >= next_report {
+            let stats = server.stats();
+            progress(&format!(
+                "lab: {elapsed:.0}/{} s, {} scheduler requests, {} tasks sent, {} reported",
+                options.duration, stats.requests, stats.tasks_sent, stats.tasks_reported
+            ));
+            next_report += 30.0;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    if exited_early.is_none() {
+        stop_client(&mut child);
+    }
+    let ran_secs = started.elapsed().as_secs_f64();
+    let stats = server.stats();
+    drop(server);
+    lab_txt.push_str(&format!("ran: {ran_secs:.0} s\n"));
+    write(&out.join("lab.txt"), &lab_txt)?;
+    trim(out);
+    let mut summary = summarize(out);
+    summary.server = stats;
+    summary.ran_secs = ran_secs;
+    summary.exited_early = exited_early;
+    Ok(summary)
+}
+
+/// Removes what the client needs only to run (slots, executables, caches)
+/// and its copies of the last RPC of each project (`rpcs/` has them all).
+fn trim(out: &Path) {
+    for dir in [".lab-build", "slots", "notices", "locale"] {
+        let _ = std::fs::remove_dir_all(out.join(dir));
+    }
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let drop = name.starts_with("sched_request_")
+            || name.starts_with("sched_reply_")
+            || name.starts_with("master_")
+            || matches!(
+                name.as_str(),
+                "lockfile"
+                    | "gui_rpc_auth.cfg"
+                    | "client_state_prev.xml"
+                    | "time_stats_log"
+                    | "daily_xfer_history.xml"
+                    | "coproc_info.xml"
+                    | "boinc_finish_called"
+            );
+        if drop {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    if let Ok(projects) = std::fs::read_dir(out.join("projects")) {
+        for project in projects.flatten() {
+            let Ok(files) = std::fs::read_dir(project.path()) else {
+                continue;
+            };
+            for file in files.flatten() {
+                let name = file.file_name().to_string_lossy().to_string();
+                if name != "app_info.xml" && name != "app_config.xml" {
+                    let _ = std::fs::remove_file(file.path());
+                }
+            }
+        }
+    }
+}
+
+/// Counts what the acceptance of a lab run looks at, from its event log.
+pub fn summarize(out: &Path) -> LabSummary {
+    let mut summary = LabSummary {
+        out: out.to_path_buf(),
+        ..LabSummary::default()
+    };
+    let bytes = std::fs::read(out.join("stdoutdae.txt")).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    for line in text.lines() {
+        summary.log_lines += 1;
+        if line.contains("------- start work fetch state -------") {
+            summary.work_fetch_blocks += 1;
+        } else if line.contains("Sending scheduler request") {
+            summary.rpcs_logged += 1;
+        } else if line.contains("Computation for task") && line.contains("finished") {
+            summary.tasks_finished += 1;
+        } else if summary.client_version.is_none() && line.contains("Starting BOINC client version")
+        {
+            summary.client_version = line
+                .split("Starting BOINC client version ")
+                .nth(1)
+                .map(|v| v.split_whitespace().next().unwrap_or(v).to_string());
+        }
+        for problem in [
+            "Suspending network activity",
+            "No app version found",
+            "Scheduler request failed",
+            "Couldn't start",
+            "exited with zero status but no 'finished' file",
+        ] {
+            if line.contains(problem) && !summary.problems.iter().any(|p| p.contains(problem)) {
+                summary.problems.push(line.trim().to_string());
+            }
+        }
+    }
+    summary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn acceptance_scenario_reads() {
+        let s = lab_scenario(
+            "P1(0.01, 0.2, 2) P2(0.015, 0.2, 1, mc=1) NCPUS=2 min_buf=0.001 add_buf=0.002",
+        )
+        .unwrap();
+        assert_eq!(s.ncpus, 2);
+        assert_eq!(s.projects.len(), 2);
+        assert!((s.projects[0].apps[0].job_secs() - 36.0).abs() < 1e-9);
+        assert!((s.projects[0].apps[0].latency_bound - 720.0).abs() < 1e-9);
+        assert_eq!(s.limits[1], (Some(1), None));
+        let config = app_config(&s.projects[1], s.limits[1]).unwrap();
+        assert!(config.contains("<max_concurrent>1</max_concurrent>"));
+        assert!(cc_config(&s).contains("<ncpus>2</ncpus>"));
+        let info = app_info(&s.projects[0], "x");
+        assert!(info.contains("<flops>1e9</flops>"), "{info}");
+    }
+
+    #[test]
+    fn refuses_what_the_lab_cannot_do() {
+        assert!(lab_scenario("A(1, 2, 1, gpu=1)").is_err());
+        assert!(lab_scenario("A(1, 2, 1, init=1)").is_err());
+        assert!(lab_scenario("A(1, 2, 1) B(1, 2, 1, from=1)").is_err());
+    }
+}
