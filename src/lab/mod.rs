@@ -11,7 +11,7 @@
 //! - the application ([`APP_SOURCE`], built with the system's boinc-dev) runs
 //!   for the seconds its input file says and reports its progress;
 //! - host and preference terms become cc_config.xml (`<ncpus>`, `<no_gpus>`,
-//!   the log flags of the reference traces, `rec_half_life_days`) and
+//!   the reference traces' log flags, `rec_half_life_days`) and
 //!   global_prefs_override.xml (buffers, scheduling period, leave in memory;
 //!   no CPU-load or user-activity suspension); `mc=`/`pmc=` become
 //!   app_config.xml;
@@ -29,6 +29,7 @@
 
 pub mod server;
 
+use crate::simulate::random::REFERENCE_LOG_FLAGS;
 use crate::simulate::scenario::{from_notation, World};
 use crate::trace::state::escaped_master_url;
 use server::{LabApp, LabProject, LabServer, ServerStats, VERSION_NUM};
@@ -39,23 +40,6 @@ use std::time::{Duration, Instant};
 
 /// The lab application's C source (built at each run).
 pub const APP_SOURCE: &str = include_str!("app.c");
-
-/// The log flags of the reference traces.
-pub const LOG_FLAGS: &[&str] = &[
-    "task",
-    "file_xfer",
-    "sched_ops",
-    "cpu_sched",
-    "cpu_sched_debug",
-    "cpu_sched_status",
-    "work_fetch_debug",
-    "rr_simulation",
-    "rrsim_detail",
-    "sched_op_debug",
-    "priority_debug",
-    "task_debug",
-    "dcf_debug",
-];
 
 /// A lab run's options.
 #[derive(Clone, Debug)]
@@ -254,7 +238,11 @@ pub fn lab_scenario(text: &str) -> Result<LabScenario, LabError> {
 /// cc_config.xml of a lab run.
 pub fn cc_config(scenario: &LabScenario) -> String {
     let mut text = String::from("<cc_config>\n  <log_flags>\n");
-    for flag in LOG_FLAGS {
+    // The references' flags, plus file transfers and rr_sim's detail.
+    for flag in REFERENCE_LOG_FLAGS
+        .iter()
+        .chain(&["file_xfer", "rrsim_detail"])
+    {
         let _ = writeln!(text, "    <{flag}>1</{flag}>");
     }
     let _ = write!(

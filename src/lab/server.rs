@@ -447,20 +447,8 @@ pub fn plan_reply(project: &LabProject, request: &SchedRequest) -> ReplyPlan {
     let on_frac = stats.and_then(|t| t.on_frac).unwrap_or(1.0);
     let active_frac = stats.and_then(|t| t.active_frac).unwrap_or(1.0);
     let avail = (on_frac.clamp(0.1, 1.0) * active_frac.clamp(0.1, 1.0)).clamp(0.1, 1.0);
-    let ncpus = request
-        .host_info
-        .as_ref()
-        .and_then(|h| h.p_ncpus)
-        .unwrap_or(1)
-        .max(1) as f64;
-    let pct = request
-        .working_global_preferences
-        .as_ref()
-        .or(request.global_preferences.as_ref())
-        .and_then(|p| p.values.max_ncpus_pct)
-        .filter(|&p| p > 0.0 && p < 100.0)
-        .unwrap_or(100.0);
-    let effective_ncpus = (ncpus * pct / 100.0).floor().max(1.0);
+    let ncpus = request.ncpus();
+    let effective_ncpus = crate::server::rules::effective_ncpus(request, None);
     let cap = (effective_ncpus * MAX_WUS_TO_SEND) as usize;
     let mut delay = request
         .work_requests

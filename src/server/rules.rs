@@ -473,11 +473,7 @@ pub fn s2(exchange: &Exchange, jobs: &[SentJob]) -> RuleOutcome {
 /// `0 < max_ncpus_pct < 100` (0 means no limit), capped by the user's
 /// `max_cpus`, at least 1.
 pub fn effective_ncpus(request: &SchedRequest, reply: Option<&SchedReply>) -> f64 {
-    let ncpus = request
-        .host_info
-        .as_ref()
-        .and_then(|h| h.p_ncpus)
-        .unwrap_or(1) as f64;
+    let ncpus = request.ncpus();
     let pct = request
         .working_global_preferences
         .as_ref()
@@ -1085,12 +1081,7 @@ pub fn s7(exchange: &Exchange, jobs: &[SentJob]) -> RuleOutcome {
         );
     };
     let avail = availability(exchange);
-    let ncpus = request
-        .host_info
-        .as_ref()
-        .and_then(|h| h.p_ncpus)
-        .unwrap_or(1)
-        .max(1) as f64;
+    let ncpus = request.ncpus();
     let mut ed: Vec<(ResourceType, f64)> = Vec::new();
     let mut violations = Vec::new();
     let mut checked = Vec::new();

@@ -24,6 +24,22 @@ use super::rng::Rng;
 use crate::trace::state::escaped_master_url;
 use std::fmt::Write as _;
 
+/// The log flags of the emulator references' cc_config.xml (and of the
+/// scenarios written here, and of the real-client lab's runs).
+pub const REFERENCE_LOG_FLAGS: &[&str] = &[
+    "task",
+    "sched_ops",
+    "cpu_sched",
+    "cpu_sched_debug",
+    "cpu_sched_status",
+    "work_fetch_debug",
+    "rr_simulation",
+    "sched_op_debug",
+    "coproc_debug",
+    "priority_debug",
+    "task_debug",
+    "dcf_debug",
+];
 /// A drawable feature of a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Feature {
@@ -657,20 +673,7 @@ pub fn random_scenario(seed: u64, forced: Option<&[Feature]>) -> RandomScenario 
         "<global_preferences>\n  <mod_time>0</mod_time>\n  <run_on_batteries>1</run_on_batteries>\n  <run_if_user_active>1</run_if_user_active>\n  <run_gpu_if_user_active>1</run_gpu_if_user_active>\n  <work_buf_min_days>{min_days}</work_buf_min_days>\n  <work_buf_additional_days>{add_days}</work_buf_additional_days>\n  <cpu_scheduling_period_minutes>{sched_minutes}</cpu_scheduling_period_minutes>\n  <max_ncpus_pct>{ncpus_pct}</max_ncpus_pct>\n  <cpu_usage_limit>100</cpu_usage_limit>\n</global_preferences>\n"
     );
     let mut cc = String::from("<cc_config>\n  <log_flags>\n");
-    for flag in [
-        "task",
-        "sched_ops",
-        "cpu_sched",
-        "cpu_sched_debug",
-        "cpu_sched_status",
-        "work_fetch_debug",
-        "rr_simulation",
-        "sched_op_debug",
-        "coproc_debug",
-        "priority_debug",
-        "task_debug",
-        "dcf_debug",
-    ] {
+    for flag in REFERENCE_LOG_FLAGS {
         let _ = writeln!(cc, "    <{flag}>1</{flag}>");
     }
     cc.push_str("  </log_flags>\n");

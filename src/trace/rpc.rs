@@ -116,6 +116,17 @@ pub struct SchedRequest {
     pub work_sequences: Vec<SequenceReport>,
 }
 
+impl SchedRequest {
+    /// `host_info/p_ncpus`, at least 1 (1 when absent).
+    pub fn ncpus(&self) -> f64 {
+        self.host_info
+            .as_ref()
+            .and_then(|h| h.p_ncpus)
+            .unwrap_or(1)
+            .max(1) as f64
+    }
+}
+
 /// One `<work_sequences><sequence>` of a request (docs/work-sequences.md).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SequenceReport {
