@@ -78,6 +78,7 @@ pub mod compare;
 pub mod decision;
 pub mod driver;
 pub mod explain;
+pub mod joblog;
 pub mod ltd;
 pub mod queue;
 pub mod recorded;
@@ -601,7 +602,9 @@ pub fn audit_with_draws(
         }
         state => {
             let contexts = selfcheck::link_contexts(&points);
-            let check = selfcheck::SelfCheck::new(state.as_ref(), contexts);
+            let run_lists = joblog::run_lists(&trace.events, &points, &job_apps(trace));
+            let reports = joblog::report_checks(&trace.events, &points);
+            let check = selfcheck::SelfCheck::new(state.as_ref(), contexts, run_lists, reports);
             let mut results = Vec::new();
             let mut divergences = Vec::new();
             let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
@@ -852,6 +855,33 @@ fn run_recorded(
 /// Up to `n` log lines before and after event `idx`, as printed in the log
 /// (read back from the log file when it is readable, else rendered from the
 /// typed events).
+/// Each job's app, from every scheduler reply and client state of the trace
+/// (a real client's log names a job's app only when the job starts).
+fn job_apps(trace: &Trace) -> std::collections::HashMap<String, String> {
+    let mut apps = std::collections::HashMap::new();
+    let mut add = |workunits: &[crate::trace::state::Workunit],
+                   results: &[crate::trace::state::Job]| {
+        for result in results {
+            let app = result.app_name.clone().or_else(|| {
+                workunits
+                    .iter()
+                    .find(|wu| wu.name.is_some() && wu.name == result.wu_name)
+                    .and_then(|wu| wu.app_name.clone())
+            });
+            if let (Some(name), Some(app)) = (result.name.clone(), app) {
+                apps.insert(name, app);
+            }
+        }
+    };
+    for reply in trace.rpcs.iter().filter_map(|f| f.reply.as_ref()) {
+        add(&reply.workunits, &reply.results);
+    }
+    for project in trace.state.client_states.iter().flat_map(|s| &s.projects) {
+        add(&project.workunits, &project.results);
+    }
+    apps
+}
+
 fn context_lines(trace: &Trace, idx: usize, n: usize) -> Vec<String> {
     let lo = idx.saturating_sub(n);
     let hi = (idx + n + 1).min(trace.events.len());

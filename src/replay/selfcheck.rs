@@ -161,33 +161,12 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
                     continue;
                 }
             }
-            // set_request (§7.8), without concurrency limits or exclusions.
-            let ninst = f64::from(inputs.ninst.get(r).copied().unwrap_or(0));
-            let share = share_of(&project.project, r).map_or(0.0, |s| s.share);
-            let nused = (inputs.nused_total)(&project.project, &rsc.rsc);
-            let mut req_secs = if rsc.shortfall > 0.0 {
-                rsc.shortfall
-            } else {
-                0.0
-            };
-            let share_inst = (ninst * share).min(ninst) - nused;
-            let req_inst = rsc.nidle.max(share_inst);
-            if req_inst > 0.0 && req_secs == 0.0 {
-                req_secs = 1.0;
-            }
-            set_requests.push(SetRequestLine {
-                rsc: rsc.rsc.clone(),
-                ninst: ninst as u32,
-                nused_total: nused,
-                nidle_now: rsc.nidle,
-                fetch_share: share,
-                req_inst,
-                req_secs,
-            });
+            let line = set_request(dump, inputs, &project.project, r);
             if let Some(slot) = request.get_mut(r) {
-                slot.secs = req_secs;
-                slot.inst = req_inst;
+                slot.secs = line.req_secs;
+                slot.inst = line.req_inst;
             }
+            set_requests.push(line);
         }
         if request.iter().any(|r| r.secs > 0.0) {
             let trigger_rsc = &dump.resources[trigger];
@@ -216,6 +195,174 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
         request: Vec::new(),
         set_requests: Vec::new(),
         reason: format!("§7.7: no project chosen ({})", notes.join("; ")),
+        undecidable: None,
+    }
+}
+
+/// RSC_WORK_FETCH::set_request (§7.8) for `project` and resource `r` of the
+/// dump, without concurrency limits or exclusions.
+fn set_request(
+    dump: &FetchDump,
+    inputs: &ChoiceInputs<'_>,
+    project: &str,
+    r: usize,
+) -> SetRequestLine {
+    let rsc = &dump.resources[r];
+    let ninst = f64::from(inputs.ninst.get(r).copied().unwrap_or(0));
+    let share = rsc
+        .shares
+        .iter()
+        .find(|s| s.project == project)
+        .map_or(0.0, |s| s.share);
+    let nused = (inputs.nused_total)(project, &rsc.rsc);
+    let mut req_secs = if rsc.shortfall > 0.0 {
+        rsc.shortfall
+    } else {
+        0.0
+    };
+    let share_inst = (ninst * share).min(ninst) - nused;
+    let req_inst = rsc.nidle.max(share_inst);
+    if req_inst > 0.0 && req_secs == 0.0 {
+        req_secs = 1.0;
+    }
+    SetRequestLine {
+        rsc: rsc.rsc.clone(),
+        ninst: ninst as u32,
+        nused_total: nused,
+        nidle_now: rsc.nidle,
+        fetch_share: share,
+        req_inst,
+        req_secs,
+    }
+}
+
+/// Mirrors WORK_FETCH::piggyback_work_request() (7.16 on) over the dump of
+/// its pass: for an RPC the poll made to `project` (results to report, a
+/// user request), the work asked for on top. The project must have no
+/// project reason but an RPC backoff; per resource, its own reason must be
+/// none or a backoff, the resource's saturated time below the whole buffer,
+/// and no project of higher priority (by the printed priorities) able to
+/// fetch it; then set_request() (§7.8). `Err` when the printed priorities
+/// tie with a project that could have been the better one.
+pub fn piggyback(
+    dump: &FetchDump,
+    inputs: &ChoiceInputs<'_>,
+    project: &str,
+) -> Result<Choice, String> {
+    let (buf_min, buf_additional) = dump.buffer.unwrap_or((0.0, 0.0));
+    let buf_total = buf_min + buf_additional;
+    let empty = |why: String| Choice {
+        chosen: Some(project.to_string()),
+        request: dump
+            .resources
+            .iter()
+            .map(|rsc| RscRequestLine {
+                rsc: rsc.rsc.clone(),
+                secs: 0.0,
+                inst: 0.0,
+            })
+            .collect(),
+        set_requests: Vec::new(),
+        reason: why,
+        undecidable: None,
+    };
+    let Some(me) = dump.projects.iter().find(|p| p.project == project) else {
+        return Err(format!(
+            "{project} has no REC line in this pass's state block"
+        ));
+    };
+    if !(me.reason.is_empty() || me.reason.ends_with("scheduler RPC backoff")) {
+        return Ok(empty(format!(
+            "§7.9 piggyback: {project} {}: no work asked",
+            me.reason
+        )));
+    }
+    let mut out = empty(String::new());
+    let mut notes = Vec::new();
+    for r in 0..dump.resources.len() {
+        let rsc = &dump.resources[r];
+        let reason = |p: &str| {
+            rsc.shares
+                .iter()
+                .find(|s| s.project == p)
+                .map(|s| s.reason.clone())
+                .unwrap_or_default()
+        };
+        let mine = reason(project);
+        if !(mine.is_empty() || mine == "project is backed off") {
+            notes.push(format!("{}: can't fetch ({mine})", rsc.rsc));
+            continue;
+        }
+        if rsc.saturated >= buf_total {
+            notes.push(format!(
+                "{}: saturated {:.2} >= buffer {:.2}",
+                rsc.rsc, rsc.saturated, buf_total
+            ));
+            continue;
+        }
+        let rivals: Vec<&super::decision::ProjectState> = dump
+            .projects
+            .iter()
+            .filter(|p| {
+                p.project != project && p.reason.is_empty() && reason(&p.project).is_empty()
+            })
+            .collect();
+        if let Some(tie) = rivals.iter().find(|p| p.prio == me.prio) {
+            return Err(format!(
+                "{} and {project} tie at the printed priority {:.3}: whether {} is the better project for {} is below the block's precision",
+                tie.project, me.prio, tie.project, rsc.rsc
+            ));
+        }
+        if let Some(better) = rivals.iter().find(|p| p.prio > me.prio) {
+            notes.push(format!(
+                "{}: better project {} (prio {:.3} > {:.3})",
+                rsc.rsc, better.project, better.prio, me.prio
+            ));
+            continue;
+        }
+        let line = set_request(dump, inputs, project, r);
+        if let Some(slot) = out.request.get_mut(r) {
+            slot.secs = line.req_secs;
+            slot.inst = line.req_inst;
+        }
+        notes.push(format!(
+            "{}: saturated {:.2} < buffer {:.2}, highest priority: req_secs = shortfall {:.2}",
+            rsc.rsc, rsc.saturated, buf_total, rsc.shortfall
+        ));
+        out.set_requests.push(line);
+    }
+    out.reason = format!(
+        "§7.9 piggyback_work_request() for {project}: {}",
+        notes.join("; ")
+    );
+    Ok(out)
+}
+
+/// WORK_FETCH::set_initial_work_request(): a project's first RPC asks for
+/// 1 s of each resource (none under "no new tasks"), whatever the
+/// piggyback computed, since nothing is known of its jobs' runtimes yet.
+fn initial_request(dump: &FetchDump, project: &str) -> Choice {
+    let no_new_work = dump
+        .projects
+        .iter()
+        .any(|p| p.project == project && p.reason.contains("no new tasks"));
+    Choice {
+        chosen: Some(project.to_string()),
+        request: dump
+            .resources
+            .iter()
+            .map(|rsc| RscRequestLine {
+                rsc: rsc.rsc.clone(),
+                secs: if no_new_work { 0.0 } else { 1.0 },
+                inst: 0.0,
+            })
+            .collect(),
+        set_requests: Vec::new(),
+        reason: format!(
+            "§7.9 set_initial_work_request(): {project}'s initialization RPC asks for {} s of \
+             each resource and no instances",
+            if no_new_work { 0 } else { 1 }
+        ),
         undecidable: None,
     }
 }
@@ -306,7 +453,7 @@ pub fn link_contexts(points: &[RecordedPoint]) -> BTreeMap<usize, Linked> {
             Decision::ScanLine { .. } => {
                 out.insert(point.event_idx, context(last_dump, false));
             }
-            Decision::Request { set_requests, .. } if !point.piggyback => {
+            Decision::Request { set_requests, .. } => {
                 let mut linked = context(last_dump, true);
                 if let Ok(ctx) = &mut linked {
                     ctx.set_requests = set_requests.clone();
@@ -384,12 +531,52 @@ fn rpc_timing(at: f64, until: f64, until_label: &str, user: bool) -> Replayed {
 pub struct SelfCheck<'a> {
     state: Option<&'a HostState>,
     contexts: BTreeMap<usize, Linked>,
+    run_lists: BTreeMap<usize, super::joblog::Recomputed>,
+    reports: BTreeMap<usize, super::joblog::ReportCheck>,
+    rpc_reasons: super::joblog::RpcReasons,
 }
 
 impl<'a> SelfCheck<'a> {
-    /// Over the dumps linked to each point ([`link_contexts`]).
-    pub fn new(state: Option<&'a HostState>, contexts: BTreeMap<usize, Linked>) -> Self {
-        SelfCheck { state, contexts }
+    /// Over the dumps linked to each point ([`link_contexts`]) and the run
+    /// lists recomputed from the log's own lines ([`super::joblog::run_lists`]).
+    pub fn new(
+        state: Option<&'a HostState>,
+        contexts: BTreeMap<usize, Linked>,
+        run_lists: BTreeMap<usize, super::joblog::Recomputed>,
+        reports: (
+            BTreeMap<usize, super::joblog::ReportCheck>,
+            super::joblog::RpcReasons,
+        ),
+    ) -> Self {
+        SelfCheck {
+            state,
+            contexts,
+            run_lists,
+            reports: reports.0,
+            rpc_reasons: reports.1,
+        }
+    }
+
+    /// The project of an RPC the poll made (no choose_project()): checked
+    /// by the reason the log gives it ([`super::joblog::report_checks`]).
+    fn report_choice(&self, point: &RecordedPoint) -> Replayed {
+        let Decision::Choice(Some(project)) = &point.decision else {
+            return Replayed::NotReplayed("no project".into());
+        };
+        match self.reports.get(&point.event_idx) {
+            Some(Ok((holds, why))) => Replayed::Decision {
+                decision: Decision::Choice(holds.then(|| project.clone())),
+                reason: format!(
+                    "§7.9/§7.13 the RPC poll, not choose_project(), picked this project: {why}"
+                ),
+            },
+            Some(Err(why)) => Replayed::NotReplayed(why.clone()),
+            None => Replayed::NotReplayed(
+                "an RPC the poll chose (results due or a user request): its reason is not \
+                 in the log"
+                    .into(),
+            ),
+        }
     }
 
     /// The replayed side of one point.
@@ -413,6 +600,18 @@ impl<'a> SelfCheck<'a> {
                 user,
                 ..
             } => rpc_timing(point.time, *until, until_label, *user),
+            Decision::RunList(_)
+                if !point.cut_before && self.run_lists.contains_key(&point.event_idx) =>
+            {
+                match self.run_lists.get(&point.event_idx) {
+                    Some(Ok((entries, reason))) => Replayed::Decision {
+                        decision: Decision::RunList(entries.clone()),
+                        reason: reason.clone(),
+                    },
+                    Some(Err(why)) => Replayed::NotReplayed(format!("run_list: {why}")),
+                    None => Replayed::NotReplayed(String::new()),
+                }
+            }
             _ if point.cut_before => Replayed::NotReplayed(format!(
                 "{}: the log starts inside this pass (its start line, the run list before \
                  it and every job's resource use are not in the log); {}",
@@ -490,12 +689,8 @@ impl<'a> SelfCheck<'a> {
 
     /// Choice and request: recomputed from the recorded state dump (self-consistency).
     fn recompute(&self, point: &RecordedPoint) -> Replayed {
-        if point.piggyback {
-            return Replayed::NotReplayed(
-                "an RPC the poll chose (results due or a user request), with \
-                 piggyback_work_request()'s request: not recomputed from the block yet"
-                    .to_string(),
-            );
+        if point.piggyback && matches!(point.decision, Decision::Choice(_)) {
+            return self.report_choice(point);
         }
         let context = match self.context(point) {
             Ok(context) => context,
@@ -528,13 +723,29 @@ impl<'a> SelfCheck<'a> {
                 .find(|s| s.rsc == rsc)
                 .map_or(0.0, |s| s.nused_total)
         };
-        let choice = choose(
-            &context.dump,
-            &ChoiceInputs {
-                ninst: &ninst,
-                nused_total: &nused,
-            },
+        let inputs = ChoiceInputs {
+            ninst: &ninst,
+            nused_total: &nused,
+        };
+        let initial = matches!(
+            self.rpc_reasons.get(&point.event_idx),
+            Some(crate::trace::message::RpcReason::ProjectInitialization)
         );
+        let choice = if point.piggyback {
+            let project = point.project.as_deref().unwrap_or_default();
+            match piggyback(&context.dump, &inputs, project) {
+                // The piggyback prints its set_request() lines, then the
+                // initial request replaces what it asked for.
+                Ok(choice) if initial => Choice {
+                    set_requests: choice.set_requests,
+                    ..initial_request(&context.dump, project)
+                },
+                Ok(choice) => choice,
+                Err(why) => return Replayed::NotReplayed(why),
+            }
+        } else {
+            choose(&context.dump, &inputs)
+        };
         if let Some(why) = choice.undecidable {
             return Replayed::NotReplayed(why);
         }

@@ -1,0 +1,675 @@
+//! A real client's jobs as its own log tells them, and each run list
+//! recomputed from them (client/cpu_sched.cpp `make_run_list`, REC
+//! generation, CPU jobs).
+//!
+//! A log that starts with the client (`Starting BOINC client`) on a host
+//! without jobs tells every job's life: received (`result state=NEW`),
+//! runnable once its files are in (`FILES_DOWNLOADED`), its task created,
+//! run, preempted (left in memory or removed), exited (`task_state=…`,
+//! `Starting task`, `Preempting`, `Resuming`, `Computation for task …
+//! finished`), aborted, suspended. A scheduling pass then prints what else
+//! the run list rests on: the projects' priorities (`[prio]` lines of
+//! `project_priority_init`, in the client's project order), each job's CPU
+//! use (its `[rr_sim]` lines), the deadline misses of the pass's
+//! simulation, the usable CPUs (`set_request() … ninst N`), and the
+//! max_concurrent limits announced at start-up.
+//!
+//! The run list is then rebuilt as the client builds it: CPU jobs while
+//! fewer than `ncpus` single-thread CPUs (or `2 × ncpus` multithread ones)
+//! are taken; each round every project offers its next runnable job
+//! (`assign_results_to_projects`: a runnable task first, preferring one
+//! whose process exists over an uninitialised one and a scheduled one over a
+//! preempted one; else its first runnable job without a task in the
+//! client's job order: by arrival, jobs of one reply by the MD5 of their
+//! names, `sort_results`), the project of highest priority gives its job (ties: the first in
+//! project order), a job over an app or project max_concurrent is dropped,
+//! one that does not fit is skipped, and the project's priority drops by the
+//! job's share of the host's peak FLOPS × REC sum / 24
+//! (`adjust_rec_sched`): `Δprio = avg_ncpus / (ncpus × 24 × rsf)`.
+//!
+//! Not recomputed (said as "not checked", with what is missing): passes
+//! with deadline misses or domino/thrashing marks (the EDF part needs each
+//! job's deadline), GPU jobs, projects with zero share, logs that do not
+//! start with the client or mention a job before it arrived, priorities
+//! that tie at the printed six decimals.
+//!
+//! Architecture Invariant: pure; reads the events and the recorded points.
+
+use super::decision::{Decision, RunListEntry};
+use super::recorded::RecordedPoint;
+use crate::resource::ResourceType;
+use crate::trace::event::LogEvent;
+use crate::trace::message::{Message, PreemptMode, ResultState, RpcReason, TaskState};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// A run list recomputed from the log, with the rule's account of it.
+pub type Recomputed = Result<(Vec<RunListEntry>, String), String>;
+
+#[derive(Clone, Debug)]
+struct TrackedJob {
+    name: String,
+    /// The scheduler reply it came with (its `received_time`), then the
+    /// hex MD5 of its name: the client's order (`sort_results`).
+    order: (u64, String),
+    project: String,
+    downloaded: bool,
+    done: bool,
+    suspended: bool,
+}
+
+#[derive(Clone, Debug)]
+struct TrackedTask {
+    job: String,
+    state: TaskState,
+    scheduled: bool,
+}
+
+impl TrackedTask {
+    fn runnable(&self) -> bool {
+        matches!(
+            self.state,
+            TaskState::Uninitialized | TaskState::Executing | TaskState::Suspended
+        )
+    }
+
+    fn process_exists(&self) -> bool {
+        matches!(
+            self.state,
+            TaskState::Executing
+                | TaskState::Suspended
+                | TaskState::AbortPending
+                | TaskState::QuitPending
+        )
+    }
+}
+
+/// The host's jobs as told so far.
+#[derive(Clone, Debug, Default)]
+struct Tracker {
+    started: bool,
+    /// Why the jobs are not all known (a job mentioned before it arrived).
+    unknown: Option<String>,
+    jobs: Vec<TrackedJob>,
+    tasks: Vec<TrackedTask>,
+    /// Replies seen (consecutive `result state=NEW` lines are one reply).
+    replies: u64,
+    last_was_new: bool,
+    suspended_projects: HashSet<String>,
+    /// Per project: jobs done and not yet reported (uploaded, errored or
+    /// aborted; cleared by the project's next completed scheduler request).
+    unreported: HashMap<String, Vec<String>>,
+    /// Per project: the tasks its scheduler request in flight reports.
+    in_flight: HashMap<String, Vec<String>>,
+    /// Projects that completed a scheduler request in this log.
+    contacted: HashSet<String>,
+    app_limits: HashMap<String, u32>,
+    project_limits: HashMap<String, u32>,
+    job_app: HashMap<String, String>,
+    ncpus: Option<u32>,
+}
+
+impl Tracker {
+    fn job_mut(&mut self, name: &str) -> Option<&mut TrackedJob> {
+        let found = self.jobs.iter().position(|j| j.name == name);
+        if found.is_none() && self.unknown.is_none() {
+            self.unknown = Some(format!(
+                "job {name} was on the host before the log tells of its arrival"
+            ));
+        }
+        found.and_then(|k| self.jobs.get_mut(k))
+    }
+
+    fn task_mut(&mut self, job: &str) -> &mut TrackedTask {
+        if let Some(k) = self.tasks.iter().position(|t| t.job == job) {
+            return &mut self.tasks[k];
+        }
+        self.tasks.push(TrackedTask {
+            job: job.to_string(),
+            state: TaskState::Uninitialized,
+            scheduled: false,
+        });
+        let last = self.tasks.len() - 1;
+        &mut self.tasks[last]
+    }
+
+    fn see(&mut self, event: &LogEvent) {
+        let project = event.project.as_deref().unwrap_or_default();
+        let is_new = matches!(
+            event.message,
+            Message::ResultStateChange {
+                state: ResultState::New,
+                ..
+            }
+        );
+        if is_new && !self.last_was_new {
+            self.replies += 1;
+        }
+        self.last_was_new = is_new;
+        match &event.message {
+            Message::ClientStart { .. } => {
+                if self.jobs.is_empty() && self.unknown.is_none() {
+                    self.started = true;
+                } else {
+                    // A restart: the jobs carry over, tasks do not.
+                    self.tasks.clear();
+                }
+            }
+            Message::ResultStateChange { state, job, .. } => match state {
+                ResultState::New => {
+                    if !self.jobs.iter().any(|j| j.name == job.as_str()) {
+                        let order = (self.replies, name_md5(job));
+                        let at = self.jobs.partition_point(|j| j.order < order);
+                        self.jobs.insert(
+                            at,
+                            TrackedJob {
+                                name: job.to_string(),
+                                order,
+                                project: project.to_string(),
+                                downloaded: false,
+                                done: false,
+                                suspended: false,
+                            },
+                        );
+                    }
+                }
+                ResultState::FilesDownloading => {
+                    if let Some(j) = self.job_mut(job) {
+                        j.downloaded = false;
+                    }
+                }
+                ResultState::FilesDownloaded => {
+                    if let Some(j) = self.job_mut(job) {
+                        j.downloaded = true;
+                    }
+                }
+                _ => {
+                    if let Some(j) = self.job_mut(job) {
+                        j.done = true;
+                    }
+                    if matches!(
+                        state,
+                        ResultState::FilesUploaded
+                            | ResultState::ComputeError
+                            | ResultState::Aborted
+                            | ResultState::UploadFailed
+                    ) {
+                        let list = self.unreported.entry(project.to_string()).or_default();
+                        if !list.iter().any(|j| j == job.as_str()) {
+                            list.push(job.to_string());
+                        }
+                    }
+                }
+            },
+            Message::SendingSchedulerRequest { .. } => {
+                let ready = self.unreported.get(project).cloned().unwrap_or_default();
+                self.in_flight.insert(project.to_string(), ready);
+            }
+            Message::SchedulerRequestCompleted { .. } => {
+                let reported = self.in_flight.remove(project).unwrap_or_default();
+                if let Some(list) = self.unreported.get_mut(project) {
+                    list.retain(|job| !reported.contains(job));
+                }
+                self.contacted.insert(project.to_string());
+            }
+            Message::SchedulerRequestFailed { .. } => {
+                self.in_flight.remove(project);
+            }
+            Message::TaskStateChange { state, job, .. } => {
+                let state = state.clone();
+                self.task_mut(job).state = state;
+            }
+            Message::StartingTask { job } | Message::Resuming { job } => {
+                let task = self.task_mut(job);
+                task.scheduled = true;
+                if !task.process_exists() {
+                    task.state = TaskState::Executing;
+                }
+            }
+            Message::TaskStart { job, app, .. } => {
+                self.job_app.insert(job.to_string(), app.to_string());
+                let task = self.task_mut(job);
+                task.scheduled = true;
+                if !task.process_exists() {
+                    task.state = TaskState::Executing;
+                }
+            }
+            Message::Preempting { job, mode } => {
+                let task = self.task_mut(job);
+                task.scheduled = false;
+                task.state = match mode {
+                    PreemptMode::RemovedFromMemory => TaskState::Uninitialized,
+                    _ => TaskState::Suspended,
+                };
+            }
+            Message::ComputationFinished { job } => {
+                self.task_mut(job).state = TaskState::Exited;
+                if let Some(j) = self.job_mut(job) {
+                    j.done = true;
+                }
+            }
+            Message::TaskAbortedByUser { job }
+            | Message::AbortingTask { job, .. }
+            | Message::AbortingTaskDeadlinePassed { job } => {
+                if let Some(j) = self.job_mut(job) {
+                    j.done = true;
+                }
+            }
+            Message::TaskSuspendedByUser { job } => {
+                if let Some(j) = self.job_mut(job) {
+                    j.suspended = true;
+                }
+            }
+            Message::TaskResumedByUser { job } => {
+                if let Some(j) = self.job_mut(job) {
+                    j.suspended = false;
+                }
+            }
+            Message::ProjectSuspendedByUser => {
+                self.suspended_projects.insert(project.to_string());
+            }
+            Message::ProjectResumedByUser => {
+                self.suspended_projects.remove(project);
+            }
+            Message::AppMaxConcurrent { app, max } => {
+                self.app_limits.insert(app.to_string(), *max);
+            }
+            Message::ProjectMaxConcurrent { max } => {
+                self.project_limits.insert(project.to_string(), *max);
+            }
+            Message::UsableCpusChanged { to, .. } => self.ncpus = Some(*to),
+            Message::SetRequest { rsc, ninst, .. } if *rsc == ResourceType::Cpu => {
+                self.ncpus = Some(*ninst);
+            }
+            _ => {}
+        }
+    }
+
+    fn job_runnable(&self, job: &TrackedJob) -> bool {
+        job.downloaded
+            && !job.done
+            && !job.suspended
+            && !self.suspended_projects.contains(&job.project)
+    }
+}
+
+/// The lowercase hex MD5 of a job name (`md5_string` in lib/md5_file.cpp).
+fn name_md5(name: &str) -> String {
+    use md5::{Digest, Md5};
+    Md5::digest(name.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Why the poll contacted a project for a piggybacked pass, checked from
+/// the log: the RPC's reason (its `Sending scheduler request` line) and
+/// whether the log bears it out.
+pub type ReportCheck = Result<(bool, String), String>;
+
+/// A piggybacked pass's RPC reason, by the event index of its choice or
+/// request point.
+pub type RpcReasons = BTreeMap<usize, RpcReason>;
+
+/// Every piggyback choice point's check (keyed by its event index): an RPC
+/// "to report completed tasks" needs a task of the project done and not yet
+/// reported (CLIENT_STATE::find_project_with_overdue_results; its timing,
+/// which rests on report deadlines the log does not print, is not checked);
+/// "Project initialization" needs a project not contacted before in the
+/// log; user, project and account-manager requests hold by their reason.
+pub fn report_checks(
+    events: &[LogEvent],
+    points: &[RecordedPoint],
+) -> (BTreeMap<usize, ReportCheck>, RpcReasons) {
+    let mut reasons = RpcReasons::new();
+    for p in points.iter().filter(|p| p.piggyback) {
+        let project = match &p.decision {
+            Decision::Choice(Some(project)) => Some(project.as_str()),
+            Decision::Request { .. } => p.project.as_deref(),
+            _ => None,
+        };
+        if let Some(reason) = project.and_then(|project| rpc_reason(events, p.event_idx, project)) {
+            reasons.insert(p.event_idx, reason);
+        }
+    }
+    let starts: Vec<(usize, String)> = points
+        .iter()
+        .filter_map(|p| match &p.decision {
+            Decision::Choice(Some(project)) if p.piggyback => Some((p.event_idx, project.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut out = BTreeMap::new();
+    let mut tracker = Tracker::default();
+    let mut next = starts.iter().peekable();
+    for (idx, event) in events.iter().enumerate() {
+        while let Some((start, project)) = next.peek().filter(|(s, _)| *s == idx) {
+            next.next();
+            let check = match reasons.get(start) {
+                None => Err("the log shows no `Sending scheduler request` line for this pass's RPC"
+                    .to_string()),
+                Some(RpcReason::ToReportCompletedTasks) if !tracker.started => Err(
+                    "the log does not start with the client: which tasks were done and not yet reported is not told"
+                        .to_string(),
+                ),
+                Some(RpcReason::ToReportCompletedTasks) => {
+                    let done = tracker.unreported.get(project).cloned().unwrap_or_default();
+                    Ok((
+                        !done.is_empty(),
+                        if done.is_empty() {
+                            format!("{project} has no task done and not yet reported")
+                        } else {
+                            format!("{project} has task(s) ready to report: {}", done.join(", "))
+                        },
+                    ))
+                }
+                Some(RpcReason::ProjectInitialization) if !tracker.started => Err(
+                    "the log does not start with the client: earlier contacts are not told"
+                        .to_string(),
+                ),
+                Some(RpcReason::ProjectInitialization) => {
+                    let first = !tracker.contacted.contains(project);
+                    Ok((
+                        first,
+                        if first {
+                            format!("{project}'s first scheduler request in the log")
+                        } else {
+                            format!("{project} already completed a scheduler request")
+                        },
+                    ))
+                }
+                Some(other) => Ok((true, format!("{other}: the poll honours it"))),
+            };
+            out.insert(*start, check);
+        }
+        tracker.see(event);
+        if next.peek().is_none() {
+            break;
+        }
+    }
+    (out, reasons)
+}
+
+/// The reason of the RPC a pass at `idx` makes to `project`: its next
+/// `Sending scheduler request` line before another work-fetch pass.
+fn rpc_reason(events: &[LogEvent], idx: usize, project: &str) -> Option<RpcReason> {
+    events
+        .iter()
+        .skip(idx + 1)
+        .find_map(|e| match &e.message {
+            Message::WorkFetchStateStart => Some(None),
+            Message::SendingSchedulerRequest { reason, .. }
+                if e.project.as_deref() == Some(project) =>
+            {
+                Some(Some(reason.clone()))
+            }
+            _ => None,
+        })
+        .flatten()
+}
+
+/// What one scheduling pass printed between its start and its first
+/// run-list entry.
+#[derive(Default)]
+struct Pass {
+    /// Project, printed priority, resource-share fraction; in print order.
+    prio: Vec<(String, f64, f64)>,
+    usage: HashMap<String, (f64, bool)>,
+    edf: Option<String>,
+    gpu: bool,
+}
+
+fn read_pass(events: &[LogEvent], start: usize) -> Pass {
+    let mut pass = Pass::default();
+    for event in events.iter().skip(start + 1) {
+        let project = event.project.as_deref().unwrap_or_default();
+        match &event.message {
+            Message::AddToRunList { .. }
+            | Message::EnforceRunListStart
+            | Message::MakeRunListEnd
+            | Message::ScheduleCpusStart
+            | Message::MakeRunListStart => break,
+            Message::ProjectPriority { prio, rsf, .. } => {
+                if let Some(entry) = pass.prio.iter_mut().find(|e| e.0 == project) {
+                    entry.1 = *prio;
+                    entry.2 = *rsf;
+                } else {
+                    pass.prio.push((project.to_string(), *prio, *rsf));
+                }
+            }
+            Message::SimStarting { job, resources, .. }
+            | Message::SimFinishes { job, resources, .. } => {
+                if let Some(r) = resources {
+                    pass.usage
+                        .insert(job.to_string(), (r.ncpus, r.coproc.is_some()));
+                    pass.gpu |= r.coproc.is_some();
+                }
+            }
+            Message::MissesDeadline { job, .. } | Message::ProjectedDeadlineMiss { job } => {
+                pass.edf
+                    .get_or_insert_with(|| format!("{job} is projected to miss its deadline"));
+            }
+            Message::DominoPrevention { .. } | Message::ThrashingPrevention { .. } => {
+                pass.edf
+                    .get_or_insert_with(|| "a job is marked as a deadline miss".to_string());
+            }
+            _ => {}
+        }
+    }
+    pass
+}
+
+/// Every run-list point's run list, recomputed from the log (keyed by the
+/// point's event index), or why it cannot be.
+/// `job_apps`: each job's app where the trace's scheduler replies or client
+/// states tell it (the log names it only when the job starts).
+pub fn run_lists(
+    events: &[LogEvent],
+    points: &[RecordedPoint],
+    job_apps: &HashMap<String, String>,
+) -> BTreeMap<usize, Recomputed> {
+    let starts: Vec<usize> = points
+        .iter()
+        .filter(|p| matches!(p.decision, Decision::RunList(_)))
+        .map(|p| p.event_idx)
+        .collect();
+    let mut out = BTreeMap::new();
+    let mut tracker = Tracker {
+        job_app: job_apps.clone(),
+        ..Tracker::default()
+    };
+    let mut next = starts.iter().copied().peekable();
+    for (idx, event) in events.iter().enumerate() {
+        tracker.see(event);
+        while next.peek().is_some_and(|&s| s == idx) {
+            next.next();
+            out.insert(idx, recompute(&tracker, &read_pass(events, idx)));
+        }
+        if next.peek().is_none() {
+            break;
+        }
+    }
+    out
+}
+
+fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
+    if !tracker.started {
+        return Err(
+            "the run list is built from every runnable job, and this log does not \
+             start with the client (`Starting BOINC client`) on a host without jobs: the jobs \
+             on the host, their arrival order and tasks are not all told (client_state.xml of \
+             that moment would)"
+                .into(),
+        );
+    }
+    if let Some(why) = &tracker.unknown {
+        return Err(why.clone());
+    }
+    if pass.gpu {
+        return Err(
+            "GPU jobs: coprocessor reservations and exclusions are not recomputed \
+                    from the log"
+                .into(),
+        );
+    }
+    if let Some(why) = &pass.edf {
+        return Err(format!(
+            "{why}: the EDF part of the run list orders by report deadline, which the log \
+             does not print"
+        ));
+    }
+    let Some(ncpus) = tracker.ncpus.filter(|&n| n > 0) else {
+        return Err(
+            "the usable CPUs are not told before this pass (no `set_request() for CPU: \
+                    ninst N` line)"
+                .into(),
+        );
+    };
+    let ncpus_f = f64::from(ncpus);
+    let mut prio: Vec<(String, f64, f64)> = pass.prio.clone();
+    if let Some(zero) = prio.iter().find(|p| p.2 <= 0.0) {
+        return Err(format!(
+            "project {} has a zero resource share: its priority step is not recomputed",
+            zero.0
+        ));
+    }
+    let have_mc = !tracker.app_limits.is_empty() || !tracker.project_limits.is_empty();
+    let mut app_n: HashMap<String, u32> = HashMap::new();
+    let mut project_n: HashMap<String, u32> = HashMap::new();
+    let mut selected: HashSet<String> = HashSet::new();
+    let mut next: HashMap<String, String> = HashMap::new();
+    let (mut used_st, mut used_mt) = (0.0f64, 0.0f64);
+    let mut entries = Vec::new();
+    let mut skipped = Vec::new();
+    let job_of = |name: &str| tracker.jobs.iter().find(|j| j.name == name);
+    for _ in 0..tracker.jobs.len() + tracker.tasks.len() + 1 {
+        if used_st >= ncpus_f || used_mt >= 2.0 * ncpus_f {
+            break;
+        }
+        // assign_results_to_projects()
+        for task in &tracker.tasks {
+            if !task.runnable() || selected.contains(&task.job) {
+                continue;
+            }
+            let Some(job) = job_of(&task.job) else {
+                continue;
+            };
+            if !tracker.job_runnable(job) {
+                continue;
+            }
+            match next.get(&job.project) {
+                None => {
+                    next.insert(job.project.clone(), job.name.clone());
+                }
+                Some(current) => {
+                    let better = tracker
+                        .tasks
+                        .iter()
+                        .find(|t| t.job == *current)
+                        .is_some_and(|held| {
+                            (held.state == TaskState::Uninitialized && task.process_exists())
+                                || (!held.scheduled && task.scheduled)
+                        });
+                    if better {
+                        next.insert(job.project.clone(), job.name.clone());
+                    }
+                }
+            }
+        }
+        for job in &tracker.jobs {
+            if selected.contains(&job.name)
+                || tracker.tasks.iter().any(|t| t.job == job.name)
+                || !tracker.job_runnable(job)
+                || next.contains_key(&job.project)
+            {
+                continue;
+            }
+            next.insert(job.project.clone(), job.name.clone());
+        }
+        selected.extend(next.values().cloned());
+        // highest_prio_project_best_result()
+        let mut best: Option<usize> = None;
+        for (k, p) in prio.iter().enumerate() {
+            if !next.contains_key(&p.0) {
+                continue;
+            }
+            match best {
+                None => best = Some(k),
+                Some(b) if p.1 > prio[b].1 => best = Some(k),
+                Some(b) if p.1 == prio[b].1 => {
+                    return Err(format!(
+                        "projects {} and {} tie at the printed priority {:.6}: which one the \
+                         client took first is below the log's precision",
+                        prio[b].0, p.0, p.1
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        let Some(b) = best else { break };
+        let project = prio[b].0.clone();
+        let Some(job) = next.remove(&project) else {
+            break;
+        };
+        let Some(&(avg_ncpus, _)) = pass.usage.get(&job) else {
+            return Err(format!(
+                "{job}'s CPU use is not printed in this pass's simulation (rr_simulation lines)"
+            ));
+        };
+        if have_mc {
+            let app = tracker.job_app.get(&job);
+            let app_limit = app.and_then(|a| tracker.app_limits.get(a));
+            if app.is_none() && !tracker.app_limits.is_empty() {
+                return Err(format!(
+                    "{job}'s app is not told before this pass (its max_concurrent limit decides)"
+                ));
+            }
+            let over_app = app_limit
+                .is_some_and(|&m| app.and_then(|a| app_n.get(a)).copied().unwrap_or(0) >= m);
+            let over_project = tracker
+                .project_limits
+                .get(&project)
+                .is_some_and(|&m| project_n.get(&project).copied().unwrap_or(0) >= m);
+            if over_app || over_project {
+                skipped.push(format!("{job} (max_concurrent)"));
+                continue;
+            }
+        }
+        let fits = if avg_ncpus > 1.0 {
+            used_mt == 0.0 || used_mt + avg_ncpus <= ncpus_f
+        } else {
+            used_st < ncpus_f
+        };
+        if !fits {
+            skipped.push(format!("{job} (does not fit)"));
+            continue;
+        }
+        if avg_ncpus > 1.0 {
+            used_mt += avg_ncpus;
+        } else {
+            used_st += avg_ncpus;
+        }
+        entries.push(RunListEntry {
+            job: job.clone(),
+            rsc: "CPU".into(),
+            order: "FIFO".into(),
+            prio: prio[b].1,
+        });
+        prio[b].1 -= avg_ncpus / (ncpus_f * 24.0 * prio[b].2);
+        if have_mc {
+            if let Some(app) = tracker.job_app.get(&job) {
+                *app_n.entry(app.clone()).or_default() += 1;
+            }
+            *project_n.entry(project).or_default() += 1;
+        }
+    }
+    let mut reason = format!(
+        "§6 make_run_list from the log's own lines: the projects' printed priorities, {} \
+         usable CPUs, each round the highest-priority project's next runnable job, its \
+         priority lowered by avg_ncpus / (ncpus × 24 × rsf)",
+        ncpus
+    );
+    if !skipped.is_empty() {
+        reason.push_str(&format!("; skipped {}", skipped.join(", ")));
+    }
+    Ok((entries, reason))
+}
