@@ -251,21 +251,7 @@ pub fn piggyback(
 ) -> Result<Choice, String> {
     let (buf_min, buf_additional) = dump.buffer.unwrap_or((0.0, 0.0));
     let buf_total = buf_min + buf_additional;
-    let empty = |why: String| Choice {
-        chosen: Some(project.to_string()),
-        request: dump
-            .resources
-            .iter()
-            .map(|rsc| RscRequestLine {
-                rsc: rsc.rsc.clone(),
-                secs: 0.0,
-                inst: 0.0,
-            })
-            .collect(),
-        set_requests: Vec::new(),
-        reason: why,
-        undecidable: None,
-    };
+    let empty = |why: String| same_request(dump, project, 0.0, why);
     let Some(me) = dump.projects.iter().find(|p| p.project == project) else {
         return Err(format!(
             "{project} has no REC line in this pass's state block"
@@ -346,6 +332,20 @@ fn initial_request(dump: &FetchDump, project: &str) -> Choice {
         .projects
         .iter()
         .any(|p| p.project == project && p.reason.contains("no new tasks"));
+    same_request(
+        dump,
+        project,
+        if no_new_work { 0.0 } else { 1.0 },
+        format!(
+            "§7.9 set_initial_work_request(): {project}'s initialization RPC asks for {} s of \
+             each resource and no instances",
+            if no_new_work { 0 } else { 1 }
+        ),
+    )
+}
+
+/// `project` asking `secs` of every resource of the dump and no instances.
+fn same_request(dump: &FetchDump, project: &str, secs: f64, reason: String) -> Choice {
     Choice {
         chosen: Some(project.to_string()),
         request: dump
@@ -353,16 +353,12 @@ fn initial_request(dump: &FetchDump, project: &str) -> Choice {
             .iter()
             .map(|rsc| RscRequestLine {
                 rsc: rsc.rsc.clone(),
-                secs: if no_new_work { 0.0 } else { 1.0 },
+                secs,
                 inst: 0.0,
             })
             .collect(),
         set_requests: Vec::new(),
-        reason: format!(
-            "§7.9 set_initial_work_request(): {project}'s initialization RPC asks for {} s of \
-             each resource and no instances",
-            if no_new_work { 0 } else { 1 }
-        ),
+        reason,
         undecidable: None,
     }
 }
