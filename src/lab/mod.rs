@@ -439,6 +439,9 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
         )));
     }
     std::fs::create_dir_all(out).map_err(io(out))?;
+    // The client changes into --dir: give it an absolute path.
+    let absolute = std::fs::canonicalize(out).map_err(io(out))?;
+    let out = &absolute;
     let build_dir = out.join(".lab-build");
     let exe = build_app(options, &build_dir)?;
     let server = LabServer::start(scenario.projects.clone(), &out.join("rpcs"))?;
@@ -565,6 +568,17 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
     let mut summary = summarize(out);
     summary.server = stats;
     summary.ran_secs = ran_secs;
+    if exited_early.is_some() {
+        // What the client said on its way out.
+        let stderr = std::fs::read(out.join("stderrdae.txt")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&stderr);
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        for line in &lines[lines.len().saturating_sub(3)..] {
+            summary
+                .problems
+                .push(format!("stderrdae.txt: {}", line.trim()));
+        }
+    }
     summary.exited_early = exited_early;
     Ok(summary)
 }

@@ -40,7 +40,7 @@ use super::recorded::RecordedPoint;
 use crate::resource::ResourceType;
 use crate::trace::event::LogEvent;
 use crate::trace::message::{Message, PreemptMode, ResultState, RpcReason, TaskState};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A run list recomputed from the log, with the rule's account of it.
 pub type Recomputed = Result<(Vec<RunListEntry>, String), String>;
@@ -310,16 +310,26 @@ pub type ReportCheck = Result<(bool, String), String>;
 /// request point.
 pub type RpcReasons = BTreeMap<usize, RpcReason>;
 
+/// What the log tells of the poll's RPCs ([`report_checks`]).
+#[derive(Debug, Default)]
+pub struct LogFacts {
+    /// Each piggyback choice's check.
+    pub reports: BTreeMap<usize, ReportCheck>,
+    /// Each piggyback point's RPC reason.
+    pub rpc_reasons: RpcReasons,
+    /// Piggyback requests made before any task ran since a fresh start:
+    /// every project's REC, hence priority, is exactly 0 (equal printed
+    /// priorities are true ties, which piggyback_work_request() skips).
+    pub zero_rec: BTreeSet<usize>,
+}
+
 /// Every piggyback choice point's check (keyed by its event index): an RPC
 /// "to report completed tasks" needs a task of the project done and not yet
 /// reported (CLIENT_STATE::find_project_with_overdue_results; its timing,
 /// which rests on report deadlines the log does not print, is not checked);
 /// "Project initialization" needs a project not contacted before in the
 /// log; user, project and account-manager requests hold by their reason.
-pub fn report_checks(
-    events: &[LogEvent],
-    points: &[RecordedPoint],
-) -> (BTreeMap<usize, ReportCheck>, RpcReasons) {
+pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts {
     let mut reasons = RpcReasons::new();
     for p in points.iter().filter(|p| p.piggyback) {
         let project = match &p.decision {
@@ -339,9 +349,20 @@ pub fn report_checks(
         })
         .collect();
     let mut out = BTreeMap::new();
+    let mut zero_rec = BTreeSet::new();
+    let requests: BTreeSet<usize> = points
+        .iter()
+        .filter(|p| p.piggyback && matches!(p.decision, Decision::Request { .. }))
+        .map(|p| p.event_idx)
+        .collect();
     let mut tracker = Tracker::default();
     let mut next = starts.iter().peekable();
     for (idx, event) in events.iter().enumerate() {
+        // No task has run since a fresh start: every REC is exactly 0, so
+        // printed priorities of -0.000 are true ties.
+        if requests.contains(&idx) && tracker.started && tracker.tasks.is_empty() {
+            zero_rec.insert(idx);
+        }
         while let Some((start, project)) = next.peek().filter(|(s, _)| *s == idx) {
             next.next();
             let check = match reasons.get(start) {
@@ -382,11 +403,12 @@ pub fn report_checks(
             out.insert(*start, check);
         }
         tracker.see(event);
-        if next.peek().is_none() {
-            break;
-        }
     }
-    (out, reasons)
+    LogFacts {
+        reports: out,
+        rpc_reasons: reasons,
+        zero_rec,
+    }
 }
 
 /// The reason of the RPC a pass at `idx` makes to `project`: its next

@@ -244,10 +244,15 @@ fn set_request(
 /// and no project of higher priority (by the printed priorities) able to
 /// fetch it; then set_request() (§7.8). `Err` when the printed priorities
 /// tie with a project that could have been the better one.
+///
+/// `exact_ties`: the printed priorities that tie are known to be equal (no
+/// task has run since a fresh start): such a project is passed over, as the
+/// client passes over an equal priority.
 pub fn piggyback(
     dump: &FetchDump,
     inputs: &ChoiceInputs<'_>,
     project: &str,
+    exact_ties: bool,
 ) -> Result<Choice, String> {
     let (buf_min, buf_additional) = dump.buffer.unwrap_or((0.0, 0.0));
     let buf_total = buf_min + buf_additional;
@@ -293,7 +298,7 @@ pub fn piggyback(
                 p.project != project && p.reason.is_empty() && reason(&p.project).is_empty()
             })
             .collect();
-        if let Some(tie) = rivals.iter().find(|p| p.prio == me.prio) {
+        if let Some(tie) = rivals.iter().find(|p| p.prio == me.prio && !exact_ties) {
             return Err(format!(
                 "{} and {project} tie at the printed priority {:.3}: whether {} is the better project for {} is below the block's precision",
                 tie.project, me.prio, tie.project, rsc.rsc
@@ -528,8 +533,7 @@ pub struct SelfCheck<'a> {
     state: Option<&'a HostState>,
     contexts: BTreeMap<usize, Linked>,
     run_lists: BTreeMap<usize, super::joblog::Recomputed>,
-    reports: BTreeMap<usize, super::joblog::ReportCheck>,
-    rpc_reasons: super::joblog::RpcReasons,
+    facts: super::joblog::LogFacts,
 }
 
 impl<'a> SelfCheck<'a> {
@@ -539,17 +543,13 @@ impl<'a> SelfCheck<'a> {
         state: Option<&'a HostState>,
         contexts: BTreeMap<usize, Linked>,
         run_lists: BTreeMap<usize, super::joblog::Recomputed>,
-        reports: (
-            BTreeMap<usize, super::joblog::ReportCheck>,
-            super::joblog::RpcReasons,
-        ),
+        facts: super::joblog::LogFacts,
     ) -> Self {
         SelfCheck {
             state,
             contexts,
             run_lists,
-            reports: reports.0,
-            rpc_reasons: reports.1,
+            facts,
         }
     }
 
@@ -559,7 +559,7 @@ impl<'a> SelfCheck<'a> {
         let Decision::Choice(Some(project)) = &point.decision else {
             return Replayed::NotReplayed("no project".into());
         };
-        match self.reports.get(&point.event_idx) {
+        match self.facts.reports.get(&point.event_idx) {
             Some(Ok((holds, why))) => Replayed::Decision {
                 decision: Decision::Choice(holds.then(|| project.clone())),
                 reason: format!(
@@ -724,12 +724,13 @@ impl<'a> SelfCheck<'a> {
             nused_total: &nused,
         };
         let initial = matches!(
-            self.rpc_reasons.get(&point.event_idx),
+            self.facts.rpc_reasons.get(&point.event_idx),
             Some(crate::trace::message::RpcReason::ProjectInitialization)
         );
         let choice = if point.piggyback {
             let project = point.project.as_deref().unwrap_or_default();
-            match piggyback(&context.dump, &inputs, project) {
+            let exact_ties = self.facts.zero_rec.contains(&point.event_idx);
+            match piggyback(&context.dump, &inputs, project, exact_ties) {
                 // The piggyback prints its set_request() lines, then the
                 // initial request replaces what it asked for.
                 Ok(choice) if initial => Choice {
