@@ -30,6 +30,20 @@ pub enum Replayed {
 
 /// True when two printed values agree within `tolerance` (relative).
 pub fn values_agree(recorded: &Value, replayed: &Value, tolerance: f64) -> bool {
+    // A replayed number known only to within `slack` (derived from rounded
+    // printed inputs) agrees with any recorded value that its interval
+    // rounds to.
+    if let (
+        Value::Num { value: x, decimals },
+        Value::Approx {
+            value: y, slack, ..
+        },
+    ) = (recorded, replayed)
+    {
+        let half_unit = 0.5 * 10f64.powi(-(*decimals.min(&15) as i32));
+        let noise = 1e-9 * x.abs().max(y.abs()).max(half_unit);
+        return x.is_finite() && y.is_finite() && (x - y).abs() <= half_unit + slack + noise;
+    }
     if let Some(agree) = same_printed_digits(recorded, replayed) {
         return agree;
     }
@@ -131,7 +145,7 @@ pub fn compare_point(
         recorded,
         replayed,
         tolerance: match field.value {
-            Value::Num { .. } => Some(tolerance),
+            Value::Num { .. } | Value::Approx { .. } => Some(tolerance),
             Value::Text(_) => None,
         },
         reason: reason.to_string(),

@@ -38,13 +38,29 @@ pub enum Value {
     },
     /// A text (project name, reason, order).
     Text(String),
+    /// A replayed number derived from printed (rounded) inputs: known to
+    /// within `slack` either side, beyond the half unit of the last
+    /// printed digit the comparison always allows.
+    Approx {
+        /// The number.
+        value: f64,
+        /// Decimals printed.
+        decimals: usize,
+        /// How far the inputs' rounding can move it.
+        slack: f64,
+    },
 }
 
 impl Value {
     /// The printed form.
     pub fn render(&self) -> String {
         match self {
-            Value::Num { value, decimals } => format!("{value:.decimals$}"),
+            Value::Num { value, decimals }
+            | Value::Approx {
+                value, decimals, ..
+            } => {
+                format!("{value:.decimals$}")
+            }
             Value::Text(text) => text.clone(),
         }
     }
@@ -129,7 +145,10 @@ impl Field {
         self.write_key(out);
         out.push('=');
         match &self.value {
-            Value::Num { value, decimals } => {
+            Value::Num { value, decimals }
+            | Value::Approx {
+                value, decimals, ..
+            } => {
                 let _ = write!(out, "{value:.decimals$}");
             }
             Value::Text(text) => out.push_str(text),
@@ -231,6 +250,9 @@ pub struct RunListEntry {
     pub order: String,
     /// Priority.
     pub prio: f64,
+    /// How far the printed inputs of a recomputed priority let it move
+    /// (0 for recorded and replayed-from-state entries).
+    pub prio_slack: f64,
 }
 
 /// One `set_request()` line.
@@ -479,7 +501,19 @@ impl Decision {
                 for entry in entries {
                     out.push(Field::text("rsc", entry.rsc.clone()).of_job(&entry.job));
                     out.push(Field::text("edf", entry.order.clone()).of_job(&entry.job));
-                    out.push(Field::num("prio", entry.prio, 6).of_job(&entry.job));
+                    let prio = if entry.prio_slack > 0.0 {
+                        Field {
+                            value: Value::Approx {
+                                value: entry.prio,
+                                decimals: 6,
+                                slack: entry.prio_slack,
+                            },
+                            ..Field::num("prio", entry.prio, 6)
+                        }
+                    } else {
+                        Field::num("prio", entry.prio, 6)
+                    };
+                    out.push(prio.of_job(&entry.job));
                 }
             }
             Decision::Enforcement(actions) => {

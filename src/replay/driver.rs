@@ -364,6 +364,7 @@ impl<'t> Comparer<'t> {
                     RunListPhase::Fifo => "FIFO".into(),
                 },
                 prio: e.priority,
+                prio_slack: 0.0,
             })
             .collect();
         Made::Ready(Replayed::Decision {

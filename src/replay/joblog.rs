@@ -547,7 +547,14 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
         );
     };
     let ncpus_f = f64::from(ncpus);
-    let mut prio: Vec<(String, f64, f64)> = pass.prio.clone();
+    // (project, priority, rsf, slack): a priority lowered from a printed
+    // one is known to within half a printed unit plus the steps' error
+    // from the printed rsf.
+    let mut prio: Vec<(String, f64, f64, f64)> = pass
+        .prio
+        .iter()
+        .map(|(p, x, rsf)| (p.clone(), *x, *rsf, 0.0))
+        .collect();
     if let Some(zero) = prio.iter().find(|p| p.2 <= 0.0) {
         return Err(format!(
             "project {} has a zero resource share: its priority step is not recomputed",
@@ -614,16 +621,17 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
             if !next.contains_key(&p.0) {
                 continue;
             }
+            let close = |b: usize| (p.1 - prio[b].1).abs() <= p.3 + prio[b].3;
             match best {
                 None => best = Some(k),
-                Some(b) if p.1 > prio[b].1 => best = Some(k),
-                Some(b) if p.1 == prio[b].1 => {
+                Some(b) if p.1 == prio[b].1 || (p.3 + prio[b].3 > 0.0 && close(b)) => {
                     return Err(format!(
                         "projects {} and {} tie at the printed priority {:.6}: which one the \
                          client took first is below the log's precision",
                         prio[b].0, p.0, p.1
                     ));
                 }
+                Some(b) if p.1 > prio[b].1 => best = Some(k),
                 Some(_) => {}
             }
         }
@@ -675,8 +683,14 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
             rsc: "CPU".into(),
             order: "FIFO".into(),
             prio: prio[b].1,
+            prio_slack: prio[b].3,
         });
-        prio[b].1 -= avg_ncpus / (ncpus_f * 24.0 * prio[b].2);
+        let step = avg_ncpus / (ncpus_f * 24.0 * prio[b].2);
+        prio[b].1 -= step;
+        if prio[b].3 == 0.0 {
+            prio[b].3 = 0.5e-6;
+        }
+        prio[b].3 += step * 0.5e-6 / prio[b].2;
         if have_mc {
             if let Some(app) = tracker.job_app.get(&job) {
                 *app_n.entry(app.clone()).or_default() += 1;
@@ -694,4 +708,18 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
         reason.push_str(&format!("; skipped {}", skipped.join(", ")));
     }
     Ok((entries, reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Digests from Python's hashlib; the real 7.20.5 client of a lab run
+    /// started P2_3 before P2_1 (same reply): "1a1c…" sorts before "7f38…".
+    #[test]
+    fn jobs_of_one_reply_sort_by_name_md5() {
+        assert_eq!(name_md5("P2_1"), "7f385001a8c840d5673142e301a28c00");
+        assert_eq!(name_md5("P2_3"), "1a1c493942db3df5f908394ef4fe5fb6");
+        assert!((1, name_md5("P2_3")) < (1, name_md5("P2_1")));
+    }
 }

@@ -586,6 +586,7 @@ impl Extractor<'_> {
                     rsc: rsc.as_ref().map(rsc_name).unwrap_or_else(|| "CPU".into()),
                     order: order.to_string(),
                     prio: *prio,
+                    prio_slack: 0.0,
                 };
                 if let Some(Decision::RunList(entries)) = self.decision_mut(self.run_list) {
                     entries.push(entry);
@@ -624,6 +625,7 @@ impl Extractor<'_> {
                     rsc: rsc.to_string(),
                     order: order.to_string(),
                     prio: prio.unwrap_or(0.0),
+                    prio_slack: 0.0,
                 };
                 if let Some(Decision::RunList(entries)) = self.decision_mut(self.run_list) {
                     entries.push(entry);
