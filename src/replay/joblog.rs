@@ -102,6 +102,8 @@ struct Tracker {
     in_flight: HashMap<String, Vec<String>>,
     /// Projects that completed a scheduler request in this log.
     contacted: HashSet<String>,
+    /// Every project the log names.
+    projects_seen: BTreeSet<String>,
     app_limits: HashMap<String, u32>,
     project_limits: HashMap<String, u32>,
     job_app: HashMap<String, String>,
@@ -143,6 +145,9 @@ impl Tracker {
         );
         if is_new && !self.last_was_new {
             self.replies += 1;
+        }
+        if !project.is_empty() && !self.projects_seen.contains(project) {
+            self.projects_seen.insert(project.to_string());
         }
         self.last_was_new = is_new;
         match &event.message {
@@ -317,10 +322,11 @@ pub struct LogFacts {
     pub reports: BTreeMap<usize, ReportCheck>,
     /// Each piggyback point's RPC reason.
     pub rpc_reasons: RpcReasons,
-    /// Piggyback requests made before any task ran since a fresh start:
-    /// every project's REC, hence priority, is exactly 0 (equal printed
-    /// priorities are true ties, which piggyback_work_request() skips).
-    pub zero_rec: BTreeSet<usize>,
+    /// Per piggyback request: the projects none of whose tasks ran since a
+    /// fresh start, whose REC, hence priority, is exactly 0 (equal printed
+    /// priorities among them are true ties, which piggyback_work_request()
+    /// passes over).
+    pub zero_rec: BTreeMap<usize, BTreeSet<String>>,
 }
 
 /// Every piggyback choice point's check (keyed by its event index): an RPC
@@ -349,7 +355,7 @@ pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts 
         })
         .collect();
     let mut out = BTreeMap::new();
-    let mut zero_rec = BTreeSet::new();
+    let mut zero_rec = BTreeMap::new();
     let requests: BTreeSet<usize> = points
         .iter()
         .filter(|p| p.piggyback && matches!(p.decision, Decision::Request { .. }))
@@ -358,10 +364,23 @@ pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts 
     let mut tracker = Tracker::default();
     let mut next = starts.iter().peekable();
     for (idx, event) in events.iter().enumerate() {
-        // No task has run since a fresh start: every REC is exactly 0, so
-        // printed priorities of -0.000 are true ties.
-        if requests.contains(&idx) && tracker.started && tracker.tasks.is_empty() {
-            zero_rec.insert(idx);
+        // A project none of whose tasks ran since a fresh start has a REC
+        // of exactly 0: printed priorities of -0.000 of two such projects
+        // are true ties.
+        if requests.contains(&idx) && tracker.started {
+            let ran: HashSet<&str> = tracker
+                .tasks
+                .iter()
+                .filter_map(|t| tracker.jobs.iter().find(|j| j.name == t.job))
+                .map(|j| j.project.as_str())
+                .collect();
+            let never: BTreeSet<String> = tracker
+                .projects_seen
+                .iter()
+                .filter(|p| !ran.contains(p.as_str()))
+                .cloned()
+                .collect();
+            zero_rec.insert(idx, never);
         }
         while let Some((start, project)) = next.peek().filter(|(s, _)| *s == idx) {
             next.next();

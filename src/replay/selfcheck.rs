@@ -245,15 +245,16 @@ fn set_request(
 /// fetch it; then set_request() (§7.8). `Err` when the printed priorities
 /// tie with a project that could have been the better one.
 ///
-/// `exact_ties`: the printed priorities that tie are known to be equal (no
-/// task has run since a fresh start): such a project is passed over, as the
-/// client passes over an equal priority.
+/// `zero_rec`: projects whose REC is known to be exactly 0 (none of their
+/// tasks ran since a fresh start): a tie between two of them is exact, and
+/// the client passes over an equal priority.
 pub fn piggyback(
     dump: &FetchDump,
     inputs: &ChoiceInputs<'_>,
     project: &str,
-    exact_ties: bool,
+    zero_rec: Option<&std::collections::BTreeSet<String>>,
 ) -> Result<Choice, String> {
+    let exact_zero = |p: &str| zero_rec.is_some_and(|set| set.contains(p));
     let (buf_min, buf_additional) = dump.buffer.unwrap_or((0.0, 0.0));
     let buf_total = buf_min + buf_additional;
     let empty = |why: String| same_request(dump, project, 0.0, why);
@@ -298,7 +299,11 @@ pub fn piggyback(
                 p.project != project && p.reason.is_empty() && reason(&p.project).is_empty()
             })
             .collect();
-        if let Some(tie) = rivals.iter().find(|p| p.prio == me.prio && !exact_ties) {
+        let exact = |p: &str| exact_zero(p) && exact_zero(project);
+        if let Some(tie) = rivals
+            .iter()
+            .find(|p| p.prio == me.prio && !exact(&p.project))
+        {
             return Err(format!(
                 "{} and {project} tie at the printed priority {:.3}: whether {} is the better project for {} is below the block's precision",
                 tie.project, me.prio, tie.project, rsc.rsc
@@ -729,8 +734,8 @@ impl<'a> SelfCheck<'a> {
         );
         let choice = if point.piggyback {
             let project = point.project.as_deref().unwrap_or_default();
-            let exact_ties = self.facts.zero_rec.contains(&point.event_idx);
-            match piggyback(&context.dump, &inputs, project, exact_ties) {
+            let zero_rec = self.facts.zero_rec.get(&point.event_idx);
+            match piggyback(&context.dump, &inputs, project, zero_rec) {
                 // The piggyback prints its set_request() lines, then the
                 // initial request replaces what it asked for.
                 Ok(choice) if initial => Choice {
