@@ -721,3 +721,72 @@ fn a_real_data_directory_is_audited_from_its_own_log() {
     assert!(whys.contains("a real client's log"), "{whys}");
     assert!(!whys.contains("sim_projects"), "{whys}");
 }
+
+/// Real clients recorded by `boinc-audit lab` (traces/real/*: Debian's
+/// boinc-client 7.20.5 against the lab's servers, trimmed data directories
+/// with every scheduler exchange): the audit reads the release from the
+/// log, checks run lists, work-fetch choices and work requests from the
+/// log's own lines (at most `unchecked_max` of each left "not checked": ties
+/// below the printed precision), agrees on at least `agreement_min` of the
+/// checked points, and finds no server-rule violation on the lab's
+/// transcripts. Adding a case is adding a folder with an expect.toml.
+#[test]
+fn real_client_runs_are_audited_from_their_own_lines() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/real");
+    let mut entries: Vec<_> = std::fs::read_dir(&root)
+        .expect("traces/real")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("expect.toml").exists())
+        .collect();
+    entries.sort();
+    for dir in &entries {
+        let name = dir.display().to_string();
+        let expect: toml::Table = std::fs::read_to_string(dir.join("expect.toml"))
+            .unwrap()
+            .parse()
+            .unwrap_or_else(|e| panic!("{name}: expect.toml: {e}"));
+        let float = |key: &str| expect.get(key).and_then(|v| v.as_float());
+        let int = |key: &str| expect.get(key).and_then(|v| v.as_integer()).unwrap_or(0);
+        let json = run_json(
+            &["audit", dir.to_str().unwrap(), "--format", "json"],
+            &[0, 1],
+        );
+        assert_eq!(
+            json["release"], "7.20.5",
+            "{name}: {}",
+            json["policy_reason"]
+        );
+        let agreement = json["agreement"].as_f64().unwrap();
+        assert!(
+            agreement >= float("agreement_min").unwrap_or(0.99),
+            "{name}: agreement {agreement}: {:#?}",
+            json["divergences"]
+        );
+        for kind in ["run_list", "work_fetch_choice", "work_request"] {
+            let by = &json["by_kind"][kind];
+            let total = by["total"].as_u64().unwrap_or(0);
+            let unchecked = by["unchecked"].as_u64().unwrap_or(0);
+            assert!(total > 0, "{name}: no {kind} points");
+            assert!(
+                unchecked as i64 <= int("unchecked_max"),
+                "{name}: {unchecked} of {total} {kind} points not checked: {:#?}",
+                json["unchecked"]
+            );
+        }
+        if let Some(max) = expect.get("divergent_max").and_then(|v| v.as_integer()) {
+            assert!(
+                json["divergent"].as_i64().unwrap() <= max,
+                "{name}: {:#?}",
+                json["divergences"]
+            );
+        }
+        let server = &json["by_kind"]["server_rule"];
+        assert!(
+            server["total"].as_u64().unwrap_or(0) >= 3,
+            "{name}: server rules"
+        );
+        assert_eq!(server["divergent"], 0, "{name}: server-rule violations");
+    }
+    assert!(entries.len() >= 3, "{} recorded real runs", entries.len());
+}
