@@ -237,6 +237,13 @@ pub struct FetchDump {
     /// (`choose_project: scanning` lines, 7.16 on): the true priority order
     /// where printed priorities tie. Not compared.
     pub scan_order: Vec<String>,
+    /// Projects with max_concurrent limits: their `rsc type N last MC limit
+    /// time` lines before the block (7.16 on). Not compared.
+    pub mc_projects: Vec<String>,
+    /// The MC shortfall a project's set_request() used (`using MC shortfall
+    /// X instead of shortfall Y`, the line before its `set_request()` line):
+    /// (project, resource, X). Not compared.
+    pub mc_shortfalls: Vec<(String, String, f64)>,
 }
 
 /// One run-list entry (`add to run list: JOB (RSC, EDF|FIFO) (prio P)`).

@@ -591,8 +591,7 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                     })
                     .collect(),
                 complete: true,
-                unmodelled: Vec::new(),
-                scan_order: Vec::new(),
+                ..FetchDump::default()
             };
             Replayed::Decision {
                 decision: Decision::FetchState(dump),

@@ -137,6 +137,10 @@ struct Extractor<'a> {
     last_dump: Option<usize>,
     /// Lines since the last dump that show inputs the block does not print.
     unmodelled: Vec<String>,
+    /// Projects of `rsc type N last MC limit time` lines before the next block.
+    pending_mc: Vec<String>,
+    /// A `using MC shortfall` line waiting for its `set_request()` line.
+    pending_mc_shortfall: Option<(String, f64)>,
     /// Per project: the end of its last recorded RPC deferral, and its label.
     deferrals: std::collections::HashMap<String, (f64, String)>,
 }
@@ -180,6 +184,8 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         seen_enforcement: false,
         last_dump: None,
         unmodelled: Vec::new(),
+        pending_mc: Vec::new(),
+        pending_mc_shortfall: None,
         deferrals: std::collections::HashMap::new(),
     };
     for idx in 0..events.len() {
@@ -347,6 +353,7 @@ impl Extractor<'_> {
                 self.set_requests.clear();
                 let dump = FetchDump {
                     unmodelled: std::mem::take(&mut self.unmodelled),
+                    mc_projects: std::mem::take(&mut self.pending_mc),
                     ..FetchDump::default()
                 };
                 self.dump = Some(self.push(idx, Decision::FetchState(dump), None));
@@ -431,12 +438,15 @@ impl Extractor<'_> {
                     }
                 }
             }
-            Message::McLimitTime { .. } => self.note_unmodelled(
-                false,
-                "max_concurrent limits (`rsc type N last MC limit time` lines)",
-            ),
-            Message::UsingMcShortfall { .. } => {
-                self.note_unmodelled(true, "max_concurrent limits (`using MC shortfall` line)")
+            Message::McLimitTime { .. } => {
+                if let Some(p) = project {
+                    if !self.pending_mc.contains(&p) {
+                        self.pending_mc.push(p);
+                    }
+                }
+            }
+            Message::UsingMcShortfall { mc_shortfall, .. } => {
+                self.pending_mc_shortfall = project.map(|p| (p, *mc_shortfall));
             }
             Message::NeedsWorkExcludedStarved { .. } => self.note_unmodelled(
                 true,
@@ -480,6 +490,15 @@ impl Extractor<'_> {
                 req_inst,
                 req_secs,
             } => {
+                if let Some((mc_project, value)) = self.pending_mc_shortfall.take() {
+                    if project.as_deref() == Some(mc_project.as_str()) {
+                        let name = rsc_name(rsc);
+                        if let Some(Decision::FetchState(dump)) = self.decision_mut(self.last_dump)
+                        {
+                            dump.mc_shortfalls.push((mc_project, name, value));
+                        }
+                    }
+                }
                 if self.choice.is_some() {
                     if self.candidate != project {
                         // A new candidate: the earlier one asked for nothing.

@@ -76,6 +76,17 @@ fn scan_order(dump: &FetchDump) -> Option<Vec<usize>> {
     (!unordered_tie).then_some(order)
 }
 
+/// A choice the block does not decide, and why.
+fn undecided(why: String) -> Choice {
+    Choice {
+        chosen: None,
+        request: Vec::new(),
+        set_requests: Vec::new(),
+        reason: String::new(),
+        undecidable: Some(why),
+    }
+}
+
 /// Mirrors WORK_FETCH::choose_project() over a dump (§7.7).
 #[allow(clippy::needless_range_loop)] // r indexes several per-resource vectors, as the client does
 pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
@@ -84,18 +95,11 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
     // projects_sorted: decreasing priority. Priorities print to three
     // decimals: where they tie, the scan lines tell the client's order.
     let Some(order) = scan_order(dump) else {
-        return Choice {
-            chosen: None,
-            request: Vec::new(),
-            set_requests: Vec::new(),
-            reason: String::new(),
-            undecidable: Some(
-                "projects that can request work tie at the printed priority (three \
-                 decimals) and the log shows no `choose_project: scanning` lines to order \
-                 them"
-                    .into(),
-            ),
-        };
+        return undecided(
+            "projects that can request work tie at the printed priority (three decimals) \
+             and the log shows no `choose_project: scanning` lines to order them"
+                .into(),
+        );
     };
     let n_rsc = dump.resources.len();
     let share_of = |project: &str, r: usize| {
@@ -124,6 +128,14 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
                 found[r] = Some(p);
             }
             if dump.resources[r].saturated < buf_min {
+                // A max_concurrent project needs work only with an MC shortfall.
+                if dump.mc_projects.contains(&project.project) {
+                    match mc_shortfall(dump, &project.project, &dump.resources[r].rsc) {
+                        Ok(x) if x > 0.0 => {}
+                        Ok(_) => continue,
+                        Err(why) => return undecided(why),
+                    }
+                }
                 trigger = Some(r);
                 break;
             }
@@ -161,7 +173,10 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
                     continue;
                 }
             }
-            let line = set_request(dump, inputs, &project.project, r);
+            let line = match set_request(dump, inputs, &project.project, r) {
+                Ok(line) => line,
+                Err(why) => return undecided(why),
+            };
             if let Some(slot) = request.get_mut(r) {
                 slot.secs = line.req_secs;
                 slot.inst = line.req_inst;
@@ -201,13 +216,22 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
 
 /// RSC_WORK_FETCH::set_request (§7.8) for `project` and resource `r` of the
 /// dump, without concurrency limits or exclusions.
+///
+/// A project with max_concurrent limits asks for its MC shortfall and no
+/// instances (7.16 on); the MC shortfall is an input the block does not
+/// print, taken from the `using MC shortfall` line of its set_request().
 fn set_request(
     dump: &FetchDump,
     inputs: &ChoiceInputs<'_>,
     project: &str,
     r: usize,
-) -> SetRequestLine {
+) -> Result<SetRequestLine, String> {
     let rsc = &dump.resources[r];
+    let mc = if dump.mc_projects.iter().any(|p| p == project) {
+        Some(mc_shortfall(dump, project, &rsc.rsc)?)
+    } else {
+        None
+    };
     let ninst = f64::from(inputs.ninst.get(r).copied().unwrap_or(0));
     let share = rsc
         .shares
@@ -215,17 +239,18 @@ fn set_request(
         .find(|s| s.project == project)
         .map_or(0.0, |s| s.share);
     let nused = (inputs.nused_total)(project, &rsc.rsc);
-    let mut req_secs = if rsc.shortfall > 0.0 {
-        rsc.shortfall
-    } else {
+    let shortfall = mc.unwrap_or(rsc.shortfall);
+    let mut req_secs = if shortfall > 0.0 { shortfall } else { 0.0 };
+    let req_inst = if mc.is_some() {
         0.0
+    } else {
+        let share_inst = (ninst * share).min(ninst) - nused;
+        rsc.nidle.max(share_inst)
     };
-    let share_inst = (ninst * share).min(ninst) - nused;
-    let req_inst = rsc.nidle.max(share_inst);
     if req_inst > 0.0 && req_secs == 0.0 {
         req_secs = 1.0;
     }
-    SetRequestLine {
+    Ok(SetRequestLine {
         rsc: rsc.rsc.clone(),
         ninst: ninst as u32,
         nused_total: nused,
@@ -233,7 +258,22 @@ fn set_request(
         fetch_share: share,
         req_inst,
         req_secs,
-    }
+    })
+}
+
+/// A max_concurrent project's MC shortfall for a resource, as its
+/// `using MC shortfall` line printed it; `Err` when the log does not.
+fn mc_shortfall(dump: &FetchDump, project: &str, rsc: &str) -> Result<f64, String> {
+    dump.mc_shortfalls
+        .iter()
+        .find(|(p, r, _)| p == project && r == rsc)
+        .map(|(_, _, x)| *x)
+        .ok_or_else(|| {
+            format!(
+                "{project} has max_concurrent limits: its MC shortfall for {rsc} decides, and the \
+                 log prints it only for a project asked for work (`using MC shortfall`)"
+            )
+        })
 }
 
 /// Mirrors WORK_FETCH::piggyback_work_request() (7.16 on) over the dump of
@@ -316,7 +356,7 @@ pub fn piggyback(
             ));
             continue;
         }
-        let line = set_request(dump, inputs, project, r);
+        let line = set_request(dump, inputs, project, r)?;
         if let Some(slot) = out.request.get_mut(r) {
             slot.secs = line.req_secs;
             slot.inst = line.req_inst;
@@ -409,6 +449,15 @@ fn usable(dump: &FetchDump, limits: bool) -> Result<(), String> {
                 last.rsc
             ),
         });
+    }
+    if !dump.complete && !dump.mc_projects.is_empty() {
+        missing.push(format!(
+            "{} {} max_concurrent limits (`rsc type N last MC limit time` lines): the choice \
+             also rests on their MC shortfalls, which the log prints only for a project asked \
+             for work (`using MC shortfall`)",
+            dump.mc_projects.join(", "),
+            if dump.mc_projects.len() == 1 { "has" } else { "have" }
+        ));
     }
     if limits && !dump.unmodelled.is_empty() {
         missing.push(format!(
@@ -816,6 +865,8 @@ mod tests {
             unmodelled: Vec::new(),
             // The log's `[Alpha] choose_project: scanning` line.
             scan_order: vec!["Alpha".into()],
+            mc_projects: Vec::new(),
+            mc_shortfalls: Vec::new(),
         };
         let zero = |_: &str, _: &str| 0.0;
         let inputs = ChoiceInputs {
@@ -833,5 +884,56 @@ mod tests {
             ..dump
         };
         assert!(choose(&untold, &inputs).undecidable.is_some());
+    }
+
+    /// 7.16 on, work_fetch.cpp: a project with max_concurrent limits is
+    /// chosen only with an MC shortfall and asks for it, with no instances
+    /// (the lab's mc-nnw run: `using MC shortfall 352.800000 instead of
+    /// shortfall 1058.400000`, then `req_inst 0.00 req_secs 352.80`).
+    #[test]
+    fn max_concurrent_project_asks_for_its_mc_shortfall() {
+        let dump = FetchDump {
+            buffer: Some((180.0, 172.8)),
+            projects: vec![ProjectState {
+                project: "A".into(),
+                ..ProjectState::default()
+            }],
+            resources: vec![RscState {
+                rsc: "CPU".into(),
+                shortfall: 1058.4,
+                nidle: 3.0,
+                shares: vec![ShareState {
+                    project: "A".into(),
+                    share: 0.333,
+                    ..ShareState::default()
+                }],
+                ..RscState::default()
+            }],
+            complete: true,
+            mc_projects: vec!["A".into()],
+            mc_shortfalls: vec![("A".into(), "CPU".into(), 352.8)],
+            ..FetchDump::default()
+        };
+        let zero = |_: &str, _: &str| 0.0;
+        let inputs = ChoiceInputs {
+            ninst: &[3],
+            nused_total: &zero,
+        };
+        let choice = choose(&dump, &inputs);
+        assert_eq!(choice.chosen.as_deref(), Some("A"));
+        assert_eq!(choice.request[0].secs, 352.8);
+        assert_eq!(choice.request[0].inst, 0.0);
+        // No MC shortfall printed for it: the choice is not decided.
+        let untold = FetchDump {
+            mc_shortfalls: Vec::new(),
+            ..dump.clone()
+        };
+        assert!(choose(&untold, &inputs).undecidable.is_some());
+        // An MC shortfall of 0: not chosen.
+        let none = FetchDump {
+            mc_shortfalls: vec![("A".into(), "CPU".into(), 0.0)],
+            ..dump
+        };
+        assert_eq!(choose(&none, &inputs).chosen, None);
     }
 }
