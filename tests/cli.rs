@@ -790,3 +790,50 @@ fn real_client_runs_are_audited_from_their_own_lines() {
     }
     assert!(entries.len() >= 3, "{} recorded real runs", entries.len());
 }
+
+/// `compare LABRUN` puts a lab run's real CPU use beside `simulate`'s. The
+/// real side comes from the event log's task lines; the client's own job
+/// log (one line per finished task with its elapsed time `et`) bounds it:
+/// at least the finished tasks' time (less a second per task for the log's
+/// whole-second stamps), at most that plus one job length per CPU for the
+/// tasks still running when the run stopped.
+#[test]
+fn lab_runs_compare_real_usage_with_simulate() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/real");
+    for name in ["two-projects", "mc-nnw", "down-empty-delay"] {
+        let dir = root.join(name);
+        let json = run_json(
+            &["compare", dir.to_str().unwrap(), "--format", "json"],
+            &[0],
+        );
+        let ncpus = json["ncpus"].as_f64().unwrap();
+        let mut simulated = 0.0;
+        for row in json["projects"].as_array().unwrap() {
+            let project = row["project"].as_str().unwrap();
+            let (mut finished, mut tasks) = (0.0, 0.0);
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let file = entry.file_name().to_string_lossy().to_string();
+                if file.starts_with("job_log_") && file.ends_with(&format!("_{project}.txt")) {
+                    let text = std::fs::read_to_string(entry.path()).unwrap();
+                    for line in text.lines() {
+                        let words: Vec<&str> = line.split_whitespace().collect();
+                        if let Some(k) = words.iter().position(|w| *w == "et") {
+                            finished += words[k + 1].parse::<f64>().unwrap();
+                            tasks += 1.0;
+                        }
+                    }
+                }
+            }
+            let real = row["real_cpu_secs"].as_f64().unwrap();
+            assert!(
+                real >= finished - tasks - 1.0 && real <= finished + ncpus * 60.0 + tasks + 1.0,
+                "{name}/{project}: {real} s from the log, {finished} s of finished tasks"
+            );
+            simulated += row["simulated_fraction"].as_f64().unwrap();
+        }
+        assert!(
+            simulated > 0.0 && simulated <= 1.0 + 1e-9,
+            "{name}: {simulated}"
+        );
+    }
+}

@@ -15,6 +15,12 @@ use std::path::PathBuf;
 
 /// Runs `compare`; exit 0 when both sides decide alike, 1 when they differ.
 pub fn run(args: &CompareArgs) -> Result<u8> {
+    if let [one] = args.input.as_slice() {
+        let dir = std::path::Path::new(one);
+        if dir.join("lab.txt").is_file() {
+            return lab(args, dir);
+        }
+    }
     let (spec_a, spec_b) = sides(args)?;
     let comparison = match mode(args) {
         CompareMode::Simulate => {
@@ -183,4 +189,109 @@ fn simulation(
         })
     };
     Ok(compare::compare_simulation(scenario, &run(a)?, &run(b)?)?)
+}
+
+/// A real-client lab run (a folder with lab.txt) beside `simulate` of the
+/// same scenario for the same length (1-s steps): each project's CPU use.
+fn lab(args: &CompareArgs, dir: &std::path::Path) -> Result<u8> {
+    let real = boinc_audit::lab::real_usage(dir)?;
+    let mut options = SimOptions {
+        duration: real.span.max(1.0).round(),
+        delta: 1.0,
+        ..SimOptions::default()
+    };
+    let mut params = Params::default();
+    apply_overrides(&mut params, &args.set)?;
+    if !args.set.is_empty() {
+        options.params = Some(params);
+    }
+    // simulate does not model per-project request delays: it runs without them.
+    let (scenario, dropped) = without_request_delays(&real.scenario);
+    if dropped {
+        eprintln!("note: simulate runs the scenario without its delay=S options (not modelled)");
+    }
+    let sim = simulate::simulate_scenario(&scenario, &options)?;
+    let simulated = |project: &str| {
+        sim.usage
+            .iter()
+            .filter(|u| u.project == project && u.resource == "CPU")
+            .map(|u| u.fraction)
+            .sum::<f64>()
+    };
+    let mut out = open_output(None)?;
+    match args.format {
+        SimulateFormat::Json => {
+            let rows: Vec<serde_json::Value> = real
+                .projects
+                .iter()
+                .map(|(name, share, secs, fraction)| {
+                    serde_json::json!({
+                        "project": name,
+                        "share": share,
+                        "real_cpu_secs": secs,
+                        "real_fraction": fraction,
+                        "simulated_fraction": simulated(name),
+                    })
+                })
+                .collect();
+            let json = serde_json::json!({
+                "lab_run": dir.display().to_string(),
+                "scenario": real.scenario,
+                "seconds": real.span,
+                "ncpus": real.ncpus,
+                "projects": rows,
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+        }
+        SimulateFormat::Table => {
+            writeln!(
+                out,
+                "real client (lab run {}, {:.0} s on {} CPUs) beside simulate (same scenario, \
+                 same length, 1-s steps)",
+                dir.display(),
+                real.span,
+                real.ncpus
+            )?;
+            writeln!(out, "scenario: {}", real.scenario)?;
+            let total_share: f64 = real.projects.iter().map(|p| p.1).sum();
+            let mut table = comfy_table::Table::new();
+            table.load_preset(comfy_table::presets::ASCII_MARKDOWN);
+            table.set_header(["project", "share", "real CPU use", "simulated CPU use"]);
+            for (name, share, _, fraction) in &real.projects {
+                table.add_row([
+                    name.clone(),
+                    format!("{:.3}", share / total_share.max(1e-12)),
+                    format!("{fraction:.3}"),
+                    format!("{:.3}", simulated(name)),
+                ]);
+            }
+            writeln!(out, "{table}")?;
+            writeln!(
+                out,
+                "(CPU use: CPU-seconds of the project's tasks / (CPUs x run length); the real \
+                 client's first minute includes its master-page fetch and first RPCs)"
+            )?;
+        }
+    }
+    out.flush().context("cannot write output")?;
+    Ok(EXIT_OK)
+}
+
+/// The scenario without its `delay=S` project options, and whether any were there.
+fn without_request_delays(scenario: &str) -> (String, bool) {
+    let mut out = String::with_capacity(scenario.len());
+    let mut rest = scenario;
+    let mut dropped = false;
+    while let Some(at) = rest.find("delay=") {
+        let (head, tail) = rest.split_at(at);
+        // Drop the separator before the option too (`, delay=60`).
+        let head = head.trim_end();
+        let head = head.strip_suffix(',').unwrap_or(head);
+        out.push_str(head);
+        let end = tail.find([',', ')']).unwrap_or(tail.len());
+        rest = &tail[end..];
+        dropped = true;
+    }
+    out.push_str(rest);
+    (out, dropped)
 }

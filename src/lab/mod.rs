@@ -693,3 +693,95 @@ mod tests {
         assert!(lab_scenario("A(1, 2, 1) B(1, 2, 1, from=1)").is_err());
     }
 }
+
+/// A recorded lab run's CPU use per project, from its own event log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RealUsage {
+    /// The scenario (`lab.txt`).
+    pub scenario: String,
+    /// Seconds from the log's first to its last line.
+    pub span: f64,
+    /// CPUs of the host (the scenario's NCPUS).
+    pub ncpus: f64,
+    /// Per project (scenario order): name, share, CPU-seconds its tasks ran
+    /// (elapsed time × CPUs per task), and that over `ncpus × span`.
+    pub projects: Vec<(String, f64, f64, f64)>,
+}
+
+/// Reads a lab run (a folder with `lab.txt`): the scenario it ran and each
+/// project's CPU use, from the task lines of its event log (`Starting
+/// task`, `Resuming task` to `Preempting`, `Computation for task …
+/// finished`, or the end of the log), to whole seconds.
+pub fn real_usage(dir: &Path) -> Result<RealUsage, LabError> {
+    use crate::trace::message::Message;
+    let lab_txt = dir.join("lab.txt");
+    let text = std::fs::read_to_string(&lab_txt).map_err(io(&lab_txt))?;
+    let scenario = text
+        .lines()
+        .find_map(|l| l.strip_prefix("scenario: "))
+        .ok_or_else(|| LabError::Scenario(format!("{}: no `scenario:` line", lab_txt.display())))?
+        .to_string();
+    let lab = lab_scenario(&scenario)?;
+    let parsed =
+        crate::parse::load_trace(&[dir.to_path_buf()], &crate::parse::LogOptions::default());
+    let trace = parsed.value;
+    let seconds = |t: &crate::trace::time::EventTime| match t {
+        crate::trace::time::EventTime::Local(t) => Some(t.and_utc().timestamp() as f64),
+        crate::trace::time::EventTime::Simulated(s) => Some(*s as f64),
+        crate::trace::time::EventTime::Unix(s) => Some(*s as f64),
+        crate::trace::time::EventTime::None => None,
+    };
+    let ncpus_of = |project: &str| {
+        lab.projects
+            .iter()
+            .find(|p| p.name == project)
+            .and_then(|p| p.apps.first())
+            .map_or(1.0, |a| a.avg_ncpus)
+    };
+    let mut running: std::collections::HashMap<String, (String, f64)> = Default::default();
+    let mut used: std::collections::HashMap<String, f64> = Default::default();
+    let (mut first, mut last) = (None::<f64>, 0.0f64);
+    for event in &trace.events {
+        let Some(now) = seconds(&event.time) else {
+            continue;
+        };
+        first.get_or_insert(now);
+        last = last.max(now);
+        let project = event.project.as_deref().unwrap_or_default().to_string();
+        match &event.message {
+            Message::StartingTask { job } | Message::Resuming { job } => {
+                running.entry(job.to_string()).or_insert((project, now));
+            }
+            Message::Preempting { job, .. } | Message::ComputationFinished { job } => {
+                if let Some((p, since)) = running.remove(job.as_str()) {
+                    *used.entry(p.clone()).or_default() += (now - since) * ncpus_of(&p);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (_, (p, since)) in running {
+        *used.entry(p.clone()).or_default() += (last - since) * ncpus_of(&p);
+    }
+    let span = last - first.unwrap_or(last);
+    let ncpus = f64::from(lab.ncpus.max(1));
+    let projects = lab
+        .projects
+        .iter()
+        .map(|p| {
+            let secs = used.get(&p.name).copied().unwrap_or(0.0);
+            let fraction = if span > 0.0 {
+                secs / (ncpus * span)
+            } else {
+                0.0
+            };
+            (p.name.clone(), p.share, secs, fraction)
+        })
+        .collect();
+    Ok(RealUsage {
+        scenario,
+        span,
+        ncpus,
+        projects,
+    })
+}

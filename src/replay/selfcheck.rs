@@ -456,7 +456,11 @@ fn usable(dump: &FetchDump, limits: bool) -> Result<(), String> {
              also rests on their MC shortfalls, which the log prints only for a project asked \
              for work (`using MC shortfall`)",
             dump.mc_projects.join(", "),
-            if dump.mc_projects.len() == 1 { "has" } else { "have" }
+            if dump.mc_projects.len() == 1 {
+                "has"
+            } else {
+                "have"
+            }
         ));
     }
     if limits && !dump.unmodelled.is_empty() {
