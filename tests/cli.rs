@@ -800,8 +800,16 @@ fn real_client_runs_are_audited_from_their_own_lines() {
 #[test]
 fn lab_runs_compare_real_usage_with_simulate() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/real");
-    for name in ["two-projects", "mc-nnw", "down-empty-delay"] {
-        let dir = root.join(name);
+    let mut runs: Vec<_> = std::fs::read_dir(&root)
+        .expect("traces/real")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("lab.txt").exists())
+        .collect();
+    runs.sort();
+    assert!(runs.len() >= 3);
+    for dir in runs {
+        let name = dir.display().to_string();
         let json = run_json(
             &["compare", dir.to_str().unwrap(), "--format", "json"],
             &[0],

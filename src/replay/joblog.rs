@@ -107,6 +107,9 @@ struct Tracker {
     app_limits: HashMap<String, u32>,
     project_limits: HashMap<String, u32>,
     job_app: HashMap<String, String>,
+    /// Each job's report deadline, where the trace's replies or client
+    /// states tell it (the log never prints it).
+    deadlines: HashMap<String, f64>,
     ncpus: Option<u32>,
 }
 
@@ -455,7 +458,12 @@ struct Pass {
     /// Project, printed priority, resource-share fraction; in print order.
     prio: Vec<(String, f64, f64)>,
     usage: HashMap<String, (f64, bool)>,
-    edf: Option<String>,
+    /// Each job's runtime left as the pass's simulation printed it
+    /// (FLOPs left / FLOPS), for EDF ties.
+    remaining: HashMap<String, f64>,
+    /// Per project: CPU deadline misses of the pass's simulation (`Project
+    /// has N projected CPU deadline misses`).
+    misses: HashMap<String, i64>,
     gpu: bool,
 }
 
@@ -477,21 +485,44 @@ fn read_pass(events: &[LogEvent], start: usize) -> Pass {
                     pass.prio.push((project.to_string(), *prio, *rsf));
                 }
             }
-            Message::SimStarting { job, resources, .. }
-            | Message::SimFinishes { job, resources, .. } => {
+            Message::SimStarting {
+                job,
+                resources,
+                gflops_left,
+                gflops_rate,
+                ..
+            } => {
                 if let Some(r) = resources {
                     pass.usage
                         .insert(job.to_string(), (r.ncpus, r.coproc.is_some()));
                     pass.gpu |= r.coproc.is_some();
                 }
+                if let (Some(left), Some(rate)) = (gflops_left, gflops_rate) {
+                    if *rate > 0.0 {
+                        pass.remaining.entry(job.to_string()).or_insert(left / rate);
+                    }
+                }
             }
-            Message::MissesDeadline { job, .. } | Message::ProjectedDeadlineMiss { job } => {
-                pass.edf
-                    .get_or_insert_with(|| format!("{job} is projected to miss its deadline"));
+            Message::SimFinishes {
+                job,
+                resources,
+                gflops_left,
+                gflops_rate,
+                ..
+            } => {
+                if let Some(r) = resources {
+                    pass.usage
+                        .insert(job.to_string(), (r.ncpus, r.coproc.is_some()));
+                    pass.gpu |= r.coproc.is_some();
+                }
+                if *gflops_rate > 0.0 {
+                    pass.remaining
+                        .entry(job.to_string())
+                        .or_insert(gflops_left / gflops_rate);
+                }
             }
-            Message::DominoPrevention { .. } | Message::ThrashingPrevention { .. } => {
-                pass.edf
-                    .get_or_insert_with(|| "a job is marked as a deadline miss".to_string());
+            Message::ProjectDeadlineMisses { count, rsc } if *rsc == ResourceType::Cpu => {
+                pass.misses.insert(project.to_string(), i64::from(*count));
             }
             _ => {}
         }
@@ -507,6 +538,7 @@ pub fn run_lists(
     events: &[LogEvent],
     points: &[RecordedPoint],
     job_apps: &HashMap<String, String>,
+    deadlines: &HashMap<String, f64>,
 ) -> BTreeMap<usize, Recomputed> {
     let starts: Vec<usize> = points
         .iter()
@@ -516,6 +548,7 @@ pub fn run_lists(
     let mut out = BTreeMap::new();
     let mut tracker = Tracker {
         job_app: job_apps.clone(),
+        deadlines: deadlines.clone(),
         ..Tracker::default()
     };
     let mut next = starts.iter().copied().peekable();
@@ -552,12 +585,6 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
                 .into(),
         );
     }
-    if let Some(why) = &pass.edf {
-        return Err(format!(
-            "{why}: the EDF part of the run list orders by report deadline, which the log \
-             does not print"
-        ));
-    }
     let Some(ncpus) = tracker.ncpus.filter(|&n| n > 0) else {
         return Err(
             "the usable CPUs are not told before this pass (no `set_request() for CPU: \
@@ -569,7 +596,7 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
     // (project, priority, rsf, slack): a priority lowered from a printed
     // one is known to within half a printed unit plus the steps' error
     // from the printed rsf.
-    let mut prio: Vec<(String, f64, f64, f64)> = pass
+    let prio: Vec<(String, f64, f64, f64)> = pass
         .prio
         .iter()
         .map(|(p, x, rsf)| (p.clone(), *x, *rsf, 0.0))
@@ -580,17 +607,24 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
             zero.0
         ));
     }
-    let have_mc = !tracker.app_limits.is_empty() || !tracker.project_limits.is_empty();
-    let mut app_n: HashMap<String, u32> = HashMap::new();
-    let mut project_n: HashMap<String, u32> = HashMap::new();
+    let mut build = Build {
+        tracker,
+        pass,
+        ncpus: ncpus_f,
+        prio,
+        app_n: HashMap::new(),
+        project_n: HashMap::new(),
+        used_st: 0.0,
+        used_mt: 0.0,
+        entries: Vec::new(),
+        skipped: Vec::new(),
+    };
     let mut selected: HashSet<String> = HashSet::new();
     let mut next: HashMap<String, String> = HashMap::new();
-    let (mut used_st, mut used_mt) = (0.0f64, 0.0f64);
-    let mut entries = Vec::new();
-    let mut skipped = Vec::new();
+    edf_phase(&mut build, &mut selected)?;
     let job_of = |name: &str| tracker.jobs.iter().find(|j| j.name == name);
     for _ in 0..tracker.jobs.len() + tracker.tasks.len() + 1 {
-        if used_st >= ncpus_f || used_mt >= 2.0 * ncpus_f {
+        if build.stop() {
             break;
         }
         // assign_results_to_projects()
@@ -635,6 +669,7 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
         }
         selected.extend(next.values().cloned());
         // highest_prio_project_best_result()
+        let prio = &build.prio;
         let mut best: Option<usize> = None;
         for (k, p) in prio.iter().enumerate() {
             if !next.contains_key(&p.0) {
@@ -659,63 +694,7 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
         let Some(job) = next.remove(&project) else {
             break;
         };
-        let Some(&(avg_ncpus, _)) = pass.usage.get(&job) else {
-            return Err(format!(
-                "{job}'s CPU use is not printed in this pass's simulation (rr_simulation lines)"
-            ));
-        };
-        if have_mc {
-            let app = tracker.job_app.get(&job);
-            let app_limit = app.and_then(|a| tracker.app_limits.get(a));
-            if app.is_none() && !tracker.app_limits.is_empty() {
-                return Err(format!(
-                    "{job}'s app is not told before this pass (its max_concurrent limit decides)"
-                ));
-            }
-            let over_app = app_limit
-                .is_some_and(|&m| app.and_then(|a| app_n.get(a)).copied().unwrap_or(0) >= m);
-            let over_project = tracker
-                .project_limits
-                .get(&project)
-                .is_some_and(|&m| project_n.get(&project).copied().unwrap_or(0) >= m);
-            if over_app || over_project {
-                skipped.push(format!("{job} (max_concurrent)"));
-                continue;
-            }
-        }
-        let fits = if avg_ncpus > 1.0 {
-            used_mt == 0.0 || used_mt + avg_ncpus <= ncpus_f
-        } else {
-            used_st < ncpus_f
-        };
-        if !fits {
-            skipped.push(format!("{job} (does not fit)"));
-            continue;
-        }
-        if avg_ncpus > 1.0 {
-            used_mt += avg_ncpus;
-        } else {
-            used_st += avg_ncpus;
-        }
-        entries.push(RunListEntry {
-            job: job.clone(),
-            rsc: "CPU".into(),
-            order: "FIFO".into(),
-            prio: prio[b].1,
-            prio_slack: prio[b].3,
-        });
-        let step = avg_ncpus / (ncpus_f * 24.0 * prio[b].2);
-        prio[b].1 -= step;
-        if prio[b].3 == 0.0 {
-            prio[b].3 = 0.5e-6;
-        }
-        prio[b].3 += step * 0.5e-6 / prio[b].2;
-        if have_mc {
-            if let Some(app) = tracker.job_app.get(&job) {
-                *app_n.entry(app.clone()).or_default() += 1;
-            }
-            *project_n.entry(project).or_default() += 1;
-        }
+        build.offer(&job, &project, false)?;
     }
     let mut reason = format!(
         "§6 make_run_list from the log's own lines: the projects' printed priorities, {} \
@@ -723,10 +702,177 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
          priority lowered by avg_ncpus / (ncpus × 24 × rsf)",
         ncpus
     );
-    if !skipped.is_empty() {
-        reason.push_str(&format!("; skipped {}", skipped.join(", ")));
+    if build.entries.iter().any(|e| e.order == "EDF") {
+        reason.push_str(
+            "; first the jobs of projects with deadline misses in the pass's simulation, \
+             earliest report deadline first (from the scheduler replies)",
+        );
     }
-    Ok((entries, reason))
+    if !build.skipped.is_empty() {
+        reason.push_str(&format!("; skipped {}", build.skipped.join(", ")));
+    }
+    Ok((build.entries, reason))
+}
+
+/// The run list being built (PROC_RESOURCES and the projects' priorities).
+struct Build<'a> {
+    tracker: &'a Tracker,
+    pass: &'a Pass,
+    ncpus: f64,
+    prio: Vec<(String, f64, f64, f64)>,
+    app_n: HashMap<String, u32>,
+    project_n: HashMap<String, u32>,
+    used_st: f64,
+    used_mt: f64,
+    entries: Vec<RunListEntry>,
+    skipped: Vec<String>,
+}
+
+impl Build<'_> {
+    /// `stop_scan_cpu()`.
+    fn stop(&self) -> bool {
+        self.used_st >= self.ncpus || self.used_mt >= 2.0 * self.ncpus
+    }
+
+    /// A picked job: dropped over a max_concurrent limit, skipped when it
+    /// does not fit (`can_schedule`), else added (`schedule`) and its
+    /// project's priority lowered (`adjust_rec_sched`).
+    fn offer(&mut self, job: &str, project: &str, edf: bool) -> Result<(), String> {
+        let tracker = self.tracker;
+        let Some(&(avg_ncpus, _)) = self.pass.usage.get(job) else {
+            return Err(format!(
+                "{job}'s CPU use is not printed in this pass's simulation (rr_simulation lines)"
+            ));
+        };
+        let Some(b) = self.prio.iter().position(|p| p.0 == project) else {
+            return Err(format!("{project} has no [prio] line in this pass"));
+        };
+        let have_mc = !tracker.app_limits.is_empty() || !tracker.project_limits.is_empty();
+        if have_mc {
+            let app = tracker.job_app.get(job);
+            let app_limit = app.and_then(|a| tracker.app_limits.get(a));
+            if app.is_none() && !tracker.app_limits.is_empty() {
+                return Err(format!(
+                    "{job}'s app is not told before this pass (its max_concurrent limit decides)"
+                ));
+            }
+            let over_app = app_limit
+                .is_some_and(|&m| app.and_then(|a| self.app_n.get(a)).copied().unwrap_or(0) >= m);
+            let over_project = tracker
+                .project_limits
+                .get(project)
+                .is_some_and(|&m| self.project_n.get(project).copied().unwrap_or(0) >= m);
+            if over_app || over_project {
+                self.skipped.push(format!("{job} (max_concurrent)"));
+                return Ok(());
+            }
+        }
+        let fits = if avg_ncpus > 1.0 {
+            self.used_mt == 0.0 || self.used_mt + avg_ncpus <= self.ncpus
+        } else {
+            self.used_st < self.ncpus
+        };
+        if !fits {
+            self.skipped.push(format!("{job} (does not fit)"));
+            return Ok(());
+        }
+        if avg_ncpus > 1.0 {
+            self.used_mt += avg_ncpus;
+        } else {
+            self.used_st += avg_ncpus;
+        }
+        let p = &mut self.prio[b];
+        self.entries.push(RunListEntry {
+            job: job.to_string(),
+            rsc: "CPU".into(),
+            order: if edf { "EDF" } else { "FIFO" }.into(),
+            prio: p.1,
+            prio_slack: p.3,
+        });
+        let step = avg_ncpus / (self.ncpus * 24.0 * p.2);
+        p.1 -= step;
+        if p.3 == 0.0 {
+            p.3 = 0.5e-6;
+        }
+        p.3 += step * 0.5e-6 / p.2;
+        if have_mc {
+            if let Some(app) = tracker.job_app.get(job) {
+                *self.app_n.entry(app.clone()).or_default() += 1;
+            }
+            *self.project_n.entry(project.to_string()).or_default() += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The EDF part of make_run_list (CPU): while CPUs are left, the runnable
+/// job of earliest report deadline among the projects with deadline misses
+/// left in the pass's simulation (`earliest_deadline_result`: ties to the
+/// job with less runtime left, a started one over an unstarted one, then
+/// the client's job order); each pick uses one of its project's misses.
+fn edf_phase(build: &mut Build<'_>, selected: &mut HashSet<String>) -> Result<(), String> {
+    let tracker = build.tracker;
+    let mut missed: HashMap<String, i64> = build.pass.misses.clone();
+    for _ in 0..=tracker.jobs.len() {
+        if build.stop() {
+            break;
+        }
+        let mut best: Option<(&TrackedJob, f64, bool)> = None;
+        for job in &tracker.jobs {
+            if selected.contains(&job.name)
+                || !tracker.job_runnable(job)
+                || missed.get(&job.project).copied().unwrap_or(0) <= 0
+            {
+                continue;
+            }
+            let Some(deadline) = tracker.deadlines.get(&job.name).copied() else {
+                return Err(format!(
+                    "{}'s report deadline is not in the trace (scheduler replies or \
+                     client_state.xml): the EDF part of the run list orders by it",
+                    job.name
+                ));
+            };
+            let has_task = tracker.tasks.iter().any(|t| t.job == job.name);
+            let Some((held, held_deadline, held_task)) = best else {
+                best = Some((job, deadline, has_task));
+                continue;
+            };
+            if deadline < held_deadline {
+                best = Some((job, deadline, has_task));
+                continue;
+            }
+            if deadline > held_deadline || (held_task && !has_task) {
+                continue;
+            }
+            let left = |name: &str| build.pass.remaining.get(name).copied();
+            let (Some(mine), Some(theirs)) = (left(&job.name), left(&held.name)) else {
+                return Err(format!(
+                    "{} and {} share a report deadline and the runtime left that breaks \
+                     the tie is not printed",
+                    job.name, held.name
+                ));
+            };
+            if mine == theirs && has_task == held_task && has_task {
+                return Err(format!(
+                    "{} and {} share a report deadline and tie at the printed runtime left",
+                    job.name, held.name
+                ));
+            }
+            if mine < theirs || (!held_task && has_task) {
+                best = Some((job, deadline, has_task));
+            }
+        }
+        let Some((job, _, _)) = best else { break };
+        selected.insert(job.name.clone());
+        let before = build.entries.len();
+        build.offer(&job.name, &job.project, true)?;
+        if build.entries.len() > before {
+            if let Some(n) = missed.get_mut(&job.project) {
+                *n -= 1;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -602,7 +602,12 @@ pub fn audit_with_draws(
         }
         state => {
             let contexts = selfcheck::link_contexts(&points);
-            let run_lists = joblog::run_lists(&trace.events, &points, &job_apps(trace));
+            let run_lists = joblog::run_lists(
+                &trace.events,
+                &points,
+                &job_apps(trace),
+                &job_deadlines(trace),
+            );
             let reports = joblog::report_checks(&trace.events, &points);
             let check = selfcheck::SelfCheck::new(state.as_ref(), contexts, run_lists, reports);
             let mut results = Vec::new();
@@ -880,6 +885,26 @@ fn job_apps(trace: &Trace) -> std::collections::HashMap<String, String> {
         add(&project.workunits, &project.results);
     }
     apps
+}
+
+/// Each job's report deadline, from every scheduler reply and client state
+/// of the trace (a real client's log never prints it).
+fn job_deadlines(trace: &Trace) -> std::collections::HashMap<String, f64> {
+    let replies = trace
+        .rpcs
+        .iter()
+        .filter_map(|f| f.reply.as_ref())
+        .flat_map(|r| &r.results);
+    let states = trace
+        .state
+        .client_states
+        .iter()
+        .flat_map(|s| &s.projects)
+        .flat_map(|p| &p.results);
+    replies
+        .chain(states)
+        .filter_map(|r| Some((r.name.clone()?, r.report_deadline?)))
+        .collect()
 }
 
 fn context_lines(trace: &Trace, idx: usize, n: usize) -> Vec<String> {

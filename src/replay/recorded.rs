@@ -447,6 +447,17 @@ impl Extractor<'_> {
             }
             Message::UsingMcShortfall { mc_shortfall, .. } => {
                 self.pending_mc_shortfall = project.map(|p| (p, *mc_shortfall));
+                // Before 7.20 the client does not announce its
+                // max_concurrent projects (`rsc type N last MC limit time`,
+                // with the MC limit reason, 4bdef6e2a4): which of the other
+                // projects have limits is not told.
+                let announced = matches!(
+                    self.decision_mut(self.last_dump),
+                    Some(Decision::FetchState(dump)) if !dump.mc_projects.is_empty()
+                );
+                if !announced {
+                    self.note_unmodelled(true, "max_concurrent limits (`using MC shortfall` line)");
+                }
             }
             Message::NeedsWorkExcludedStarved { .. } => self.note_unmodelled(
                 true,
