@@ -467,6 +467,29 @@ struct Pass {
     gpu: bool,
 }
 
+impl Pass {
+    /// A job's line in the pass's simulation: its CPU use, and its runtime
+    /// left (FLOPs left / FLOPS) as first printed.
+    fn sim_line(
+        &mut self,
+        job: &str,
+        resources: Option<&crate::trace::message::JobResources>,
+        left: Option<f64>,
+        rate: Option<f64>,
+    ) {
+        if let Some(r) = resources {
+            self.usage
+                .insert(job.to_string(), (r.ncpus, r.coproc.is_some()));
+            self.gpu |= r.coproc.is_some();
+        }
+        if let (Some(left), Some(rate)) = (left, rate) {
+            if rate > 0.0 {
+                self.remaining.entry(job.to_string()).or_insert(left / rate);
+            }
+        }
+    }
+}
+
 fn read_pass(events: &[LogEvent], start: usize) -> Pass {
     let mut pass = Pass::default();
     for event in events.iter().skip(start + 1) {
@@ -491,36 +514,19 @@ fn read_pass(events: &[LogEvent], start: usize) -> Pass {
                 gflops_left,
                 gflops_rate,
                 ..
-            } => {
-                if let Some(r) = resources {
-                    pass.usage
-                        .insert(job.to_string(), (r.ncpus, r.coproc.is_some()));
-                    pass.gpu |= r.coproc.is_some();
-                }
-                if let (Some(left), Some(rate)) = (gflops_left, gflops_rate) {
-                    if *rate > 0.0 {
-                        pass.remaining.entry(job.to_string()).or_insert(left / rate);
-                    }
-                }
-            }
+            } => pass.sim_line(job, resources.as_ref(), *gflops_left, *gflops_rate),
             Message::SimFinishes {
                 job,
                 resources,
                 gflops_left,
                 gflops_rate,
                 ..
-            } => {
-                if let Some(r) = resources {
-                    pass.usage
-                        .insert(job.to_string(), (r.ncpus, r.coproc.is_some()));
-                    pass.gpu |= r.coproc.is_some();
-                }
-                if *gflops_rate > 0.0 {
-                    pass.remaining
-                        .entry(job.to_string())
-                        .or_insert(gflops_left / gflops_rate);
-                }
-            }
+            } => pass.sim_line(
+                job,
+                resources.as_ref(),
+                Some(*gflops_left),
+                Some(*gflops_rate),
+            ),
             Message::ProjectDeadlineMisses { count, rsc } if *rsc == ResourceType::Cpu => {
                 pass.misses.insert(project.to_string(), i64::from(*count));
             }
