@@ -103,7 +103,8 @@ pub enum Command {
     /// (`apt-get install boinc-client boinc-dev`) unless --app is given.
     ///
     /// Exit status: 0 recorded, 1 recorded but the run fell short (the
-    /// client exited early or made no scheduler request), 2 trouble.
+    /// client exited early, made no scheduler request, or a scenario action
+    /// such as nnw=H could not be applied), 2 trouble.
     Lab(LabArgs),
 }
 

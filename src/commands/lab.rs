@@ -46,7 +46,7 @@ pub fn run(args: &LabArgs) -> Result<u8> {
         println!("server could not read: {problem}");
     }
     println!("audit it: boinc-audit audit {}", summary.out.display());
-    if summary.exited_early.is_some() || s.requests == 0 {
+    if summary.exited_early.is_some() || s.requests == 0 || summary.actions_failed > 0 {
         return Ok(EXIT_DIVERGED);
     }
     Ok(EXIT_OK)

@@ -83,6 +83,8 @@ pub struct LabSummary {
     pub exited_early: Option<String>,
     /// Problems found in the log (network suspended, app not found, …).
     pub problems: Vec<String>,
+    /// Scenario actions that failed (a `nnw=H` that boinccmd could not set).
+    pub actions_failed: usize,
 }
 
 /// The lab could not run.
@@ -407,22 +409,79 @@ fn boinccmd_path(options: &LabOptions) -> PathBuf {
     }
 }
 
-fn stop_client(child: &mut Child) {
-    let _ = Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
+/// The client process, in a process group of its own (its tasks with it):
+/// stopped with SIGTERM (the client saves its state and tells its tasks
+/// to quit), else after 30 s the whole group is killed. Dropping it stops
+/// it too, so no error path leaves a client running.
+struct ClientProcess {
+    child: Option<Child>,
+}
+
+impl ClientProcess {
+    fn signal(pid: u32, signal: &str, group: bool) {
+        let target = if group {
+            format!("-{pid}")
+        } else {
+            pid.to_string()
+        };
+        let _ = Command::new("kill")
+            .args([signal, "--", &target])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+
+    /// Stops the client; `Some(why)` when it had to be killed.
+    fn stop(&mut self) -> Option<String> {
+        let mut child = self.child.take()?;
+        let pid = child.id();
+        Self::signal(pid, "-TERM", false);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Self::signal(pid, "-KILL", true);
+        let _ = child.kill();
+        let _ = child.wait();
+        Some(
+            "the client did not exit within 30 s of SIGTERM: its process group was killed \
+             (client_state.xml may predate the end of the run)"
+                .into(),
+        )
+    }
+}
+
+impl Drop for ClientProcess {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+/// Runs boinccmd, waiting at most 20 s; `Err` says why it failed.
+fn run_boinccmd(boinccmd: &Path, args: &[&str], dir: &Path) -> Result<(), String> {
+    let mut child = Command::new(boinccmd)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .status();
-    let deadline = Instant::now() + Duration::from_secs(30);
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", boinccmd.display()))?;
+    let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            return;
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => return Err(format!("{} exited {status}", boinccmd.display())),
+            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+            Err(e) => return Err(e.to_string()),
         }
-        std::thread::sleep(Duration::from_millis(200));
     }
     let _ = child.kill();
     let _ = child.wait();
+    Err(format!("{} did not answer within 20 s", boinccmd.display()))
 }
 
 /// Runs one lab scenario; `progress` gets a line now and then.
@@ -476,7 +535,10 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
     );
     let gui_port = free_port()?;
     let started = Instant::now();
-    let mut child = Command::new(&options.client)
+    let mut command = Command::new(&options.client);
+    // A process group of its own: the tasks can be stopped with it.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let child = command
         .arg("--dir")
         .arg(out)
         .args([
@@ -496,11 +558,15 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
             path: options.client.clone(),
             why: e.to_string(),
         })?;
+    let pid = child.id();
+    let mut client = ClientProcess { child: Some(child) };
+    let mut problems: Vec<String> = Vec::new();
+    let mut actions_failed = 0;
     progress(&format!(
         "lab: client {} started in {} (pid {}), projects on 127.0.0.1:{}; running {} s",
         options.client.display(),
         out.display(),
-        child.id(),
+        pid,
         server.port(),
         options.duration
     ));
@@ -518,7 +584,7 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
         if elapsed >= options.duration {
             break;
         }
-        if let Ok(Some(status)) = child.try_wait() {
+        if let Some(Ok(Some(status))) = client.child.as_mut().map(Child::try_wait) {
             exited_early = Some(format!("the client exited after {elapsed:.0} s: {status}"));
             break;
         }
@@ -527,17 +593,24 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
         while k < nnw_pending.len() {
             if nnw_pending[k].0 <= elapsed && elapsed >= 1.0 {
                 let (_, url) = nnw_pending.remove(k);
-                let status = Command::new(&boinccmd)
-                    .args(["--host", &format!("127.0.0.1:{gui_port}"), "--passwd", ""])
-                    .args(["--project", &url, "nomorework"])
-                    .current_dir(out)
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status();
-                let line = match status {
-                    Ok(s) if s.success() => format!("at {elapsed:.0} s: {url} set to no new tasks"),
-                    Ok(s) => format!("at {elapsed:.0} s: boinccmd nomorework {url} failed: {s}"),
-                    Err(e) => format!("at {elapsed:.0} s: cannot run {}: {e}", boinccmd.display()),
+                let host = format!("127.0.0.1:{gui_port}");
+                let args = [
+                    "--host",
+                    &host,
+                    "--passwd",
+                    "",
+                    "--project",
+                    &url,
+                    "nomorework",
+                ];
+                let line = match run_boinccmd(&boinccmd, &args, out) {
+                    Ok(()) => format!("at {elapsed:.0} s: {url} set to no new tasks"),
+                    Err(why) => {
+                        actions_failed += 1;
+                        let line = format!("at {elapsed:.0} s: nomorework for {url} failed: {why}");
+                        problems.push(line.clone());
+                        line
+                    }
                 };
                 progress(&format!("lab: {line}"));
                 lab_txt.push_str(&line);
@@ -556,8 +629,8 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
         }
         std::thread::sleep(Duration::from_millis(250));
     }
-    if exited_early.is_none() {
-        stop_client(&mut child);
+    if let Some(why) = client.stop() {
+        problems.push(why);
     }
     let ran_secs = started.elapsed().as_secs_f64();
     let stats = server.stats();
@@ -579,6 +652,8 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
                 .push(format!("stderrdae.txt: {}", line.trim()));
         }
     }
+    summary.problems.extend(problems);
+    summary.actions_failed = actions_failed;
     summary.exited_early = exited_early;
     Ok(summary)
 }

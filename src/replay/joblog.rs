@@ -55,6 +55,8 @@ struct TrackedJob {
     downloaded: bool,
     done: bool,
     suspended: bool,
+    /// Postponed by the client (`schedule_backoff`) since its last start.
+    postponed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -102,15 +104,23 @@ struct Tracker {
     in_flight: HashMap<String, Vec<String>>,
     /// Projects that completed a scheduler request in this log.
     contacted: HashSet<String>,
-    /// Every project the log names.
-    projects_seen: BTreeSet<String>,
     app_limits: HashMap<String, u32>,
     project_limits: HashMap<String, u32>,
     job_app: HashMap<String, String>,
     /// Each job's report deadline, where the trace's replies or client
     /// states tell it (the log never prints it).
     deadlines: HashMap<String, f64>,
+    /// Each job's `rsc_fpops_est`, where the replies or states tell it.
+    sizes: HashMap<String, f64>,
     ncpus: Option<u32>,
+    /// The usable CPUs changed during the log (the client's peak-FLOPS
+    /// total, which sets the priority step, keeps the first count).
+    ncpus_changed: bool,
+    /// The host has GPUs (a work-fetch block has a GPU resource): they
+    /// count in the peak-FLOPS total.
+    gpu_host: bool,
+    /// `task_state=` lines (task_debug) are in the log.
+    saw_task_states: bool,
 }
 
 impl Tracker {
@@ -149,17 +159,19 @@ impl Tracker {
         if is_new && !self.last_was_new {
             self.replies += 1;
         }
-        if !project.is_empty() && !self.projects_seen.contains(project) {
-            self.projects_seen.insert(project.to_string());
-        }
         self.last_was_new = is_new;
         match &event.message {
             Message::ClientStart { .. } => {
                 if self.jobs.is_empty() && self.unknown.is_none() {
                     self.started = true;
                 } else {
-                    // A restart: the jobs carry over, tasks do not.
-                    self.tasks.clear();
+                    // A restart: the client restores each unfinished task
+                    // without a process, as preempted (ACTIVE_TASK_SET::init).
+                    self.tasks.retain(|t| t.state != TaskState::Exited);
+                    for task in &mut self.tasks {
+                        task.state = TaskState::Uninitialized;
+                        task.scheduled = false;
+                    }
                 }
             }
             Message::ResultStateChange { state, job, .. } => match state {
@@ -176,6 +188,7 @@ impl Tracker {
                                 downloaded: false,
                                 done: false,
                                 suspended: false,
+                                postponed: false,
                             },
                         );
                     }
@@ -223,10 +236,19 @@ impl Tracker {
                 self.in_flight.remove(project);
             }
             Message::TaskStateChange { state, job, .. } => {
+                self.saw_task_states = true;
                 let state = state.clone();
                 self.task_mut(job).state = state;
             }
+            Message::TaskPostponed { job, .. } => {
+                if let Some(j) = self.job_mut(job) {
+                    j.postponed = true;
+                }
+            }
             Message::StartingTask { job } | Message::Resuming { job } => {
+                if let Some(j) = self.jobs.iter_mut().find(|j| j.name == job.as_str()) {
+                    j.postponed = false;
+                }
                 let task = self.task_mut(job);
                 task.scheduled = true;
                 if !task.process_exists() {
@@ -244,8 +266,10 @@ impl Tracker {
             Message::Preempting { job, mode } => {
                 let task = self.task_mut(job);
                 task.scheduled = false;
+                // Removed from memory: QUIT_PENDING until the process
+                // exits (a `task_state=UNINITIALIZED` line tells when).
                 task.state = match mode {
-                    PreemptMode::RemovedFromMemory => TaskState::Uninitialized,
+                    PreemptMode::RemovedFromMemory => TaskState::QuitPending,
                     _ => TaskState::Suspended,
                 };
             }
@@ -279,17 +303,28 @@ impl Tracker {
                 self.suspended_projects.remove(project);
             }
             Message::AppMaxConcurrent { app, max } => {
-                self.app_limits.insert(app.to_string(), *max);
+                self.app_limits.insert(app_key(project, app), *max);
             }
             Message::ProjectMaxConcurrent { max } => {
                 self.project_limits.insert(project.to_string(), *max);
             }
-            Message::UsableCpusChanged { to, .. } => self.ncpus = Some(*to),
+            Message::UsableCpusChanged { to, .. } => {
+                self.ncpus_changed |= self.ncpus.is_some_and(|n| n != *to);
+                self.ncpus = Some(*to);
+            }
             Message::SetRequest { rsc, ninst, .. } if *rsc == ResourceType::Cpu => {
+                self.ncpus_changed |= self.ncpus.is_some_and(|n| n != *ninst);
                 self.ncpus = Some(*ninst);
             }
+            Message::StateFor { rsc } if *rsc != ResourceType::Cpu => self.gpu_host = true,
+
             _ => {}
         }
+    }
+
+    /// The key of an app's max_concurrent limit: apps belong to a project.
+    fn app_key_of(&self, project: &str, job: &str) -> Option<String> {
+        self.job_app.get(job).map(|app| app_key(project, app))
     }
 
     fn job_runnable(&self, job: &TrackedJob) -> bool {
@@ -298,6 +333,11 @@ impl Tracker {
             && !job.suspended
             && !self.suspended_projects.contains(&job.project)
     }
+}
+
+/// An app's max_concurrent key (project, app name).
+fn app_key(project: &str, app: &str) -> String {
+    format!("{project}\t{app}")
 }
 
 /// The lowercase hex MD5 of a job name (`md5_string` in lib/md5_file.cpp).
@@ -364,6 +404,19 @@ pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts 
         .filter(|p| p.piggyback && matches!(p.decision, Decision::Request { .. }))
         .map(|p| p.event_idx)
         .collect();
+    let attached_here: BTreeSet<String> = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.message,
+                Message::SendingSchedulerRequest {
+                    reason: RpcReason::ProjectInitialization,
+                    ..
+                }
+            )
+        })
+        .filter_map(|e| e.project.as_deref().map(str::to_string))
+        .collect();
     let mut tracker = Tracker::default();
     let mut next = starts.iter().peekable();
     for (idx, event) in events.iter().enumerate() {
@@ -377,8 +430,9 @@ pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts 
                 .filter_map(|t| tracker.jobs.iter().find(|j| j.name == t.job))
                 .map(|j| j.project.as_str())
                 .collect();
-            let never: BTreeSet<String> = tracker
-                .projects_seen
+            // Attached in this log (its initialization RPC is in it): REC
+            // starts at 0 and only the project's own tasks raise it.
+            let never: BTreeSet<String> = attached_here
                 .iter()
                 .filter(|p| !ran.contains(p.as_str()))
                 .cloned()
@@ -420,7 +474,10 @@ pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts 
                         },
                     ))
                 }
-                Some(other) => Ok((true, format!("{other}: the poll honours it"))),
+                Some(other) => Err(format!(
+                    "an RPC \"{other}\": the poll's reason (a user, project or trickle-up \
+                     request) is taken as given, not recomputed from the log"
+                )),
             };
             out.insert(*start, check);
         }
@@ -538,13 +595,23 @@ fn read_pass(events: &[LogEvent], start: usize) -> Pass {
 
 /// Every run-list point's run list, recomputed from the log (keyed by the
 /// point's event index), or why it cannot be.
-/// `job_apps`: each job's app where the trace's scheduler replies or client
-/// states tell it (the log names it only when the job starts).
+/// What the trace's scheduler replies and client states tell of each job.
+#[derive(Clone, Debug, Default)]
+pub struct JobFacts {
+    /// Its app (the log names it only when the job starts).
+    pub apps: HashMap<String, String>,
+    /// Its report deadline (never printed).
+    pub deadlines: HashMap<String, f64>,
+    /// Its `rsc_fpops_est` (never printed).
+    pub sizes: HashMap<String, f64>,
+}
+
+/// `facts`: each job's app, deadline and size where the trace's scheduler
+/// replies or client states tell them.
 pub fn run_lists(
     events: &[LogEvent],
     points: &[RecordedPoint],
-    job_apps: &HashMap<String, String>,
-    deadlines: &HashMap<String, f64>,
+    facts: &JobFacts,
 ) -> BTreeMap<usize, Recomputed> {
     let starts: Vec<usize> = points
         .iter()
@@ -553,8 +620,9 @@ pub fn run_lists(
         .collect();
     let mut out = BTreeMap::new();
     let mut tracker = Tracker {
-        job_app: job_apps.clone(),
-        deadlines: deadlines.clone(),
+        job_app: facts.apps.clone(),
+        deadlines: facts.deadlines.clone(),
+        sizes: facts.sizes.clone(),
         ..Tracker::default()
     };
     let mut next = starts.iter().copied().peekable();
@@ -584,12 +652,49 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
     if let Some(why) = &tracker.unknown {
         return Err(why.clone());
     }
-    if pass.gpu {
+    if pass.gpu || tracker.gpu_host {
         return Err(
-            "GPU jobs: coprocessor reservations and exclusions are not recomputed \
+            "a GPU host: coprocessor reservations and exclusions, and the GPUs' \
+                    part of the peak FLOPS that sets the priority step, are not recomputed \
                     from the log"
                 .into(),
         );
+    }
+    if tracker.ncpus_changed {
+        return Err(
+            "the usable CPUs changed during the log: the priority step rests on the \
+                    client's first count (a static total_peak_flops), which the log does not \
+                    pin down"
+                .into(),
+        );
+    }
+    if pass.prio.is_empty() && tracker.jobs.iter().any(|j| tracker.job_runnable(j)) {
+        return Err(
+            "this pass prints no `[prio]` lines (priority_debug off?): the projects' \
+                    priorities decide the run list"
+                .into(),
+        );
+    }
+    if let Some(task) = tracker
+        .tasks
+        .iter()
+        .find(|t| t.state == TaskState::QuitPending && !tracker.saw_task_states)
+    {
+        return Err(format!(
+            "{} was removed from memory and the log has no `task_state=` lines (task_debug) to \
+             tell when its process exited and it became runnable again",
+            task.job
+        ));
+    }
+    if let Some(job) = tracker
+        .jobs
+        .iter()
+        .find(|j| j.postponed && tracker.job_runnable(j))
+    {
+        return Err(format!(
+            "{} was postponed (schedule_backoff): when the backoff ends is not printed",
+            job.name
+        ));
     }
     let Some(ncpus) = tracker.ncpus.filter(|&n| n > 0) else {
         return Err(
@@ -676,15 +781,23 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
         selected.extend(next.values().cloned());
         // highest_prio_project_best_result()
         let prio = &build.prio;
+        if let Some(project) = next.keys().find(|p| !prio.iter().any(|q| q.0 == **p)) {
+            return Err(format!(
+                "{project} has a runnable job but no `[prio]` line in this pass"
+            ));
+        }
         let mut best: Option<usize> = None;
         for (k, p) in prio.iter().enumerate() {
             if !next.contains_key(&p.0) {
                 continue;
             }
-            let close = |b: usize| (p.1 - prio[b].1).abs() <= p.3 + prio[b].3;
+            // Every printed priority is itself rounded (half a unit of its
+            // sixth decimal): closer than the two uncertainties is a tie.
+            let close =
+                |b: usize| (p.1 - prio[b].1).abs() <= p.3.max(0.5e-6) + prio[b].3.max(0.5e-6);
             match best {
                 None => best = Some(k),
-                Some(b) if p.1 == prio[b].1 || (p.3 + prio[b].3 > 0.0 && close(b)) => {
+                Some(b) if close(b) => {
                     return Err(format!(
                         "projects {} and {} tie at the printed priority {:.6}: which one the \
                          client took first is below the log's precision",
@@ -755,15 +868,20 @@ impl Build<'_> {
         };
         let have_mc = !tracker.app_limits.is_empty() || !tracker.project_limits.is_empty();
         if have_mc {
-            let app = tracker.job_app.get(job);
-            let app_limit = app.and_then(|a| tracker.app_limits.get(a));
+            let app = tracker.app_key_of(project, job);
+            let app_limit = app.as_ref().and_then(|a| tracker.app_limits.get(a));
             if app.is_none() && !tracker.app_limits.is_empty() {
                 return Err(format!(
                     "{job}'s app is not told before this pass (its max_concurrent limit decides)"
                 ));
             }
-            let over_app = app_limit
-                .is_some_and(|&m| app.and_then(|a| self.app_n.get(a)).copied().unwrap_or(0) >= m);
+            let over_app = app_limit.is_some_and(|&m| {
+                app.as_ref()
+                    .and_then(|a| self.app_n.get(a))
+                    .copied()
+                    .unwrap_or(0)
+                    >= m
+            });
             let over_project = tracker
                 .project_limits
                 .get(project)
@@ -802,8 +920,8 @@ impl Build<'_> {
         }
         p.3 += step * 0.5e-6 / p.2;
         if have_mc {
-            if let Some(app) = tracker.job_app.get(job) {
-                *self.app_n.entry(app.clone()).or_default() += 1;
+            if let Some(app) = tracker.app_key_of(project, job) {
+                *self.app_n.entry(app).or_default() += 1;
             }
             *self.project_n.entry(project.to_string()).or_default() += 1;
         }
@@ -858,7 +976,15 @@ fn edf_phase(build: &mut Build<'_>, selected: &mut HashSet<String>) -> Result<()
                     job.name, held.name
                 ));
             };
-            if mine == theirs && has_task == held_task && has_task {
+            // Two unstarted jobs of one app and one size have exactly the
+            // same runtime estimate: the first in the client's order stays.
+            let same_estimate = !has_task
+                && !held_task
+                && tracker.job_app.contains_key(&job.name)
+                && tracker.job_app.get(&job.name) == tracker.job_app.get(&held.name)
+                && tracker.sizes.contains_key(&job.name)
+                && tracker.sizes.get(&job.name) == tracker.sizes.get(&held.name);
+            if mine == theirs && has_task == held_task && !same_estimate {
                 return Err(format!(
                     "{} and {} share a report deadline and tie at the printed runtime left",
                     job.name, held.name

@@ -602,12 +602,7 @@ pub fn audit_with_draws(
         }
         state => {
             let contexts = selfcheck::link_contexts(&points);
-            let run_lists = joblog::run_lists(
-                &trace.events,
-                &points,
-                &job_apps(trace),
-                &job_deadlines(trace),
-            );
+            let run_lists = joblog::run_lists(&trace.events, &points, &job_facts(trace));
             let reports = joblog::report_checks(&trace.events, &points);
             let check = selfcheck::SelfCheck::new(state.as_ref(), contexts, run_lists, reports);
             let mut results = Vec::new();
@@ -860,21 +855,32 @@ fn run_recorded(
 /// Up to `n` log lines before and after event `idx`, as printed in the log
 /// (read back from the log file when it is readable, else rendered from the
 /// typed events).
-/// Each job's app, from every scheduler reply and client state of the trace
-/// (a real client's log names a job's app only when the job starts).
-fn job_apps(trace: &Trace) -> std::collections::HashMap<String, String> {
-    let mut apps = std::collections::HashMap::new();
+/// What the trace's scheduler replies and client states tell of each job
+/// (a real client's log names a job's app only when it starts, and never
+/// prints its deadline or size).
+fn job_facts(trace: &Trace) -> joblog::JobFacts {
+    let mut facts = joblog::JobFacts::default();
     let mut add = |workunits: &[crate::trace::state::Workunit],
                    results: &[crate::trace::state::Job]| {
         for result in results {
-            let app = result.app_name.clone().or_else(|| {
-                workunits
-                    .iter()
-                    .find(|wu| wu.name.is_some() && wu.name == result.wu_name)
-                    .and_then(|wu| wu.app_name.clone())
-            });
-            if let (Some(name), Some(app)) = (result.name.clone(), app) {
-                apps.insert(name, app);
+            let Some(name) = result.name.clone() else {
+                continue;
+            };
+            let workunit = workunits
+                .iter()
+                .find(|wu| wu.name.is_some() && wu.name == result.wu_name);
+            if let Some(app) = result
+                .app_name
+                .clone()
+                .or_else(|| workunit.and_then(|wu| wu.app_name.clone()))
+            {
+                facts.apps.insert(name.clone(), app);
+            }
+            if let Some(deadline) = result.report_deadline {
+                facts.deadlines.insert(name.clone(), deadline);
+            }
+            if let Some(size) = workunit.and_then(|wu| wu.rsc_fpops_est) {
+                facts.sizes.insert(name, size);
             }
         }
     };
@@ -884,27 +890,7 @@ fn job_apps(trace: &Trace) -> std::collections::HashMap<String, String> {
     for project in trace.state.client_states.iter().flat_map(|s| &s.projects) {
         add(&project.workunits, &project.results);
     }
-    apps
-}
-
-/// Each job's report deadline, from every scheduler reply and client state
-/// of the trace (a real client's log never prints it).
-fn job_deadlines(trace: &Trace) -> std::collections::HashMap<String, f64> {
-    let replies = trace
-        .rpcs
-        .iter()
-        .filter_map(|f| f.reply.as_ref())
-        .flat_map(|r| &r.results);
-    let states = trace
-        .state
-        .client_states
-        .iter()
-        .flat_map(|s| &s.projects)
-        .flat_map(|p| &p.results);
-    replies
-        .chain(states)
-        .filter_map(|r| Some((r.name.clone()?, r.report_deadline?)))
-        .collect()
+    facts
 }
 
 fn context_lines(trace: &Trace, idx: usize, n: usize) -> Vec<String> {
