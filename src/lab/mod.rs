@@ -800,12 +800,6 @@ pub fn real_usage(dir: &Path) -> Result<RealUsage, LabError> {
     let parsed =
         crate::parse::load_trace(&[dir.to_path_buf()], &crate::parse::LogOptions::default());
     let trace = parsed.value;
-    let seconds = |t: &crate::trace::time::EventTime| match t {
-        crate::trace::time::EventTime::Local(t) => Some(t.and_utc().timestamp() as f64),
-        crate::trace::time::EventTime::Simulated(s) => Some(*s as f64),
-        crate::trace::time::EventTime::Unix(s) => Some(*s as f64),
-        crate::trace::time::EventTime::None => None,
-    };
     let ncpus_of = |project: &str| {
         lab.projects
             .iter()
@@ -817,7 +811,7 @@ pub fn real_usage(dir: &Path) -> Result<RealUsage, LabError> {
     let mut used: std::collections::HashMap<String, f64> = Default::default();
     let (mut first, mut last) = (None::<f64>, 0.0f64);
     for event in &trace.events {
-        let Some(now) = seconds(&event.time) else {
+        let Some(now) = event.time.secs() else {
             continue;
         };
         first.get_or_insert(now);

@@ -106,12 +106,8 @@ struct Tracker {
     contacted: HashSet<String>,
     app_limits: HashMap<String, u32>,
     project_limits: HashMap<String, u32>,
-    job_app: HashMap<String, String>,
-    /// Each job's report deadline, where the trace's replies or client
-    /// states tell it (the log never prints it).
-    deadlines: HashMap<String, f64>,
-    /// Each job's `rsc_fpops_est`, where the replies or states tell it.
-    sizes: HashMap<String, f64>,
+    /// Each job's app, deadline and size from the replies and states.
+    facts: JobFacts,
     ncpus: Option<u32>,
     /// The usable CPUs changed during the log (the client's peak-FLOPS
     /// total, which sets the priority step, keeps the first count).
@@ -256,7 +252,7 @@ impl Tracker {
                 }
             }
             Message::TaskStart { job, app, .. } => {
-                self.job_app.insert(job.to_string(), app.to_string());
+                self.facts.apps.insert(job.to_string(), app.to_string());
                 let task = self.task_mut(job);
                 task.scheduled = true;
                 if !task.process_exists() {
@@ -324,7 +320,7 @@ impl Tracker {
 
     /// The key of an app's max_concurrent limit: apps belong to a project.
     fn app_key_of(&self, project: &str, job: &str) -> Option<String> {
-        self.job_app.get(job).map(|app| app_key(project, app))
+        self.facts.apps.get(job).map(|app| app_key(project, app))
     }
 
     fn job_runnable(&self, job: &TrackedJob) -> bool {
@@ -620,9 +616,7 @@ pub fn run_lists(
         .collect();
     let mut out = BTreeMap::new();
     let mut tracker = Tracker {
-        job_app: facts.apps.clone(),
-        deadlines: facts.deadlines.clone(),
-        sizes: facts.sizes.clone(),
+        facts: facts.clone(),
         ..Tracker::default()
     };
     let mut next = starts.iter().copied().peekable();
@@ -949,7 +943,7 @@ fn edf_phase(build: &mut Build<'_>, selected: &mut HashSet<String>) -> Result<()
             {
                 continue;
             }
-            let Some(deadline) = tracker.deadlines.get(&job.name).copied() else {
+            let Some(deadline) = tracker.facts.deadlines.get(&job.name).copied() else {
                 return Err(format!(
                     "{}'s report deadline is not in the trace (scheduler replies or \
                      client_state.xml): the EDF part of the run list orders by it",
@@ -980,10 +974,10 @@ fn edf_phase(build: &mut Build<'_>, selected: &mut HashSet<String>) -> Result<()
             // same runtime estimate: the first in the client's order stays.
             let same_estimate = !has_task
                 && !held_task
-                && tracker.job_app.contains_key(&job.name)
-                && tracker.job_app.get(&job.name) == tracker.job_app.get(&held.name)
-                && tracker.sizes.contains_key(&job.name)
-                && tracker.sizes.get(&job.name) == tracker.sizes.get(&held.name);
+                && tracker.facts.apps.contains_key(&job.name)
+                && tracker.facts.apps.get(&job.name) == tracker.facts.apps.get(&held.name)
+                && tracker.facts.sizes.contains_key(&job.name)
+                && tracker.facts.sizes.get(&job.name) == tracker.facts.sizes.get(&held.name);
             if mine == theirs && has_task == held_task && !same_estimate {
                 return Err(format!(
                     "{} and {} share a report deadline and tie at the printed runtime left",
