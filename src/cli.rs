@@ -287,6 +287,11 @@ pub struct SimulateArgs {
     /// where `boinc-audit audit DIR` checks the scheduler rules on them.
     #[arg(long, value_name = "DIR")]
     pub trace_out: Option<PathBuf>,
+    /// Write the run as the client emulator's log.txt (its messages for
+    /// the scenario's cc_config.xml log flags, line for line) to FILE;
+    /// `boinc-audit audit` reads it beside the scenario's inputs.
+    #[arg(long, value_name = "FILE")]
+    pub log_out: Option<PathBuf>,
 }
 
 /// `golden` subcommands.

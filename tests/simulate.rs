@@ -6,6 +6,7 @@
 //! outputs/inputs.txt, outputs/results.txt). Run options (duration, delta,
 //! existing jobs only) are read from `outputs/inputs.txt`.
 
+mod common;
 use boinc_audit::simulate::{simulate_scenario, SimOptions, SimReport};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -59,21 +60,6 @@ fn scenario_dir(name: &str) -> PathBuf {
         .map(|root| root.join(name))
         .find(|dir| dir.join("outputs/results.txt").is_file())
         .unwrap_or_else(|| panic!("no scenario {name} under {:?}", roots()))
-}
-
-/// The scenario's log, plain or gzipped (the trimmed generated copies).
-fn read_log(dir: &Path) -> String {
-    use std::io::Read;
-    let plain = dir.join("outputs/log.txt");
-    if plain.is_file() {
-        return std::fs::read_to_string(plain).unwrap();
-    }
-    let file = std::fs::File::open(dir.join("outputs/log.txt.gz")).unwrap();
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_string(&mut text)
-        .unwrap();
-    text
 }
 
 fn value_after(text: &str, label: &str) -> f64 {
@@ -263,7 +249,7 @@ fn transcripts_are_the_emulator_rpcs() {
     for name in scenarios() {
         let name = name.as_str();
         let dir = scenario_dir(name);
-        let log = read_log(&dir);
+        let log = common::read_reference_log(&dir);
         let (mut expected, last) = emulator_rpcs(&log);
         let options = SimOptions {
             keep_transcripts: true,

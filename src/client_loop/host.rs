@@ -66,8 +66,11 @@ pub fn progress(
         }
     }
     let ncpus = state.n_usable_cpus() as f64;
-    let cpu_scale = if cpu_of_cpu + cpu_of_gpu > ncpus && cpu_of_cpu > 0.0 {
-        ((ncpus - cpu_of_gpu) / cpu_of_cpu).max(0.0)
+    // As sim.cpp computes it: (n − gpu) / ((cpu + gpu) − gpu), whose last
+    // bits can differ from (n − gpu) / cpu and decide finish-time ties.
+    let cpu_usage = cpu_of_cpu + cpu_of_gpu;
+    let cpu_scale = if cpu_usage > ncpus && cpu_of_cpu > 0.0 {
+        ((ncpus - cpu_of_gpu) / (cpu_usage - cpu_of_gpu)).max(0.0)
     } else {
         1.0
     };

@@ -105,8 +105,9 @@ pub enum RpcOutcome {
     /// The project's server could not be reached (`RPC skipped: project
     /// down`); the client backs the project off with the given draw.
     Down(Drawn),
-    /// The server replied with these jobs, in creation order.
-    Reply(Vec<Job>),
+    /// The server replied with these jobs, in creation order, and refused
+    /// those.
+    Reply(Vec<Job>, Vec<Refusal>),
 }
 
 /// A random draw of the client, as the world gives it.
@@ -205,6 +206,45 @@ pub enum TaskAction {
     Start(JobIdx),
 }
 
+/// A job the server refused to send: its estimated time would pass its
+/// latency bound after the reported delay (sim.cpp simulate_rpc, `job for
+/// APP misses deadline approx`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    /// Jobs the reply held when it was refused.
+    pub after_jobs: usize,
+    /// The app.
+    pub app: String,
+    /// The delay reported for its resource.
+    pub delay: f64,
+    /// Its estimated time.
+    pub est: f64,
+    /// The app's latency bound.
+    pub bound: f64,
+}
+
+/// What the loop did besides deciding: the client's bookkeeping that its
+/// log shows (requests for a pass, task exits, RPCs begun).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LoopNote {
+    /// `request_schedule_cpus(why)`.
+    ScheduleRequested(&'static str),
+    /// `request_work_fetch(why)`.
+    WorkFetchRequested(&'static str),
+    /// A task's process exited (`ACTIVE_TASK_SET::poll`).
+    TaskExited(JobIdx),
+    /// A finished task is handled (`handle_finished_apps`): before its REC
+    /// update if it is the first.
+    TaskFinished(JobIdx),
+    /// An RPC begins: to report results (else to get work).
+    RpcBegins {
+        /// The project.
+        project: ProjectIdx,
+        /// It reports results (a piggybacked request).
+        report: bool,
+    },
+}
+
 /// One decision of the loop, as engine data (plug-in point two's output).
 #[derive(Clone, Copy, Debug)]
 pub enum LoopEvent<'a> {
@@ -271,9 +311,13 @@ pub enum LoopEvent<'a> {
         in_progress: &'a [String],
         /// Jobs received.
         jobs: &'a [Job],
+        /// Jobs the server refused.
+        refused: &'a [Refusal],
     },
     /// A job the world delivered unasked was added.
     Unsolicited(JobIdx),
+    /// Bookkeeping the client's log shows.
+    Note(LoopNote),
     /// A engine call failed; the loop goes on without that decision.
     EngineError {
         /// Which decision.
@@ -521,7 +565,7 @@ impl<'a> ClientLoop<'a> {
         if diff > self.delta {
             diff = 0.0;
         }
-        let exits = host::progress(
+        let mut exits = host::progress(
             &mut self.state,
             &mut self.side,
             &mut self.accounts,
@@ -531,12 +575,22 @@ impl<'a> ClientLoop<'a> {
             self.gpu_active,
             &self.params,
         );
+        exits.sort_by_key(|&j| (self.task_seq(j), j));
+        for &j in &exits {
+            self.note(now, LoopNote::TaskExited(j));
+            self.note(now, LoopNote::ScheduleRequested("job finished"));
+            self.note(now, LoopNote::WorkFetchRequested("job finished"));
+        }
         !exits.is_empty()
+    }
+
+    fn note(&mut self, now: f64, note: LoopNote) {
+        self.observer.event(&self.state, now, LoopEvent::Note(note));
     }
 
     /// Finished-task handling: REC (first exit credited twice), then the tasks go.
     fn handle_finished(&mut self, now: f64) -> bool {
-        let exited: Vec<usize> = (0..self.state.jobs.len())
+        let mut exited: Vec<usize> = (0..self.state.jobs.len())
             .filter(|&j| {
                 self.state.jobs[j]
                     .task
@@ -544,6 +598,7 @@ impl<'a> ClientLoop<'a> {
                     .is_some_and(|t| t.task_state == TaskState::Exited)
             })
             .collect();
+        exited.sort_by_key(|&j| (self.task_seq(j), j));
         // The client credits the first task to exit in active-task order
         // (tasks are appended when created), not in job order: at 18:05 in
         // seed_cpu_gpu_two_projects B_12 (task created 14:05) exits with
@@ -556,6 +611,7 @@ impl<'a> ClientLoop<'a> {
         else {
             return false;
         };
+        self.note(now, LoopNote::TaskFinished(first));
         if self.ltd.is_some() {
             for &j in &exited {
                 self.ltd_credit_exit(j, now);
@@ -564,6 +620,11 @@ impl<'a> ClientLoop<'a> {
             let adjustment = adjust_rec(&mut self.state, now, Some(first), &self.params);
             self.observer
                 .event(&self.state, now, LoopEvent::Rec(&adjustment));
+        }
+        self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
+        for &j in exited.iter().filter(|&&j| j != first) {
+            self.note(now, LoopNote::TaskFinished(j));
+            self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
         }
         for j in exited {
             let job = &mut self.state.jobs[j];
@@ -593,6 +654,9 @@ impl<'a> ClientLoop<'a> {
         }
         if self.state.jobs.is_empty() {
             return Ok(false);
+        }
+        if now - self.last_schedule >= 60.0 {
+            self.note(now, LoopNote::ScheduleRequested("periodic CPU scheduling"));
         }
         if !self.must_schedule && now - self.last_schedule < 60.0 {
             return Ok(false);
@@ -625,7 +689,15 @@ impl<'a> ClientLoop<'a> {
         }
         self.observer
             .event(&self.state, now, LoopEvent::RunList { run: &run, fresh });
-        self.sim = Some(run.sim.clone());
+        // The instant's simulation keeps promote_once_ran_edf's marks for
+        // the passes that reuse it.
+        let mut sim = run.sim.clone();
+        for &j in &run.promoted {
+            if let Some(miss) = sim.misses_deadline.get_mut(j) {
+                *miss = true;
+            }
+        }
+        self.sim = Some(sim);
         let restore = self
             .world
             .tie_order(now)
@@ -727,6 +799,17 @@ impl<'a> ClientLoop<'a> {
                     TaskAction::Start(j)
                 });
                 task.task_state = TaskState::Executing;
+                // enforce_run_list: a task started in deadline trouble
+                // once ran EDF.
+                if self
+                    .sim
+                    .as_ref()
+                    .and_then(|s| s.misses_deadline.get(j))
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    task.once_ran_edf = true;
+                }
             }
         }
         preempts.extend(starts);
@@ -846,6 +929,13 @@ impl<'a> ClientLoop<'a> {
             .collect();
         let due = project_with_overdue_results(&self.state, &completed, now, &self.params);
         if let Some(p) = due {
+            self.note(
+                now,
+                LoopNote::RpcBegins {
+                    project: p,
+                    report: true,
+                },
+            );
             let sim = self.poll_simulation(now)?;
             self.state.projects[p].sched_rpc_pending = Some(RpcReason::ResultsDue);
             let out = piggyback_work_request(&mut self.state, p, now, sim, &self.params)
@@ -895,7 +985,16 @@ impl<'a> ClientLoop<'a> {
             },
         );
         match out.chosen {
-            Some(p) => self.do_rpc(p, &out.request, now),
+            Some(p) => {
+                self.note(
+                    now,
+                    LoopNote::RpcBegins {
+                        project: p,
+                        report: false,
+                    },
+                );
+                self.do_rpc(p, &out.request, now)
+            }
             None => Ok(false),
         }
     }
@@ -917,8 +1016,9 @@ impl<'a> ClientLoop<'a> {
                 self.project_down(p, drawn, now)?;
                 return Ok(None);
             }
-            RpcOutcome::Reply(jobs) => jobs,
+            RpcOutcome::Reply(jobs, refused) => (jobs, refused),
         };
+        let (jobs, refused) = jobs;
         let mut reported = Vec::new();
         let mut in_progress = Vec::new();
         for job in self.state.jobs.iter().filter(|job| job.project == p) {
@@ -937,6 +1037,7 @@ impl<'a> ClientLoop<'a> {
                 reported: &reported,
                 in_progress: &in_progress,
                 jobs: &jobs,
+                refused: &refused,
             },
         );
         self.report_jobs(p, now);
@@ -1057,6 +1158,7 @@ impl<'a> ClientLoop<'a> {
         let Some(new_jobs) = self.do_rpc_jobs(p, request, now)? else {
             return Ok(false);
         };
+        let sent_something = !new_jobs.is_empty();
         let new_job_rsc = new_jobs.map(|j| self.state.jobs[j].usage.rsc).collect();
         let reply = SchedReply {
             new_job_rsc,
@@ -1103,6 +1205,10 @@ impl<'a> ClientLoop<'a> {
                     interval: backoff.interval,
                 },
             );
+        }
+        if sent_something {
+            self.note(now, LoopNote::ScheduleRequested("simulate_rpc"));
+            self.note(now, LoopNote::WorkFetchRequested("simulate_rpc"));
         }
         if self.profile.rpc_deferral > 0.0 {
             // The 7.2.42 emulator harness defers a project after every

@@ -15,6 +15,9 @@ const DEFAULT_DELTA: f64 = 300.0;
 /// Simulates the scenario and prints the figures of merit and usage.
 pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     if args.hosts.is_some() || sequences::is_sequence_notation(&args.scenario) {
+        if args.log_out.is_some() {
+            anyhow::bail!("--log-out writes one client's log: not with --hosts or work sequences");
+        }
         return run_sequences(args);
     }
     let (policy, policy_reason, release) = if args.policy == "auto" {
@@ -76,7 +79,15 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
         keep_transcripts: args.trace_out.is_some(),
         release,
     };
-    let mut report = simulate::simulate_scenario(&args.scenario, &options)?;
+    let mut report = match &args.log_out {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("--log-out {}", path.display()))?;
+            let mut out = std::io::BufWriter::new(file);
+            simulate::simulate_scenario_logged(&args.scenario, &options, Some(&mut out))?
+        }
+        None => simulate::simulate_scenario(&args.scenario, &options)?,
+    };
     report.policy_reason = policy_reason;
     report.run_options_from = recorded.map(|r| r.source.display().to_string());
     if let Some(dir) = &args.trace_out {

@@ -14,10 +14,88 @@ pub enum CoprocAssignment {
     Removed,
 }
 
+/// One `[coproc]` message of the assignment, in order (`coproc_debug`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum CoprocNote {
+    /// `TYPE instance K; X pending for JOB` (K is the position in the
+    /// task's instance list, as the client prints it).
+    Pending {
+        /// The job.
+        job: JobIdx,
+        /// Position in its instance list.
+        k: usize,
+        /// Usage per instance.
+        x: f64,
+    },
+    /// `TYPE X instance of device D already assigned to task JOB`.
+    Taken {
+        /// The job.
+        job: JobIdx,
+        /// Usage per instance.
+        x: f64,
+        /// The device.
+        dev: usize,
+    },
+    /// `TYPE instance D: confirming X instance for JOB`.
+    Confirming {
+        /// The job.
+        job: JobIdx,
+        /// The device.
+        dev: usize,
+        /// Usage per instance.
+        x: f64,
+    },
+    /// `Assigning X of TYPE [free ]instance D to JOB`.
+    Fraction {
+        /// The job.
+        job: JobIdx,
+        /// Its usage.
+        x: f64,
+        /// The device.
+        dev: usize,
+        /// An unused instance (else one already partly assigned).
+        free: bool,
+    },
+    /// `Insufficient TYPE for JOB: need X`.
+    NoFraction {
+        /// The job.
+        job: JobIdx,
+        /// Its usage.
+        x: f64,
+    },
+    /// `Insufficient TYPE for JOB; need N, available M`.
+    NoWhole {
+        /// The job.
+        job: JobIdx,
+        /// Instances needed.
+        need: usize,
+        /// Free instances.
+        free: usize,
+    },
+    /// `Assigning TYPE [pending ]instance D to JOB`.
+    Whole {
+        /// The job.
+        job: JobIdx,
+        /// The device.
+        dev: usize,
+        /// The instance was pending (a running task's).
+        pending: bool,
+    },
+}
+
 /// Mirrors assign_coprocs() in client/coproc_sched.cpp (§6.3): for each
 /// coprocessor job of `list` in order, the instances it gets. CPU jobs are
 /// not in the result.
 pub fn assign_coprocs(state: &HostState, list: &[JobIdx]) -> Vec<(JobIdx, CoprocAssignment)> {
+    assign_coprocs_noted(state, list, &mut Vec::new())
+}
+
+/// [`assign_coprocs`], with its messages appended to `notes`.
+pub fn assign_coprocs_noted(
+    state: &HostState,
+    list: &[JobIdx],
+    notes: &mut Vec<CoprocNote>,
+) -> Vec<(JobIdx, CoprocAssignment)> {
     let n_rsc = state.n_rsc();
     let mut usage: Vec<Vec<f64>> = (0..n_rsc).map(|r| vec![0.0; state.ninstances(r)]).collect();
     let mut pending: Vec<Vec<f64>> = usage.clone();
@@ -32,12 +110,14 @@ pub fn assign_coprocs(state: &HostState, list: &[JobIdx]) -> Vec<(JobIdx, Coproc
         if job.usage.rsc == 0 {
             continue;
         }
-        for &i in &task.coproc_indices {
+        for (k, &i) in task.coproc_indices.iter().enumerate() {
             if let Some(cell) = pending
                 .get_mut(job.usage.rsc)
                 .and_then(|row| row.get_mut(i))
             {
-                *cell += job.usage.coproc_usage.min(1.0);
+                let x = job.usage.coproc_usage.min(1.0);
+                *cell += x;
+                notes.push(CoprocNote::Pending { job: j, k, x });
             }
         }
     }
@@ -61,32 +141,53 @@ pub fn assign_coprocs(state: &HostState, list: &[JobIdx]) -> Vec<(JobIdx, Coproc
             .filter(|t| t.has_process() && !t.coproc_indices.is_empty());
         let assignment = if let Some(task) = running {
             let per = x.min(1.0);
-            let fits = task
+            let taken = task
                 .coproc_indices
                 .iter()
-                .all(|&i| used.get(i).is_some_and(|u| u + per <= 1.0));
-            if fits {
+                .copied()
+                .find(|&i| used.get(i).is_none_or(|u| u + per > 1.0));
+            if let Some(dev) = taken {
+                notes.push(CoprocNote::Taken {
+                    job: j,
+                    x: per,
+                    dev,
+                });
+                CoprocAssignment::Removed
+            } else {
                 for &i in &task.coproc_indices {
                     if let (Some(u), Some(p)) = (used.get_mut(i), pend.get_mut(i)) {
                         *u += per;
                         *p -= per;
+                        notes.push(CoprocNote::Confirming {
+                            job: j,
+                            dev: i,
+                            x: per,
+                        });
                     }
                 }
                 CoprocAssignment::Assigned(task.coproc_indices.clone())
-            } else {
-                CoprocAssignment::Removed
             }
         } else if x < 1.0 {
             let n = used.len();
             let shared = (0..n).find(|&i| {
                 usable(i) && (used[i] > 0.0 || pend[i] > 0.0) && used[i] + pend[i] + x <= 1.0
             });
-            match shared.or_else(|| (0..n).find(|&i| usable(i) && used[i] == 0.0)) {
-                Some(i) => {
+            let free = (0..n).find(|&i| usable(i) && used[i] == 0.0);
+            match shared.map(|i| (i, false)).or(free.map(|i| (i, true))) {
+                Some((i, free)) => {
                     used[i] += x;
+                    notes.push(CoprocNote::Fraction {
+                        job: j,
+                        x,
+                        dev: i,
+                        free,
+                    });
                     CoprocAssignment::Assigned(vec![i])
                 }
-                None => CoprocAssignment::Removed,
+                None => {
+                    notes.push(CoprocNote::NoFraction { job: j, x });
+                    CoprocAssignment::Removed
+                }
             }
         } else {
             let need = x.ceil() as usize;
@@ -99,9 +200,19 @@ pub fn assign_coprocs(state: &HostState, list: &[JobIdx]) -> Vec<(JobIdx, Coproc
                 chosen.truncate(need);
                 for &i in &chosen {
                     used[i] = 1.0;
+                    notes.push(CoprocNote::Whole {
+                        job: j,
+                        dev: i,
+                        pending: pend[i] != 0.0,
+                    });
                 }
                 CoprocAssignment::Assigned(chosen)
             } else {
+                notes.push(CoprocNote::NoWhole {
+                    job: j,
+                    need,
+                    free: chosen.len(),
+                });
                 CoprocAssignment::Removed
             }
         };

@@ -4,7 +4,7 @@
 //!
 //! Architecture Invariant: pure; no I/O, no clock, no parsers.
 
-use super::coproc_sched::{assign_coprocs, CoprocAssignment};
+use super::coproc_sched::{assign_coprocs_noted, CoprocAssignment, CoprocNote};
 use super::params::Params;
 use super::rec::{adjust_rec_sched, project_priority_init, PriorityInit, PriorityMode};
 use super::rr_sim::{rr_simulate, RrSimOutcome};
@@ -37,6 +37,22 @@ pub struct RunListEntry {
     pub priority: f64,
 }
 
+/// One message of `make_run_list` besides its `add to run list` lines, in
+/// order (recorded when [`Params::trace`] is set).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum RunNote {
+    /// `[cpu_sched_debug] domino prevention: mark JOB as deadline miss`.
+    Domino(JobIdx),
+    /// `[cpu_sched_debug] thrashing prevention: mark JOB as deadline miss`.
+    Thrashing(JobIdx),
+    /// `[cpu_sched_debug] insufficient TYPE for JOB`.
+    Insufficient(JobIdx),
+    /// `[cpu_sched_debug] reserving USAGE of coproc TYPE`.
+    Reserve(JobIdx),
+    /// The run list's entry of this index was added.
+    Add(usize),
+}
+
 /// The result of `make_run_list`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunListOutcome {
@@ -46,6 +62,11 @@ pub struct RunListOutcome {
     pub prio_init: PriorityInit,
     /// The ordered candidate list.
     pub run_list: Vec<RunListEntry>,
+    /// Its messages (empty unless [`Params::trace`]).
+    pub notes: Vec<RunNote>,
+    /// Jobs `promote_once_ran_edf` marked as deadline misses (the
+    /// simulation's flags stay as it left them).
+    pub promoted: Vec<JobIdx>,
 }
 
 /// Reserved usage while building the list (`PROC_RESOURCES`).
@@ -87,7 +108,32 @@ impl ProcResources {
             .is_none_or(|row| row.iter().all(|&u| u >= 1.0))
     }
 
-    fn can_schedule(&self, state: &HostState, j: JobIdx, now: f64) -> bool {
+    /// `Err(true)` = not enough free GPU instances (a printed reason).
+    fn can_schedule(&self, state: &HostState, j: JobIdx, now: f64) -> Result<(), bool> {
+        self.schedulable(state, j, now)
+            .then_some(())
+            .ok_or_else(|| coprocs_short(state, j, now))
+    }
+}
+
+/// The job was refused for want of free GPU instances (the other refusals
+/// of `can_schedule` come first and print nothing).
+fn coprocs_short(state: &HostState, j: JobIdx, now: f64) -> bool {
+    state.jobs.get(j).is_some_and(|job| {
+        job.usage.rsc != 0
+            && job.schedule_backoff <= now
+            && !job.task.as_ref().is_some_and(|t| {
+                matches!(
+                    t.task_state,
+                    TaskState::AbortPending | TaskState::QuitPending
+                )
+            })
+            && !(state.uses_gpu(job) && state.gpu_suspended)
+    })
+}
+
+impl ProcResources {
+    fn schedulable(&self, state: &HostState, j: JobIdx, now: f64) -> bool {
         let Some(job) = state.jobs.get(j) else {
             return false;
         };
@@ -119,12 +165,15 @@ impl ProcResources {
         false
     }
 
-    fn schedule(&mut self, state: &HostState, j: JobIdx) {
-        let Some(job) = state.jobs.get(j) else { return };
+    /// Reserves the job's resources; true if GPU instances were reserved.
+    fn schedule(&mut self, state: &HostState, j: JobIdx) -> bool {
+        let Some(job) = state.jobs.get(j) else {
+            return false;
+        };
         let r = job.usage.rsc;
         if r != 0 {
             if state.ncoprocs_excluded(job.project, r) > 0 {
-                return;
+                return false;
             }
             // Spec §6.2 says "fill the first non-excluded instance with enough room;
             // otherwise fill instances partially". The client (PROC_RESOURCES::reserve_coprocs
@@ -150,11 +199,13 @@ impl ProcResources {
                 *used = 1.0;
                 x -= unused;
             }
+            return true;
         } else if job.usage.avg_ncpus > 1.0 {
             self.used_mt += job.usage.avg_ncpus;
         } else {
             self.used_st += job.usage.avg_ncpus;
         }
+        false
     }
 }
 
@@ -168,6 +219,7 @@ struct RunListBuilder<'a> {
     dl_copy: Vec<Vec<i64>>,
     next_result: Vec<Option<JobIdx>>,
     proc: ProcResources,
+    notes: Vec<RunNote>,
     run_list: Vec<RunListEntry>,
     /// The caller's order for deadline ties the estimates of
     /// [`Job::estimate_unknown`] jobs would break.
@@ -348,11 +400,33 @@ impl RunListBuilder<'_> {
         best.and_then(|p| self.next_result[p].take())
     }
 
+    fn note(&mut self, note: RunNote) {
+        if self.params.trace {
+            self.notes.push(note);
+        }
+    }
+
+    /// `can_schedule`, noting an insufficient-GPU refusal.
+    fn can_schedule(&mut self, j: JobIdx) -> bool {
+        match self.proc.can_schedule(self.state, j, self.now) {
+            Ok(()) => true,
+            Err(short) => {
+                if short {
+                    self.note(RunNote::Insufficient(j));
+                }
+                false
+            }
+        }
+    }
+
     fn add(&mut self, j: JobIdx, phase: RunListPhase) {
         let job = &self.state.jobs[j];
         let (rsc, project) = (job.usage.rsc, job.project);
         let priority = self.state.projects[project].prio.sched_priority;
-        self.proc.schedule(self.state, j);
+        if self.proc.schedule(self.state, j) {
+            self.note(RunNote::Reserve(j));
+        }
+        self.note(RunNote::Add(self.run_list.len()));
         adjust_rec_sched(self.state, j, self.params);
         if phase == RunListPhase::Edf {
             self.dl_copy[project][rsc] -= 1;
@@ -394,6 +468,8 @@ pub fn make_run_list_with_ties(
         Some(sim) if sim.now == now => sim,
         _ => rr_simulate(state, now, params)?,
     };
+    let mut notes = Vec::new();
+    let promoted = promote_once_ran_edf(state, &sim, now, params, &mut notes);
     let prio_init = project_priority_init(state, PriorityMode::Runnable, now, params);
     let n_rsc = state.n_rsc();
     let n_jobs = state.jobs.len();
@@ -434,6 +510,7 @@ pub fn make_run_list_with_ties(
         started,
         dl_copy,
         proc,
+        notes,
         run_list: Vec::new(),
         tie_hint,
     };
@@ -443,7 +520,7 @@ pub fn make_run_list_with_ties(
                 break;
             };
             b.selected[j] = true;
-            if b.proc.can_schedule(b.state, j, now) {
+            if b.can_schedule(j) {
                 b.add(j, RunListPhase::Edf);
             }
         }
@@ -452,7 +529,7 @@ pub fn make_run_list_with_ties(
                 break;
             };
             b.selected[j] = true;
-            if b.proc.can_schedule(b.state, j, now) {
+            if b.can_schedule(j) {
                 b.add(j, RunListPhase::Fifo);
             }
         }
@@ -471,7 +548,7 @@ pub fn make_run_list_with_ties(
             if have_mc && counters.exceeded(b.state, &b.state.jobs[j]).is_some() {
                 continue;
             }
-            if !b.proc.can_schedule(b.state, j, now) || b.proc.cpu_list_full(b.state, j, params) {
+            if !b.can_schedule(j) || b.proc.cpu_list_full(b.state, j, params) {
                 continue;
             }
             b.add(j, phase);
@@ -480,12 +557,59 @@ pub fn make_run_list_with_ties(
             }
         }
     }
-    let run_list = b.run_list;
+    let (run_list, notes) = (b.run_list, b.notes);
     Ok(RunListOutcome {
         sim,
         prio_init,
         run_list,
+        notes,
+        promoted,
     })
+}
+
+/// Mirrors promote_once_ran_edf() in client/cpu_sched.cpp: a task not
+/// simulated to miss its deadline is marked as missing it if it once ran
+/// EDF while its project has misses of its resource ("domino"), or if a
+/// simulation saw it miss within the last scheduling period
+/// ("thrashing"). The marks feed only `once_ran_edf` and the log.
+fn promote_once_ran_edf(
+    state: &HostState,
+    sim: &RrSimOutcome,
+    now: f64,
+    params: &Params,
+    notes: &mut Vec<RunNote>,
+) -> Vec<JobIdx> {
+    let mut tasks: Vec<(u64, JobIdx)> = state
+        .jobs
+        .iter()
+        .enumerate()
+        .filter_map(|(j, job)| job.task.as_ref().map(|t| (t.seq, j)))
+        .collect();
+    tasks.sort_unstable();
+    let mut promoted = Vec::new();
+    for (_, j) in tasks {
+        if sim.misses_deadline.get(j).copied().unwrap_or(false) {
+            continue;
+        }
+        let job = &state.jobs[j];
+        let Some(task) = job.task.as_ref() else {
+            continue;
+        };
+        let note = if task.once_ran_edf
+            && sim.project_rsc(job.project, job.usage.rsc).deadlines_missed > 0
+        {
+            RunNote::Domino(j)
+        } else if now - task.last_deadline_miss_time < state.cpu_scheduling_period() {
+            RunNote::Thrashing(j)
+        } else {
+            continue;
+        };
+        if params.trace {
+            notes.push(note);
+        }
+        promoted.push(j);
+    }
+    promoted
 }
 
 /// What enforcement does to a task.
@@ -530,6 +654,14 @@ pub struct EnforceOutcome {
     pub cpus_used: f64,
     /// Work fetch should be checked ("CPUs idle").
     pub cpus_idle: bool,
+    /// Per run-list entry, `unfinished_time_slice` before it was cleared
+    /// (the preliminary list's `UTS`).
+    pub preliminary_uts: Vec<bool>,
+    /// The sorted list before GPU assignment, as printed: (job, `MD`
+    /// (scheduled as EDF), `UTS` (unfinished time slice)).
+    pub sorted: Vec<(JobIdx, bool, bool)>,
+    /// The GPU assignment's messages.
+    pub coproc_notes: Vec<CoprocNote>,
 }
 
 /// Mirrors finished_time_slice() in client/cpu_sched.cpp (§6.3 step 4).
@@ -552,6 +684,15 @@ pub fn enforce_run_list(
     params: &Params,
 ) -> Result<EnforceOutcome, PolicyError> {
     state.validate()?;
+    let preliminary_uts: Vec<bool> = run_list
+        .iter()
+        .map(|e| {
+            state
+                .jobs
+                .get(e.job)
+                .is_some_and(|j| j.unfinished_time_slice)
+        })
+        .collect();
     let mut list: Vec<(JobIdx, bool, usize, bool)> = run_list
         .iter()
         .enumerate()
@@ -601,8 +742,12 @@ pub fn enforce_run_list(
             .partial_cmp(&key(cb, b.1, b.3, jb.usage.avg_ncpus, b.2, jb.alloc_seq))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
+    for entry in &list {
+        state.jobs[entry.0].unfinished_time_slice = entry.3;
+    }
     let sorted: Vec<JobIdx> = list.iter().map(|entry| entry.0).collect();
-    let assignments = assign_coprocs(state, &sorted);
+    let mut coproc_notes = Vec::new();
+    let assignments = assign_coprocs_noted(state, &sorted, &mut coproc_notes);
     let n_usable = state.n_usable_cpus() as f64;
     let user_limited = (n_usable as u32) < state.host.p_ncpus;
     let mut ram_left = state.host.m_nbytes
@@ -619,6 +764,9 @@ pub fn enforce_run_list(
         skipped: Vec::new(),
         cpus_used: 0.0,
         cpus_idle: false,
+        preliminary_uts,
+        sorted: list.iter().map(|e| (e.0, e.1, e.3)).collect(),
+        coproc_notes,
     };
     let mut scheduled = vec![false; state.jobs.len()];
     for &j in &sorted {

@@ -82,6 +82,11 @@ macro_rules! numeric_params {
             pub rr_sim_order: RrSimOrder,
             /// Runtime estimator (spec §3.2).
             pub runtime_model: RuntimeModel,
+            /// Record what the client's debug messages print (rr_sim steps,
+            /// the run list's reservations) in the outcomes; decisions are
+            /// the same either way. Set by `simulate --log-out`.
+            #[serde(skip)]
+            pub trace: bool,
         }
 
         impl Default for Params {
@@ -90,6 +95,7 @@ macro_rules! numeric_params {
                     $( $field: $default, )*
                     rr_sim_order: RrSimOrder::AllocationOrder,
                     runtime_model: RuntimeModel::Client,
+                    trace: false,
                 }
             }
         }

@@ -86,6 +86,38 @@ pub struct SimFinish {
     pub miss_counted: bool,
 }
 
+/// One message the simulation prints, in order (recorded when
+/// [`Params::trace`] is set; client/rr_sim.cpp, `rr_simulation` and
+/// `rrsim_detail` flags).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum RrSimNote {
+    /// `pick_jobs_to_run() start`.
+    PickStart,
+    /// `pick_jobs_to_run() end`.
+    PickEnd,
+    /// `[rr_sim_detail] T: starting JOB (RSC) (LEFTG/FLOPSG)`.
+    Starting {
+        /// The job.
+        job: JobIdx,
+        /// Simulated time from now.
+        reltime: f64,
+        /// FLOPs left in the simulation.
+        flops_left: f64,
+        /// Its simulated FLOPS.
+        flops: f64,
+    },
+    /// `[rr_sim] at project max concurrent: t T`.
+    ProjectMaxConcurrent(ProjectIdx, f64),
+    /// `[rr_sim] at app max concurrent for APP; t T`.
+    AppMaxConcurrent(JobIdx, f64),
+    /// `[rrsim_detail] next job to finish: JOB (will finish in  T sec)`.
+    NextToFinish(JobIdx, f64),
+    /// `[rrsim_detail] taking time-slice step of T sec`.
+    TimeSlice(f64),
+    /// A completion: the index in [`RrSimOutcome::finishes`].
+    Finish(usize),
+}
+
 /// Everything one simulation produces.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RrSimOutcome {
@@ -103,6 +135,8 @@ pub struct RrSimOutcome {
     pub finishes: Vec<SimFinish>,
     /// `rr_sim_misses_deadline` per job.
     pub misses_deadline: Vec<bool>,
+    /// What it printed, in order (empty unless [`Params::trace`]).
+    pub notes: Vec<RrSimNote>,
 }
 
 impl RrSimOutcome {
@@ -216,6 +250,8 @@ struct Sim<'a> {
     /// simulation, from its smallest max_concurrent (`max_nused`).
     mc_max_nused: Vec<Vec<f64>>,
     at_mc_limit: Vec<bool>,
+    /// `already_selected`: the job's start was printed in this simulation.
+    selected: Vec<bool>,
     counters: ConcurrencyCounters,
     busy: Vec<BusyTimeEstimator>,
     out: RrSimOutcome,
@@ -270,6 +306,7 @@ impl<'a> Sim<'a> {
                 .collect(),
             finishes: Vec::new(),
             misses_deadline: vec![false; n_jobs],
+            notes: Vec::new(),
         };
         Sim {
             state,
@@ -291,6 +328,7 @@ impl<'a> Sim<'a> {
             mc_max_could_use: vec![vec![0.0; n_rsc]; n_projects],
             mc_max_nused: vec![vec![0.0; n_rsc]; n_projects],
             at_mc_limit: vec![false; n_projects],
+            selected: vec![false; n_jobs],
             counters,
             busy,
             out,
@@ -436,8 +474,16 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Records a printed message when tracing.
+    fn note(&mut self, note: RrSimNote) {
+        if self.params.trace {
+            self.out.notes.push(note);
+        }
+    }
+
     /// RR_SIM::pick_jobs_to_run (§4.3).
     fn pick_jobs_to_run(&mut self, reltime: f64) {
+        self.note(RrSimNote::PickStart);
         self.active.clear();
         if self.have_mc {
             self.counters = ConcurrencyCounters::new(self.state);
@@ -484,15 +530,27 @@ impl<'a> Sim<'a> {
                 } else {
                     self.activate(j);
                     adjust_rec_sched(self.state, j, self.params);
-                    if !legacy_mc
-                        && self.have_mc
-                        && self
-                            .counters
-                            .exceeded(self.state, &self.state.jobs[j])
-                            .is_some()
-                    {
-                        self.out.projects[p].rsc[r].last_mc_limit_reltime = reltime;
-                        self.at_mc_limit[p] = true;
+                    if !self.selected[j] {
+                        self.selected[j] = true;
+                        self.note(RrSimNote::Starting {
+                            job: j,
+                            reltime,
+                            flops_left: self.flops_left[j],
+                            flops: self.sim_flops[j],
+                        });
+                    }
+                    if !legacy_mc && self.have_mc {
+                        if let Some(limit) = self.counters.exceeded(self.state, &self.state.jobs[j])
+                        {
+                            self.out.projects[p].rsc[r].last_mc_limit_reltime = reltime;
+                            self.at_mc_limit[p] = true;
+                            self.note(match limit {
+                                ConcurrencyLimit::Project => {
+                                    RrSimNote::ProjectMaxConcurrent(p, reltime)
+                                }
+                                ConcurrencyLimit::App => RrSimNote::AppMaxConcurrent(j, reltime),
+                            });
+                        }
                     }
                     if r != 0 {
                         if self.sim_nused[r] >= self.ninstances[r] {
@@ -532,6 +590,7 @@ impl<'a> Sim<'a> {
         for (p, stats) in self.out.projects.iter_mut().enumerate() {
             stats.proj_n_concurrent = self.counters.project_count(p);
         }
+        self.note(RrSimNote::PickEnd);
     }
 
     /// RSC_WORK_FETCH::update_stats and mc_update_stats (§4.5 steps 6–7).
@@ -634,12 +693,14 @@ impl<'a> Sim<'a> {
             if !dt.is_finite() {
                 break;
             }
+            self.note(RrSimNote::NextToFinish(best_job, dt));
             if dt > self.params.rr_sim_max_step {
                 dt = if dt > self.params.rr_sim_long_step {
                     dt / self.params.rr_sim_long_divisor
                 } else {
                     self.params.rr_sim_max_step
                 };
+                self.note(RrSimNote::TimeSlice(dt));
             } else {
                 self.done[best_job] = true;
                 let job = &self.state.jobs[best_job];
@@ -670,6 +731,7 @@ impl<'a> Sim<'a> {
                     }
                 }
                 self.out.finishes.push(finish);
+                self.note(RrSimNote::Finish(self.out.finishes.len() - 1));
             }
             for &j in &self.active {
                 self.flops_left[j] -= self.sim_flops[j] * dt;

@@ -598,6 +598,11 @@ pub struct Job {
     /// would break from the recording (see `make_run_list`'s `tie_hint`).
     #[serde(default)]
     pub estimate_unknown: bool,
+    /// `unfinished_time_slice` as the last enforcement left it (printed
+    /// stale in the next preliminary job list: the client clears it only
+    /// after printing).
+    #[serde(default)]
+    pub unfinished_time_slice: bool,
 }
 
 impl Job {
@@ -628,6 +633,7 @@ impl Job {
             alloc_seq: 0,
             task: None,
             estimate_unknown: false,
+            unfinished_time_slice: false,
         }
     }
 

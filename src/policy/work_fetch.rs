@@ -217,6 +217,9 @@ pub struct WorkFetchState {
     pub shares: Vec<Vec<f64>>,
     /// Working copy of the shortfall (overwritten by concurrency-limited projects, §7.8 (artifact)).
     pub shortfall: Vec<f64>,
+    /// (project, resource, last MC limit time) of each pair whose reason
+    /// reached the max-concurrent test, in the client's order.
+    pub mc_limits: Vec<(ProjectIdx, RscIdx, f64)>,
 }
 
 /// A request for one resource (`req_secs`, `req_instances`, `estimated_delay`).
@@ -230,23 +233,79 @@ pub struct RscRequest {
     pub estimated_delay: f64,
 }
 
-/// One step of the project scan, kept to explain the choice.
+/// One message of the project scan, in the order the client prints it
+/// (client/work_fetch.cpp choose_project, piggyback_work_request,
+/// set_request; `work_fetch_debug` and `rr_simulation` flags).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum ScanNote {
+    /// `choose_project: scanning`.
+    Scanning(ProjectIdx),
     /// `skip: <project reason>`.
     Skip(ProjectIdx, ProjectReason),
+    /// `can fetch <rsc>`.
+    CanFetch(ProjectIdx, RscIdx),
     /// `can't fetch <rsc>: <reason>`.
     CantFetch(ProjectIdx, RscIdx, RscReason),
     /// `<rsc> needs work - buffer low` (saturated < min buffer).
     BufferLow(ProjectIdx, RscIdx),
     /// `<rsc> needs work - excluded instance starved`.
     ExcludedStarved(ProjectIdx, RscIdx),
+    /// `checking <rsc>`.
+    Checking(ProjectIdx, RscIdx),
     /// `<rsc> not high prio proj`: another project owns the resource.
     NotHighPrio(ProjectIdx, RscIdx),
     /// `<rsc> don't need`: saturated beyond the total buffer.
     DontNeed(ProjectIdx, RscIdx),
-    /// `set_request` / `set_request_excluded` gave this request.
-    Request(ProjectIdx, RscIdx, RscRequest),
+    /// `<rsc> can't fetch: <reason>` (a resource other than the trigger).
+    OtherCantFetch(ProjectIdx, RscIdx, RscReason),
+    /// `[work_fetch] using MC shortfall M instead of shortfall S`.
+    McShortfall {
+        /// The project.
+        project: ProjectIdx,
+        /// The resource.
+        rsc: RscIdx,
+        /// The project's MC shortfall.
+        mc_shortfall: f64,
+        /// The working shortfall it replaces.
+        shortfall: f64,
+    },
+    /// `[work_fetch] set_request() for <rsc>: ninst ... req_secs ...`.
+    SetRequest {
+        /// The project.
+        project: ProjectIdx,
+        /// The resource.
+        rsc: RscIdx,
+        /// Instances of the resource.
+        ninstances: f64,
+        /// The project's simulated usage.
+        nused_total: f64,
+        /// Idle instances now.
+        nidle_now: f64,
+        /// The project's fetchable share.
+        share: f64,
+        /// The request.
+        req_instances: f64,
+        /// The request.
+        req_secs: f64,
+    },
+    /// `set_request` (`excluded` = `set_request_excluded`) gave this request.
+    Request(ProjectIdx, RscIdx, RscRequest, bool),
+    /// `piggyback: resource <rsc>`.
+    PiggyResource(RscIdx),
+    /// `piggyback: can't fetch <rsc>: <reason>`.
+    PiggyCantFetch(RscIdx, RscReason),
+    /// `piggyback: don't need <rsc>`.
+    PiggyDontNeed(RscIdx),
+    /// `piggyback: P doesn't have jobs`.
+    PiggyNoJobs(ProjectIdx),
+    /// `piggyback: P can't fetch work`.
+    PiggyProjectCantFetch(ProjectIdx),
+    /// `piggyback: better proj P`.
+    PiggyBetter(ProjectIdx),
+    /// `[rr_sim] piggyback: requesting <rsc>`.
+    PiggyRequesting(ProjectIdx, RscIdx),
+    /// `[rr_sim] piggyback: don't need work`.
+    PiggyDontNeedWork(ProjectIdx),
 }
 
 /// Everything a work-fetch decision produces.
@@ -322,6 +381,21 @@ pub fn compute_rsc_project_reason(
     now: f64,
     params: &Params,
 ) -> RscReason {
+    rsc_project_reason(state, project, rsc, sim, now, params, &mut false)
+}
+
+/// [`compute_rsc_project_reason`]; `mc_printed` is set when the client
+/// reaches its max-concurrent test (and prints `rsc type N last MC limit
+/// time T total buf B`).
+fn rsc_project_reason(
+    state: &HostState,
+    project: ProjectIdx,
+    rsc: RscIdx,
+    sim: &RrSimOutcome,
+    now: f64,
+    params: &Params,
+    mc_printed: &mut bool,
+) -> RscReason {
     let Some(p) = state.projects.get(project) else {
         return RscReason::None;
     };
@@ -366,11 +440,11 @@ pub fn compute_rsc_project_reason(
             return RscReason::BufferFull;
         }
     }
-    if params.mc_limit_reason != 0.0
-        && p.has_max_concurrent()
-        && stats.last_mc_limit_reltime > state.work_buf_total(params)
-    {
-        return RscReason::MaxConcurrent;
+    if params.mc_limit_reason != 0.0 && p.has_max_concurrent() {
+        *mc_printed = true;
+        if stats.last_mc_limit_reltime > state.work_buf_total(params) {
+            return RscReason::MaxConcurrent;
+        }
     }
     if p.anonymous_platform && !p.app_versions.iter().any(|v| v.usage.rsc == rsc) {
         return RscReason::NoApps;
@@ -399,10 +473,18 @@ pub fn setup(
     let project_reasons: Vec<ProjectReason> = (0..n_projects)
         .map(|p| compute_project_reason(state, p, &sim, now, params))
         .collect();
+    let mut mc_limits = Vec::new();
     let rsc_reasons: Vec<Vec<RscReason>> = (0..n_projects)
         .map(|p| {
             (0..n_rsc)
-                .map(|r| compute_rsc_project_reason(state, p, r, &sim, now, params))
+                .map(|r| {
+                    let mut printed = false;
+                    let reason = rsc_project_reason(state, p, r, &sim, now, params, &mut printed);
+                    if printed {
+                        mc_limits.push((p, r, sim.project_rsc(p, r).last_mc_limit_reltime));
+                    }
+                    reason
+                })
                 .collect()
         })
         .collect();
@@ -512,6 +594,7 @@ pub fn setup(
         rsc_reasons,
         shares,
         shortfall,
+        mc_limits,
     })
 }
 
@@ -528,6 +611,7 @@ pub fn set_request(
     project: ProjectIdx,
     rsc: RscIdx,
     params: &Params,
+    notes: &mut Vec<ScanNote>,
 ) -> RscRequest {
     let mut request = RscRequest::default();
     let Some(p) = state.projects.get(project) else {
@@ -567,6 +651,12 @@ pub fn set_request(
     let non_excl_inst = ninstances - nexcl;
     if p.has_max_concurrent() {
         if let Some(shortfall) = setup.shortfall.get_mut(rsc) {
+            notes.push(ScanNote::McShortfall {
+                project,
+                rsc,
+                mc_shortfall: stats.mc_shortfall,
+                shortfall: *shortfall,
+            });
             *shortfall = stats.mc_shortfall;
         }
     }
@@ -581,16 +671,26 @@ pub fn set_request(
             }
         }
     }
+    let share = setup
+        .shares
+        .get(project)
+        .and_then(|row| row.get(rsc))
+        .copied()
+        .unwrap_or(0.0);
     if !p.has_max_concurrent() {
-        let share = setup
-            .shares
-            .get(project)
-            .and_then(|row| row.get(rsc))
-            .copied()
-            .unwrap_or(0.0);
         let instance_share = (ninstances * share).min(non_excl_inst) - stats.nused_total;
         request.req_instances = rsc_stats.nidle_now.max(instance_share);
     }
+    notes.push(ScanNote::SetRequest {
+        project,
+        rsc,
+        ninstances,
+        nused_total: stats.nused_total,
+        nidle_now: rsc_stats.nidle_now,
+        share,
+        req_instances: request.req_instances,
+        req_secs: request.req_secs,
+    });
     if request.req_instances != 0.0 && request.req_secs == 0.0 {
         request.req_secs = 1.0;
     }
@@ -697,6 +797,7 @@ pub fn choose_project(
     let mut chosen = None;
     let mut request = vec![RscRequest::default(); n_rsc];
     for &p in &setup.projects_sorted.clone() {
+        scan.push(ScanNote::Scanning(p));
         let reason = &setup.projects[p].reason;
         if *reason != ProjectReason::None {
             scan.push(ScanNote::Skip(p, reason.clone()));
@@ -716,6 +817,7 @@ pub fn choose_project(
             if let Some(slot) = found_project.get_mut(r) {
                 slot.get_or_insert(p);
             }
+            scan.push(ScanNote::CanFetch(p, r));
             let saturated = setup.sim.resource(r).saturated_time;
             if saturated < buf_min && (!has_mc || setup.sim.project_rsc(p, r).mc_shortfall > 0.0) {
                 scan.push(ScanNote::BufferLow(p, r));
@@ -735,6 +837,7 @@ pub fn choose_project(
             if r != 0 && !state.gpus_usable {
                 continue;
             }
+            scan.push(ScanNote::Checking(p, r));
             let saturated = setup.sim.resource(r).saturated_time;
             let buffer_low = if r == trigger_rsc {
                 saturated < buf_min
@@ -750,17 +853,17 @@ pub fn choose_project(
                 }
                 let rsc_reason = setup.rsc_reasons[p][r];
                 if !matches!(rsc_reason, RscReason::None | RscReason::BackedOff) {
-                    scan.push(ScanNote::CantFetch(p, r, rsc_reason));
+                    scan.push(ScanNote::OtherCantFetch(p, r, rsc_reason));
                     continue;
                 }
                 buffer_low
             };
             let req = if buffer_low {
-                set_request(state, &mut setup, p, r, params)
+                set_request(state, &mut setup, p, r, params, &mut scan)
             } else {
                 set_request_excluded(state, &setup, p, r, params)
             };
-            scan.push(ScanNote::Request(p, r, req.clone()));
+            scan.push(ScanNote::Request(p, r, req.clone(), !buffer_low));
             any_request |= req.req_secs > 0.0;
             request[r] = req;
         }
@@ -851,48 +954,63 @@ pub fn piggyback_work_request(
     let mut dont_fetch = vec![RscReason::None; n_rsc];
     let mut scan = Vec::new();
     for r in 0..n_rsc {
+        scan.push(ScanNote::PiggyResource(r));
         if r != 0 && !state.gpus_usable {
             dont_fetch[r] = RscReason::GpusNotUsable;
             continue;
         }
         let rsc_reason = setup.rsc_reasons[project][r];
         if !matches!(rsc_reason, RscReason::None | RscReason::BackedOff) {
-            scan.push(ScanNote::CantFetch(project, r, rsc_reason));
+            scan.push(ScanNote::PiggyCantFetch(r, rsc_reason));
             continue;
         }
         let buffer_low = setup.sim.resource(r).saturated_time < buf_total;
         if !buffer_low && !uses_starved_excluded_instances(state, &setup, project, r) {
             dont_fetch[r] = RscReason::BufferFull;
-            scan.push(ScanNote::DontNeed(project, r));
+            scan.push(ScanNote::PiggyDontNeed(r));
             continue;
         }
         if check_higher {
+            // The scan stops at the project itself or at the first better
+            // project; one that shares its priority is passed over.
             let my_prio = setup.projects[project].priority;
-            let better = setup
-                .projects_sorted
-                .iter()
-                .take_while(|&&q| q != project)
-                .any(|&q| {
-                    setup.projects[q].priority != my_prio
-                        && !state.projects[q].rsc[r].sched_req_no_work
-                        && setup.projects[q].reason == ProjectReason::None
-                        && setup.rsc_reasons[q][r] == RscReason::None
-                });
+            let mut better = false;
+            for &q in &setup.projects_sorted {
+                if q == project {
+                    break;
+                }
+                if setup.projects[q].priority == my_prio {
+                    continue;
+                }
+                if state.projects[q].rsc[r].sched_req_no_work {
+                    scan.push(ScanNote::PiggyNoJobs(q));
+                    continue;
+                }
+                if setup.projects[q].reason != ProjectReason::None {
+                    scan.push(ScanNote::PiggyProjectCantFetch(q));
+                    continue;
+                }
+                if setup.rsc_reasons[q][r] == RscReason::None {
+                    scan.push(ScanNote::PiggyBetter(q));
+                    better = true;
+                    break;
+                }
+            }
             if better {
                 dont_fetch[r] = RscReason::NotHighestPrio;
-                scan.push(ScanNote::NotHighPrio(project, r));
                 continue;
             }
         }
+        scan.push(ScanNote::PiggyRequesting(project, r));
         let req = if buffer_low {
-            set_request(state, &mut setup, project, r, params)
+            set_request(state, &mut setup, project, r, params, &mut scan)
         } else {
             set_request_excluded(state, &setup, project, r, params)
         };
-        scan.push(ScanNote::Request(project, r, req.clone()));
         request[r] = req;
     }
     if !request.iter().any(|req| req.req_secs > 0.0) {
+        scan.push(ScanNote::PiggyDontNeedWork(project));
         let parts = if n_rsc == 1 {
             vec![(state.rsc_type(0), setup.rsc_reasons[project][0])]
         } else {
@@ -1098,7 +1216,7 @@ mod tests {
         assert_eq!(out.request[1].req_secs, 0.0);
         // B still asks for CPU (A cannot: no applications).
         assert!((out.request[0].req_secs - 207360.0).abs() < 1e-6);
-        assert!(out.scan.contains(&ScanNote::NotHighPrio(1, 1)));
+        assert!(out.scan.contains(&ScanNote::PiggyBetter(0)));
     }
 
     /// formats-log §3.15: the several-resource "don't need" text.

@@ -535,7 +535,7 @@ impl Observer for Comparer<'_> {
                 );
             }
             LoopEvent::Unsolicited(_) => self.unsolicited += 1,
-            LoopEvent::Rpc { .. } => {}
+            LoopEvent::Rpc { .. } | LoopEvent::Note(_) => {}
         }
     }
 }

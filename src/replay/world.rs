@@ -281,7 +281,7 @@ impl client_loop::World for RecordedWorld {
         now: f64,
     ) -> RpcOutcome {
         let Some(name) = state.projects.get(p).map(|x| x.name.to_string()) else {
-            return RpcOutcome::Reply(Vec::new());
+            return RpcOutcome::Reply(Vec::new(), Vec::new());
         };
         for (event, used) in &mut self.step {
             if let ExternalEvent::RpcSkipped {
@@ -296,7 +296,10 @@ impl client_loop::World for RecordedWorld {
                 }
             }
         }
-        RpcOutcome::Reply(self.take_arrivals(state, now, Some(request), |project| project == name))
+        RpcOutcome::Reply(
+            self.take_arrivals(state, now, Some(request), |project| project == name),
+            Vec::new(),
+        )
     }
 
     fn draw(&mut self, _now: f64, project_name: &str, kind: DrawKind, rsc_name: &str) -> Drawn {

@@ -24,6 +24,7 @@
 //! `dont_use_dcf`), `--server_uses_workload`, `--cpu_sched_rr_only`.
 
 pub use crate::client_loop::{host, merit, START_TIME};
+pub mod log_out;
 pub mod random;
 pub mod rng;
 pub mod scenario;
@@ -270,13 +271,23 @@ struct UsageSnapshot {
 
 /// Reads SCENARIO (a folder or seed notation) and simulates it.
 pub fn simulate_scenario(scenario: &str, options: &SimOptions) -> Result<SimReport, SimError> {
+    simulate_scenario_logged(scenario, options, None)
+}
+
+/// [`simulate_scenario`], also writing the emulator's log of the run to
+/// `log` ([`log_out`]).
+pub fn simulate_scenario_logged(
+    scenario: &str,
+    options: &SimOptions,
+    log: Option<&mut dyn std::io::Write>,
+) -> Result<SimReport, SimError> {
     let mut rng = Rng::new(options.seed);
     let world = if scenario::is_notation(scenario) {
         scenario::from_notation(scenario)?
     } else {
         scenario::from_folder(std::path::Path::new(scenario), &mut rng)?
     };
-    simulate(world, options, &mut rng)
+    simulate_logged(world, options, &mut rng, log)
 }
 
 /// Usage accumulated so far, for windows.
@@ -309,6 +320,7 @@ impl Observer for TranscriptObserver {
             reported,
             in_progress,
             jobs,
+            ..
         } = event
         else {
             return;
@@ -355,6 +367,17 @@ impl Observer for TranscriptObserver {
 /// Runs the closed loop over `world`: the [`client_loop`] with the
 /// simulated world ([`world::SimWorld`]) and the policy of `options`.
 pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<SimReport, SimError> {
+    simulate_logged(world, options, rng, None)
+}
+
+/// [`simulate`], also writing the emulator's log of the run to `log`
+/// ([`log_out`]).
+pub fn simulate_logged(
+    world: World,
+    options: &SimOptions,
+    rng: &mut Rng,
+    log: Option<&mut dyn std::io::Write>,
+) -> Result<SimReport, SimError> {
     if options.delta.is_nan()
         || options.delta < 1.0
         || options.duration.is_nan()
@@ -381,11 +404,34 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         .iter()
         .flat_map(|&(a, b)| [(a, None), (b, None)])
         .collect();
-    let (state, mut sim_world, loop_options) = split(world, options, rng);
-    let mut observer = TranscriptObserver {
+    if log.is_some() {
+        if options.policy != Generation::Current {
+            return Err(SimError::Options(format!(
+                "--log-out writes the logs of today's policy generation and releases 7.16 on; \
+                 not {}",
+                options.policy
+            )));
+        }
+        if let Some(release) = options.release.filter(|r| *r < Release(7, 16, 0)) {
+            return Err(SimError::Options(format!(
+                "--log-out writes the logs of releases 7.16 on; not {release}"
+            )));
+        }
+    }
+    let header = world.log_header.clone();
+    let (state, mut sim_world, mut loop_options) = split(world, options, rng);
+    let mut writer = log.map(|out| {
+        loop_options.params.trace = true;
+        let mut writer =
+            log_out::LogWriter::new(out, &header, &loop_options.params, options.release);
+        writer.header(&state, &header);
+        writer
+    });
+    let mut transcripts = TranscriptObserver {
         keep: options.keep_transcripts,
         records: Vec::new(),
     };
+    let mut observer = Both(&mut transcripts, writer.as_mut());
     let mut run = ClientLoop::new(state, loop_options, &mut sim_world, &mut observer)?;
     let mut now = START_TIME;
     loop {
@@ -402,7 +448,8 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         }
     }
     let last = snapshot(&run);
-    let params = run.params().clone();
+    let mut params = run.params().clone();
+    params.trace = false;
     let ClientLoop {
         state,
         accounts,
@@ -417,7 +464,12 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
         rpcs_skipped,
         params: &params,
     };
-    let mut report = report(&outcome, options, &observer.records);
+    if let Some(writer) = writer {
+        writer
+            .finish()
+            .map_err(|e| SimError::Options(format!("--log-out: {e}")))?;
+    }
+    let mut report = report(&outcome, options, &transcripts.records);
     report.windows = options
         .windows
         .iter()
@@ -438,6 +490,24 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
 }
 
 pub use crate::replay::world::GeneratedJob;
+
+/// Two observers in turn.
+struct Both<'a, A: Observer, B: Observer>(&'a mut A, Option<&'a mut B>);
+
+impl<A: Observer, B: Observer> Observer for Both<'_, A, B> {
+    fn event(&mut self, state: &HostState, now: f64, event: LoopEvent<'_>) {
+        self.0.event(state, now, event);
+        if let Some(b) = self.1.as_mut() {
+            b.event(state, now, event);
+        }
+    }
+    fn step_begins(&mut self, now: f64) {
+        self.0.step_begins(now);
+        if let Some(b) = self.1.as_mut() {
+            b.step_begins(now);
+        }
+    }
+}
 
 /// Collects the jobs every RPC received.
 #[derive(Default)]

@@ -89,6 +89,8 @@ pub struct World {
     /// The server-side options of seed-notation projects (`down`, `empty`,
     /// `delay=S`, `nnw=H`), in the scenario's order, for the real-client lab.
     pub server_options: Vec<ServerOptions>,
+    /// What the emulator's log shows of the inputs before its first step.
+    pub log_header: super::log_out::LogHeader,
 }
 
 /// A seed-notation project's server-side options.
@@ -373,6 +375,7 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
             next_job: 0,
         });
     }
+    let log_header = super::log_out::LogHeader::from_trace(&trace, &state);
     Ok(World {
         state,
         servers,
@@ -380,6 +383,7 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
         dropped_projects: notes.dropped_projects,
         server_options: Vec::new(),
         events: Vec::new(),
+        log_header,
     })
 }
 
@@ -441,6 +445,7 @@ fn from_sim_inputs(trace: &crate::trace::Trace) -> Result<World, SimError> {
         dropped_projects: Vec::new(),
         server_options: Vec::new(),
         events: Vec::new(),
+        log_header: super::log_out::LogHeader::default(),
     })
 }
 
@@ -847,6 +852,7 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
         dropped_projects: Vec::new(),
         events,
         server_options,
+        log_header: super::log_out::LogHeader::default(),
     })
 }
 

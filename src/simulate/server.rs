@@ -18,6 +18,7 @@
 //! drawn) and had no latency-bound cut: [`ServerApp::true_size_drawn`].
 
 use super::rng::{OnOff, Rng};
+use crate::client_loop::Refusal;
 use crate::policy::state::{HostState, Job, ProjectIdx, ResourceUsage, RscIdx};
 use crate::policy::work_fetch::RscRequest;
 
@@ -64,6 +65,8 @@ pub struct RpcResult {
     pub down: bool,
     /// New jobs, in creation order.
     pub jobs: Vec<Job>,
+    /// Jobs made and refused by the deadline check.
+    pub refused: Vec<Refusal>,
 }
 
 impl ServerProject {
@@ -88,7 +91,7 @@ impl ServerProject {
         if !self.available.sample(dt, rng) {
             return RpcResult {
                 down: true,
-                jobs: Vec::new(),
+                ..RpcResult::default()
             };
         }
         let mut out = RpcResult::default();
@@ -169,6 +172,13 @@ impl ServerProject {
             let flops = usage.flops.max(1.0);
             let et = estimate / flops;
             if !app.true_size_drawn && delay[usage.rsc] + et > app.latency_bound {
+                out.refused.push(Refusal {
+                    after_jobs: out.jobs.len(),
+                    app: app.name.to_string(),
+                    delay: delay[usage.rsc],
+                    est: et,
+                    bound: app.latency_bound,
+                });
                 dont_use[v] = true;
                 continue;
             }

@@ -22,6 +22,9 @@ pub struct SimWorld<'r> {
     events: VecDeque<WorldEvent>,
     rng: &'r mut Rng,
     existing_jobs_only: bool,
+    /// The creation number (`alloc_seq`) of the next job sent: jobs are
+    /// created after every job the host already has.
+    next_alloc: u64,
 }
 
 impl<'r> SimWorld<'r> {
@@ -39,6 +42,7 @@ impl<'r> SimWorld<'r> {
             events: events.into(),
             rng,
             existing_jobs_only,
+            next_alloc: 0,
         }
     }
 }
@@ -104,17 +108,29 @@ impl World for SimWorld<'_> {
         now: f64,
     ) -> RpcOutcome {
         let Some(name) = state.projects.get(p).map(|project| &project.name) else {
-            return RpcOutcome::Reply(Vec::new());
+            return RpcOutcome::Reply(Vec::new(), Vec::new());
         };
         let Some(server) = self.servers.iter_mut().find(|s| s.name == name.as_str()) else {
-            return RpcOutcome::Reply(Vec::new());
+            return RpcOutcome::Reply(Vec::new(), Vec::new());
         };
         let result = server.rpc(state, p, request, now, self.existing_jobs_only, self.rng);
         if result.down {
             // sim.cpp: project_rpc_backoff draws right after the skip.
             return RpcOutcome::Down(Drawn::Factor(self.rng.uniform()));
         }
-        RpcOutcome::Reply(result.jobs)
+        let mut jobs = result.jobs;
+        let first = state
+            .jobs
+            .iter()
+            .map(|j| j.alloc_seq + 1)
+            .max()
+            .unwrap_or(0);
+        self.next_alloc = self.next_alloc.max(first);
+        for job in &mut jobs {
+            job.alloc_seq = self.next_alloc;
+            self.next_alloc += 1;
+        }
+        RpcOutcome::Reply(jobs, result.refused)
     }
 
     fn draw(&mut self, _now: f64, _project: &str, _kind: DrawKind, _rsc_name: &str) -> Drawn {

@@ -1,0 +1,1515 @@
+//! `simulate --log-out FILE`: the run written as the client emulator's
+//! log.txt (client/sim.cpp, `sim_util.cpp show_message`), line for line, for
+//! the scenario's log flags.
+//!
+//! ```text
+//!  ClientLoop ──LoopEvent──▶ LogWriter ──▶ "<time> [<project>|---] <message>"
+//! ```
+//!
+//! Every line is the client's own message (its function is named beside
+//! each writer below), printed from the engine's outcomes and notes
+//! ([`RrSimNote`], [`RunNote`], [`ScanNote`], [`CoprocNote`],
+//! [`LoopNote`]); the writer decides nothing. The start-up block comes from
+//! the scenario's inputs ([`LogHeader`]).
+
+use crate::client_loop::{LoopEvent, LoopNote, Observer, TaskAction};
+use crate::policy::coproc_sched::CoprocNote;
+use crate::policy::cpu_sched::{
+    EnforceAction, EnforceOutcome, RunListOutcome, RunListPhase, RunNote, SkipReason,
+};
+use crate::policy::profile::Release;
+use crate::policy::rec::{PriorityInit, RecAdjustment};
+use crate::policy::rr_sim::{RrSimNote, RrSimOutcome};
+use crate::policy::state::{HostState, JobIdx, ProjectIdx, RscIdx};
+use crate::policy::work_fetch::{ScanNote, WorkFetchOutcome, WorkFetchState};
+use crate::policy::Params;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// FLOPs are printed in units of 1e9.
+const GIGA: f64 = 1e9;
+/// Memory is printed in units of 2^30 bytes (BOINC's `GIGA`).
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// What the emulator prints before its first step, from the scenario's
+/// inputs.
+#[derive(Clone, Debug, Default)]
+pub struct LogHeader {
+    /// cc_config.xml's `<log_flags>` (name → on).
+    pub log_flags: BTreeMap<String, bool>,
+    /// The host's GPUs: (type, count), in state order.
+    pub config_coprocs: Vec<(String, usize)>,
+    /// Projects with an app_config.xml, by name.
+    pub app_config_projects: Vec<String>,
+    /// Master URL per project name.
+    pub urls: BTreeMap<String, String>,
+    /// The prefs' CPU-load suspension threshold (%), in use / not in use.
+    pub suspend_cpu_usage: (f64, f64),
+    /// Minutes of input that mean "in use".
+    pub idle_time_to_run: f64,
+}
+
+impl LogHeader {
+    /// The header of an emulator scenario read as a trace, for its state.
+    pub fn from_trace(trace: &crate::trace::Trace, state: &HostState) -> Self {
+        let config = trace.state.cc_config.as_ref();
+        // LOG_FLAGS::init(): these three are on unless the file says not.
+        let mut log_flags: BTreeMap<String, bool> = ["file_xfer", "sched_ops", "task"]
+            .iter()
+            .map(|name| (name.to_string(), true))
+            .collect();
+        if let Some(c) = config {
+            log_flags.extend(c.log_flags.clone());
+        }
+        if let Some(file) = &trace.state.log_flags {
+            log_flags.extend(file.log_flags.clone());
+        }
+        // The emulator announces the host's GPUs as if cc_config.xml had
+        // declared them.
+        let config_coprocs = state
+            .host
+            .coprocs
+            .iter()
+            .map(|cp| (cp.rsc_type.type_name().to_string(), cp.count))
+            .collect();
+        let dirs: Vec<&str> = trace
+            .state
+            .app_configs
+            .iter()
+            .filter_map(|c| c.project_dir.as_deref())
+            .collect();
+        let app_config_projects = state
+            .projects
+            .iter()
+            .filter(|p| {
+                let escaped = crate::trace::state::escaped_master_url(&p.url);
+                dirs.contains(&escaped.as_str())
+            })
+            .map(|p| p.name.to_string())
+            .collect();
+        let urls = state
+            .projects
+            .iter()
+            .map(|p| (p.name.to_string(), p.url.to_string()))
+            .collect();
+        LogHeader {
+            log_flags,
+            config_coprocs,
+            app_config_projects,
+            urls,
+            suspend_cpu_usage: (25.0, 25.0),
+            idle_time_to_run: 3.0,
+        }
+    }
+}
+
+/// How a release words the messages that changed since 7.x, each with the
+/// commit and first release of the change (found with `git log -S` and
+/// `git tag --contains` on BOINC's history).
+#[derive(Clone, Copy, Debug)]
+struct Wording {
+    /// `print_job_list` shows the job's resources (f0685c4e3d, 7.24.0).
+    job_list_resources: bool,
+    /// choose_project() opens with `choose_project(): NOW` (gone in
+    /// ec78ce84d8, 8.0.0).
+    choose_project_time: bool,
+    /// print_global_prefs says "Computing prefs"/"Computing preferences"
+    /// (10f1d47a51, 8.2.0); before, "General prefs"/"Preferences".
+    computing_prefs: bool,
+    /// make_run_list() prints `make_run_list(): start`/`end` (183517e42d,
+    /// 8.2.14); before, `schedule_cpus(): start` only.
+    make_run_list_markers: bool,
+    /// piggyback's scan lines carry no project (cbe058ee89, 8.2.14).
+    piggyback_untagged: bool,
+    /// Idle CPUs: the work-fetch request, then `using only N out of M
+    /// CPUs` (f0685c4e3d, 7.24.0); before, `using N out of M CPUs` first.
+    using_only: bool,
+    /// The emulator's removal from memory says `request_quit`
+    /// (aaded253ce, 8.2.9); before, `request_exit`.
+    request_quit: bool,
+}
+
+impl Wording {
+    fn of(release: Option<Release>) -> Self {
+        let at_least = |r: Release| release.is_none_or(|x| x >= r);
+        Wording {
+            job_list_resources: at_least(Release(7, 24, 0)),
+            choose_project_time: !at_least(Release(8, 0, 0)),
+            computing_prefs: at_least(Release(8, 2, 0)),
+            make_run_list_markers: at_least(Release(8, 2, 14)),
+            piggyback_untagged: at_least(Release(8, 2, 14)),
+            using_only: at_least(Release(7, 24, 0)),
+            request_quit: at_least(Release(8, 2, 9)),
+        }
+    }
+}
+
+/// The log flags the emulator's messages depend on.
+#[derive(Clone, Copy, Debug, Default)]
+struct Flags {
+    task: bool,
+    task_debug: bool,
+    cpu_sched: bool,
+    cpu_sched_debug: bool,
+    cpu_sched_status: bool,
+    work_fetch_debug: bool,
+    rr_simulation: bool,
+    rrsim_detail: bool,
+    priority_debug: bool,
+    sched_op_debug: bool,
+    coproc_debug: bool,
+}
+
+/// The order LOG_FLAGS::show() prints the flags in (client/log_flags.cpp);
+/// `rrsim_detail` is not shown.
+const SHOWN_FLAGS: &[&str] = &[
+    "file_xfer",
+    "sched_ops",
+    "task",
+    "app_msg_receive",
+    "app_msg_send",
+    "async_file_debug",
+    "benchmark_debug",
+    "checkpoint_debug",
+    "coproc_debug",
+    "cpu_sched",
+    "cpu_sched_debug",
+    "cpu_sched_status",
+    "dcf_debug",
+    "file_xfer_debug",
+    "gui_rpc_debug",
+    "heartbeat_debug",
+    "http_debug",
+    "http_xfer_debug",
+    "idle_detection_debug",
+    "mem_usage_debug",
+    "network_status_debug",
+    "notice_debug",
+    "poll_debug",
+    "priority_debug",
+    "proxy_debug",
+    "rr_simulation",
+    "sched_op_debug",
+    "scrsave_debug",
+    "slot_debug",
+    "sporadic_debug",
+    "state_debug",
+    "statefile_debug",
+    "task_debug",
+    "time_debug",
+    "unparsed_xml",
+    "work_fetch_debug",
+];
+
+/// Writes the emulator's log as the loop runs. I/O errors are kept and
+/// returned by [`LogWriter::finish`].
+pub struct LogWriter<W: Write> {
+    out: W,
+    flags: Flags,
+    wording: Wording,
+    params: Params,
+    /// `rr_simulation()`'s `last_time`: a second simulation at the same
+    /// time prints "already did at this time".
+    last_sim: f64,
+    error: Option<io::Error>,
+    line: String,
+    /// The last run list, for the next enforcement's preliminary list.
+    pending_run_list: Vec<(JobIdx, bool, bool)>,
+    /// The project of the piggyback pass being written.
+    piggyback_project: Option<ProjectIdx>,
+}
+
+/// `sim_time_string()` of client/sim_util.cpp.
+pub fn sim_time(now: f64) -> String {
+    let mut t = now as i64;
+    let mut prefix = String::new();
+    if t > 86400 {
+        let n = t / 86400;
+        t %= 86400;
+        prefix = if n == 1 {
+            "1 day ".to_string()
+        } else {
+            format!("{n} days ")
+        };
+    }
+    format!(
+        "{prefix}{:02}:{:02}:{:02}",
+        t / 3600,
+        (t % 3600) / 60,
+        t % 60
+    )
+}
+
+/// `timediff_format()` of lib/str_util.cpp.
+fn timediff(diff: f64) -> String {
+    let mut t = diff as i64;
+    let secs = t % 60;
+    t /= 60;
+    if t == 0 {
+        return format!("00:00:{secs:02}");
+    }
+    let mins = t % 60;
+    t /= 60;
+    if t == 0 {
+        return format!("00:{mins:02}:{secs:02}");
+    }
+    let hours = t % 24;
+    t /= 24;
+    if t == 0 {
+        return format!("{hours:02}:{mins:02}:{secs:02}");
+    }
+    format!("{t} days {hours:02}:{mins:02}:{secs:02}")
+}
+
+impl<W: Write> LogWriter<W> {
+    /// A writer for a run with these parameters and log flags, worded as
+    /// `release` (`None` = today's client).
+    pub fn new(out: W, header: &LogHeader, params: &Params, release: Option<Release>) -> Self {
+        let on = |name: &str| header.log_flags.get(name).copied().unwrap_or(false);
+        let flags = Flags {
+            task: on("task"),
+            task_debug: on("task_debug"),
+            cpu_sched: on("cpu_sched"),
+            cpu_sched_debug: on("cpu_sched_debug"),
+            cpu_sched_status: on("cpu_sched_status"),
+            work_fetch_debug: on("work_fetch_debug"),
+            rr_simulation: on("rr_simulation"),
+            rrsim_detail: on("rrsim_detail"),
+            priority_debug: on("priority_debug"),
+            sched_op_debug: on("sched_op_debug"),
+            coproc_debug: on("coproc_debug"),
+        };
+        LogWriter {
+            out,
+            flags,
+            wording: Wording::of(release),
+            params: params.clone(),
+            last_sim: f64::NAN,
+            error: None,
+            line: String::new(),
+            pending_run_list: Vec::new(),
+            piggyback_project: None,
+        }
+    }
+
+    /// The first I/O error, if any; flushes.
+    pub fn finish(mut self) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+
+    /// One line: `<time> [<project>|---] <message>`.
+    fn emit(&mut self, now: f64, project: Option<&str>, message: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        self.line.clear();
+        let _ = write!(
+            self.line,
+            "{} [{}] {}",
+            sim_time(now),
+            project.unwrap_or("---"),
+            message.trim_end_matches('\n')
+        );
+        self.line.push('\n');
+        if let Err(e) = self.out.write_all(self.line.as_bytes()) {
+            self.error = Some(e);
+        }
+    }
+
+    fn project_line(&mut self, now: f64, state: &HostState, p: ProjectIdx, message: &str) {
+        let name = state.projects.get(p).map(|x| x.name.to_string());
+        self.emit(now, Some(name.as_deref().unwrap_or("---")), message);
+    }
+
+    fn job_line(&mut self, now: f64, state: &HostState, j: JobIdx, message: &str) {
+        let p = state.jobs.get(j).map_or(usize::MAX, |job| job.project);
+        self.project_line(now, state, p, message);
+    }
+
+    /// The start-up block (client/sim.cpp do_client_simulation up to the
+    /// first step).
+    pub fn header(&mut self, state: &HostState, header: &LogHeader) {
+        let now = 0.0;
+        for (kind, count) in &header.config_coprocs {
+            self.emit(
+                now,
+                None,
+                &format!(
+                    "Coprocessor specified in cc_config.xml. Type {kind} (GPU); count {count}"
+                ),
+            );
+        }
+        for project in &state.projects {
+            if header
+                .app_config_projects
+                .iter()
+                .any(|n| n == project.name.as_str())
+            {
+                self.emit(now, Some(&project.name), "Found app_config.xml");
+            }
+        }
+        // show_app_config(): project limits, then app limits.
+        for project in &state.projects {
+            if let Some(n) = project.project_max_concurrent.filter(|&n| n > 0) {
+                self.emit(
+                    now,
+                    Some(&project.name),
+                    &format!("Max {n} concurrent jobs"),
+                );
+            }
+        }
+        for project in &state.projects {
+            for app in &project.apps {
+                if let Some(n) = app.max_concurrent.filter(|&n| n > 0) {
+                    self.emit(
+                        now,
+                        Some(&project.name),
+                        &format!("{}: Max {n} concurrent jobs", app.name),
+                    );
+                }
+            }
+        }
+        // LOG_FLAGS::show(): flushed once the list passes 60 characters.
+        let mut buf = String::new();
+        for name in SHOWN_FLAGS {
+            if !header.log_flags.get(*name).copied().unwrap_or(false) {
+                continue;
+            }
+            if buf.is_empty() {
+                buf.push_str(name);
+                continue;
+            }
+            buf.push_str(", ");
+            buf.push_str(name);
+            if buf.len() > 60 {
+                self.emit(now, None, &format!("log flags: {buf}"));
+                buf.clear();
+            }
+        }
+        if !buf.is_empty() {
+            self.emit(now, None, &format!("log flags: {buf}"));
+        }
+        self.prefs(state, header);
+        if self.flags.cpu_sched_debug {
+            self.emit(
+                now,
+                None,
+                "[cpu_sched_debug] Request CPU reschedule: Prefs update",
+            );
+        }
+        if self.flags.work_fetch_debug {
+            self.emit(now, None, "[work_fetch] Request work fetch: Prefs update");
+        }
+        for project in &state.projects {
+            let url = header
+                .urls
+                .get(project.name.as_str())
+                .cloned()
+                .unwrap_or_default();
+            let share = project.resource_share;
+            self.emit(
+                now,
+                Some(&project.name),
+                &format!("URL {url}; Computer ID not assigned yet; resource share {share:.0}"),
+            );
+        }
+        if self.flags.work_fetch_debug {
+            self.emit(now, None, "[work_fetch] Request work fetch: init");
+        }
+    }
+
+    /// The prefs block before 8.2.0 (client/cs_prefs.cpp
+    /// read_global_prefs).
+    fn general_prefs(&mut self, state: &HostState, header: &LogHeader) {
+        let now = 0.0;
+        let prefs = &state.prefs;
+        let mem = state.host.m_nbytes;
+        for line in [
+            "General prefs: from  (last modified ---)",
+            "Host location: none",
+            "General prefs: using your defaults",
+            "Preferences:",
+        ] {
+            self.emit(now, None, line);
+        }
+        const MEGA: f64 = 1024.0 * 1024.0;
+        let busy = mem * prefs.ram_max_used_busy_frac / MEGA;
+        let idle = mem * prefs.ram_max_used_idle_frac / MEGA;
+        self.emit(
+            now,
+            None,
+            &format!("   max memory usage when active: {busy:.2} MB"),
+        );
+        self.emit(
+            now,
+            None,
+            &format!("   max memory usage when idle: {idle:.2} MB"),
+        );
+        let ncpus = state.n_usable_cpus();
+        if ncpus != state.host.p_ncpus as usize {
+            self.emit(now, None, &format!("   max CPUs used: {ncpus}"));
+        }
+        if header.suspend_cpu_usage.0 != 0.0 {
+            let x = header.suspend_cpu_usage.0;
+            self.emit(
+                now,
+                None,
+                &format!("   suspend work if non-BOINC CPU load exceeds {x:.0}%"),
+            );
+        }
+        self.emit(
+            now,
+            None,
+            "   (to change preferences, visit a project web site or select Preferences in the Manager)",
+        );
+    }
+
+    /// CLIENT_STATE::print_global_prefs (client/cs_prefs.cpp).
+    fn prefs(&mut self, state: &HostState, header: &LogHeader) {
+        if !self.wording.computing_prefs {
+            self.general_prefs(state, header);
+            return;
+        }
+        let now = 0.0;
+        let prefs = &state.prefs;
+        let ncpus = state.host.p_ncpus as f64;
+        let mem = state.host.m_nbytes;
+        let lines = [
+            "Computing prefs: from  (last modified ---)".to_string(),
+            "Computing prefs: computer location unspecified; using default".to_string(),
+            "Computing preferences:".to_string(),
+            "-  When computer is in use".to_string(),
+            format!(
+                "-     'In use' means mouse/keyboard input in last {:.2} minutes",
+                header.idle_time_to_run
+            ),
+        ];
+        for line in &lines {
+            self.emit(now, None, line);
+        }
+        if prefs.max_ncpus_pct != 0.0 {
+            let n = (ncpus * prefs.max_ncpus_pct / 100.0) as i64;
+            self.emit(now, None, &format!("-     max CPUs used: {n}"));
+        }
+        if prefs.cpu_usage_limit != 0.0 {
+            let x = prefs.cpu_usage_limit;
+            self.emit(
+                now,
+                None,
+                &format!("-     Use at most {x:.0}% of the CPU time"),
+            );
+        }
+        if header.suspend_cpu_usage.0 != 0.0 {
+            let x = header.suspend_cpu_usage.0;
+            self.emit(
+                now,
+                None,
+                &format!("-     suspend if non-BOINC CPU load exceeds {x:.0}%"),
+            );
+        }
+        let busy = mem * prefs.ram_max_used_busy_frac / GIB;
+        self.emit(now, None, &format!("-     max memory usage: {busy:.2} GB"));
+        self.emit(now, None, "-  When computer is not in use");
+        let n = (ncpus * prefs.niu_max_ncpus_pct / 100.0) as i64;
+        self.emit(now, None, &format!("-     max CPUs used: {n}"));
+        let x = prefs.niu_cpu_usage_limit;
+        self.emit(
+            now,
+            None,
+            &format!("-     Use at most {x:.0}% of the CPU time"),
+        );
+        if header.suspend_cpu_usage.1 > 0.0 {
+            let x = header.suspend_cpu_usage.1;
+            self.emit(
+                now,
+                None,
+                &format!("-     suspend if non-BOINC CPU load exceeds {x:.0}%"),
+            );
+        }
+        let idle = mem * prefs.ram_max_used_idle_frac / GIB;
+        self.emit(now, None, &format!("-     max memory usage: {idle:.2} GB"));
+        let min = prefs.work_buf_min_days;
+        let more = prefs.work_buf_additional_days;
+        self.emit(
+            now,
+            None,
+            &format!("-  Store at least {min:.2} days of work"),
+        );
+        self.emit(
+            now,
+            None,
+            &format!("-  Store up to an additional {more:.2} days of work"),
+        );
+        self.emit(
+            now,
+            None,
+            "-  (to change preferences, visit a project web site or select 'Options / Computing preferences...' in the Manager)",
+        );
+    }
+
+    /// `rsc_string()` of client/result.h.
+    fn rsc_string(state: &HostState, j: JobIdx) -> String {
+        let Some(job) = state.jobs.get(j) else {
+            return String::new();
+        };
+        if job.usage.rsc == 0 {
+            format!("{:.2} CPU", job.usage.avg_ncpus)
+        } else {
+            format!(
+                "{:.2} CPU + {:.2} {}",
+                job.usage.avg_ncpus,
+                job.usage.coproc_usage,
+                state.rsc_type(job.usage.rsc).long_name()
+            )
+        }
+    }
+
+    fn job_name(state: &HostState, j: JobIdx) -> &str {
+        state.jobs.get(j).map_or("", |job| job.name.as_str())
+    }
+
+    fn rsc_long(state: &HostState, r: RscIdx) -> String {
+        state.rsc_type(r).long_name().to_string()
+    }
+
+    fn rsc_type_name(state: &HostState, r: RscIdx) -> String {
+        state.rsc_type(r).type_name().to_string()
+    }
+
+    /// `project_priority_init()`'s `[prio]` lines (client/cpu_sched.cpp).
+    fn prio(&mut self, now: f64, state: &HostState, init: &PriorityInit) {
+        if !self.flags.priority_debug {
+            return;
+        }
+        for line in &init.lines {
+            self.project_line(
+                now,
+                state,
+                line.project,
+                &format!(
+                    "[prio] {:.6} rsf {:.6} rt {:.6} rs {:.6}",
+                    line.priority, line.share_frac, line.rec_temp, line.rec_sum
+                ),
+            );
+        }
+    }
+
+    /// `rr_simulation(why)` and RR_SIM::simulate() (client/rr_sim.cpp).
+    fn simulation(&mut self, now: f64, state: &HostState, why: &str, sim: &RrSimOutcome) {
+        let f = self.flags;
+        if f.rr_simulation {
+            self.emit(now, None, &format!("[rr_sim] doing sim: {why}"));
+        }
+        if self.last_sim == sim.now {
+            if f.rr_simulation {
+                self.emit(now, None, "[rr_sim] already did at this time");
+            }
+            return;
+        }
+        self.last_sim = sim.now;
+        if f.rr_simulation {
+            let message = format!(
+                "[rr_sim] start: work_buf min {:.0} additional {:.0} total {:.0} on_frac {:.3} active_frac {:.3}",
+                state.work_buf_min(&self.params),
+                state.work_buf_additional(),
+                state.work_buf_total(&self.params),
+                state.time_stats.on_frac,
+                state.time_stats.active_frac
+            );
+            self.emit(now, None, &message);
+        }
+        self.prio(now, state, &sim.prio_init);
+        for note in &sim.notes {
+            match *note {
+                RrSimNote::PickStart if f.rr_simulation => {
+                    self.emit(now, None, "pick_jobs_to_run() start");
+                }
+                RrSimNote::PickEnd if f.rr_simulation => {
+                    self.emit(now, None, "pick_jobs_to_run() end");
+                }
+                RrSimNote::Starting {
+                    job,
+                    reltime,
+                    flops_left,
+                    flops,
+                } if f.rrsim_detail => {
+                    let message = format!(
+                        "[rr_sim_detail] {reltime:.2}: starting {} ({}) ({:.2}G/{:.2}G)",
+                        Self::job_name(state, job),
+                        Self::rsc_string(state, job),
+                        flops_left / GIGA,
+                        flops / GIGA
+                    );
+                    self.job_line(now, state, job, &message);
+                }
+                RrSimNote::ProjectMaxConcurrent(p, t) if f.rr_simulation => {
+                    self.project_line(
+                        now,
+                        state,
+                        p,
+                        &format!("[rr_sim] at project max concurrent: t {t:.6}"),
+                    );
+                }
+                RrSimNote::AppMaxConcurrent(j, t) if f.rr_simulation => {
+                    let app = state.jobs.get(j).map_or("", |job| job.app.as_str());
+                    let message = format!("[rr_sim] at app max concurrent for {app}; t {t:.6}");
+                    self.job_line(now, state, j, &message);
+                }
+                RrSimNote::NextToFinish(j, dt) if f.rrsim_detail => {
+                    let message = format!(
+                        "[rrsim_detail] next job to finish: {} (will finish in  {dt:.2} sec)",
+                        Self::job_name(state, j)
+                    );
+                    self.emit(now, None, &message);
+                }
+                RrSimNote::TimeSlice(dt) if f.rrsim_detail => {
+                    let message = format!("[rrsim_detail] taking time-slice step of {dt:.2} sec");
+                    self.emit(now, None, &message);
+                }
+                RrSimNote::Finish(i) if f.rr_simulation => {
+                    let Some(finish) = sim.finishes.get(i) else {
+                        continue;
+                    };
+                    let j = finish.job;
+                    let name = Self::job_name(state, j).to_string();
+                    let message = format!(
+                        "[rr_sim] {:.2}: {name} finishes ({}) ({:.2}G/{:.2}G)",
+                        finish.reltime,
+                        Self::rsc_string(state, j),
+                        finish.flops_remaining / GIGA,
+                        finish.sim_flops / GIGA
+                    );
+                    self.job_line(now, state, j, &message);
+                    if let Some(by) = finish.miss_by {
+                        let message = if finish.miss_counted {
+                            format!("[rr_sim] {name} misses deadline by {by:.2}")
+                        } else {
+                            format!("[rr_sim] {name} misses deadline but RSS too large to run")
+                        };
+                        self.job_line(now, state, j, &message);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if f.rr_simulation {
+            self.emit(now, None, "[rr_sim] end");
+        }
+    }
+
+    /// print_deadline_misses() (client/rr_sim.cpp).
+    fn deadline_misses(&mut self, now: f64, state: &HostState, sim: &RrSimOutcome) {
+        for (j, &miss) in sim.misses_deadline.iter().enumerate() {
+            if miss {
+                let message = format!(
+                    "[rr_sim] Result {} projected to miss deadline.",
+                    Self::job_name(state, j)
+                );
+                self.job_line(now, state, j, &message);
+            }
+        }
+        for (p, stats) in sim.projects.iter().enumerate() {
+            for (r, rsc) in stats.rsc.iter().enumerate() {
+                if rsc.deadlines_missed > 0 {
+                    let message = format!(
+                        "[rr_sim] Project has {} projected {} deadline misses",
+                        rsc.deadlines_missed,
+                        Self::rsc_long(state, r)
+                    );
+                    self.project_line(now, state, p, &message);
+                }
+            }
+        }
+    }
+
+    /// make_run_list() (client/cpu_sched.cpp).
+    fn run_list(&mut self, now: f64, state: &HostState, run: &RunListOutcome) {
+        let debug = self.flags.cpu_sched_debug;
+        if debug {
+            self.emit(
+                now,
+                None,
+                if self.wording.make_run_list_markers {
+                    "[cpu_sched_debug] make_run_list(): start"
+                } else {
+                    "[cpu_sched_debug] schedule_cpus(): start"
+                },
+            );
+        }
+        self.simulation(now, state, "CPU sched", &run.sim);
+        if self.flags.rr_simulation {
+            self.deadline_misses(now, state, &run.sim);
+        }
+        // promote_once_ran_edf() comes before the priorities' start.
+        let promotions = run
+            .notes
+            .iter()
+            .take_while(|n| matches!(n, RunNote::Domino(_) | RunNote::Thrashing(_)))
+            .count();
+        for (i, note) in run.notes.iter().enumerate() {
+            if i == promotions {
+                self.prio(now, state, &run.prio_init);
+            }
+            match *note {
+                RunNote::Domino(j) | RunNote::Thrashing(j) if debug => {
+                    let kind = if matches!(note, RunNote::Domino(_)) {
+                        "domino"
+                    } else {
+                        "thrashing"
+                    };
+                    let message = format!(
+                        "[cpu_sched_debug] {kind} prevention: mark {} as deadline miss",
+                        Self::job_name(state, j)
+                    );
+                    self.job_line(now, state, j, &message);
+                }
+                RunNote::Insufficient(j) if debug => {
+                    let r = state.jobs.get(j).map_or(0, |job| job.usage.rsc);
+                    let message = format!(
+                        "[cpu_sched_debug] insufficient {} for {}",
+                        Self::rsc_type_name(state, r),
+                        Self::job_name(state, j)
+                    );
+                    self.job_line(now, state, j, &message);
+                }
+                RunNote::Reserve(j) if debug => {
+                    let Some(job) = state.jobs.get(j) else {
+                        continue;
+                    };
+                    let message = format!(
+                        "[cpu_sched_debug] reserving {:.6} of coproc {}",
+                        job.usage.coproc_usage,
+                        Self::rsc_type_name(state, job.usage.rsc)
+                    );
+                    self.job_line(now, state, j, &message);
+                }
+                RunNote::Add(i) if debug => {
+                    let Some(entry) = run.run_list.get(i) else {
+                        continue;
+                    };
+                    let message = format!(
+                        "[cpu_sched_debug] add to run list: {} ({}, {}) (prio {:.6})",
+                        Self::job_name(state, entry.job),
+                        Self::rsc_long(state, entry.rsc),
+                        if entry.phase == RunListPhase::Edf {
+                            "EDF"
+                        } else {
+                            "FIFO"
+                        },
+                        entry.priority
+                    );
+                    self.job_line(now, state, entry.job, &message);
+                }
+                _ => {}
+            }
+        }
+        if promotions == run.notes.len() {
+            self.prio(now, state, &run.prio_init);
+        }
+        if debug && self.wording.make_run_list_markers {
+            self.emit(now, None, "[cpu_sched_debug] make_run_list(): end");
+        }
+    }
+
+    /// `print_job_list()` (client/cpu_sched.cpp).
+    fn job_list(&mut self, now: f64, state: &HostState, jobs: &[(JobIdx, bool, bool)]) {
+        for (i, &(j, md, uts)) in jobs.iter().enumerate() {
+            let yes = |b: bool| if b { "yes" } else { "no" };
+            let resources = if self.wording.job_list_resources {
+                format!("{}; ", Self::rsc_string(state, j))
+            } else {
+                String::new()
+            };
+            let message = format!(
+                "[cpu_sched_debug] {i}: {} ({resources}MD: {}; UTS: {})",
+                Self::job_name(state, j),
+                yes(md),
+                yes(uts)
+            );
+            self.job_line(now, state, j, &message);
+        }
+    }
+
+    /// enforce_run_list() (client/cpu_sched.cpp), assign_coprocs()
+    /// (client/coproc_sched.cpp) and the task layer (client/sim_util.cpp).
+    fn enforced(
+        &mut self,
+        now: f64,
+        state: &HostState,
+        run_list: &[(JobIdx, bool, bool)],
+        out: &EnforceOutcome,
+        tasks: &[TaskAction],
+    ) {
+        let f = self.flags;
+        if f.cpu_sched_debug {
+            self.emit(now, None, "[cpu_sched_debug] enforce_run_list(): start");
+            self.emit(now, None, "[cpu_sched_debug] preliminary job list:");
+            self.job_list(now, state, run_list);
+            self.emit(now, None, "[cpu_sched_debug] final job list:");
+            self.job_list(now, state, &out.sorted);
+        }
+        if f.coproc_debug {
+            for note in &out.coproc_notes {
+                self.coproc(now, state, note);
+            }
+        }
+        let n_usable = state.n_usable_cpus();
+        let user_limited = (n_usable as u32) < state.host.p_ncpus;
+        let mut used = 0.0;
+        for &(j, md, _) in &out.sorted {
+            let Some(job) = state.jobs.get(j) else {
+                continue;
+            };
+            let name = job.name.as_str();
+            let skipped = out.skipped.iter().find(|(k, _)| *k == j).map(|(_, r)| *r);
+            let message = match skipped {
+                Some(SkipReason::NoCoprocs) => continue,
+                Some(SkipReason::MaxConcurrent) => {
+                    format!("[cpu_sched_debug] skipping {name}; max concurrent limit reached")
+                }
+                Some(SkipReason::CpusFull) => {
+                    if user_limited
+                        && self.params.enforce_user_cpu_limit != 0.0
+                        && used + job.usage.avg_ncpus > n_usable as f64
+                    {
+                        format!(
+                            "[cpu_sched_debug] skipping {name}: would exceed user-specified CPU limit"
+                        )
+                    } else if job.usage.uses_coprocs() {
+                        format!("[cpu_sched_debug] skipping GPU job {name}; CPU committed")
+                    } else {
+                        format!("[cpu_sched_debug] all CPUs used ({used:.2} >= {n_usable}), skipping {name}")
+                    }
+                }
+                Some(SkipReason::RamTooSmall) => {
+                    format!("[cpu_sched_debug] skipping {name}: estimated RSS exceeds RAM left")
+                }
+                None => {
+                    used += job.usage.avg_ncpus;
+                    format!(
+                        "[cpu_sched_debug] scheduling {name}{}",
+                        if md { " (high priority)" } else { "" }
+                    )
+                }
+            };
+            if f.cpu_sched_debug {
+                self.job_line(now, state, j, &message);
+            }
+        }
+        if out.cpus_used < n_usable as f64 {
+            let request = f.work_fetch_debug;
+            if self.wording.using_only {
+                if request {
+                    self.emit(now, None, "[work_fetch] Request work fetch: CPUs idle");
+                }
+                if f.cpu_sched_debug {
+                    let message = format!(
+                        "[cpu_sched_debug] using only {:.2} out of {n_usable} CPUs",
+                        out.cpus_used
+                    );
+                    self.emit(now, None, &message);
+                }
+            } else if f.cpu_sched_debug {
+                let message = format!(
+                    "[cpu_sched_debug] using {:.2} out of {n_usable} CPUs",
+                    out.cpus_used
+                );
+                self.emit(now, None, &message);
+                if request {
+                    self.emit(now, None, "[work_fetch] Request work fetch: CPUs idle");
+                }
+            }
+        }
+        // Preemptions in active-task order, then the scheduled tasks.
+        for action in tasks {
+            if let TaskAction::Preempt { job, removed } = *action {
+                let name = Self::job_name(state, job).to_string();
+                if f.cpu_sched {
+                    let how = if removed {
+                        "removed from memory"
+                    } else {
+                        "left in memory"
+                    };
+                    self.job_line(
+                        now,
+                        state,
+                        job,
+                        &format!("[cpu_sched] Preempting {name} ({how})"),
+                    );
+                }
+                if f.task_debug {
+                    let message = if removed {
+                        let from = if self.wording.request_quit {
+                            "request_quit"
+                        } else {
+                            "request_exit"
+                        };
+                        format!("[task] task_state=UNINITIALIZED for {name} from {from}")
+                    } else {
+                        format!("[task] task_state=SUSPENDED for {name} from suspend")
+                    };
+                    self.job_line(now, state, job, &message);
+                }
+            }
+        }
+        let mut scheduled: Vec<JobIdx> = out
+            .actions
+            .iter()
+            .filter_map(|a| match a {
+                EnforceAction::Schedule(j) => Some(*j),
+                _ => None,
+            })
+            .collect();
+        scheduled.sort_by_key(|&j| {
+            state
+                .jobs
+                .get(j)
+                .and_then(|job| job.task.as_ref())
+                .map_or(u64::MAX, |t| t.seq)
+        });
+        for j in scheduled {
+            let name = Self::job_name(state, j).to_string();
+            let start = tasks.iter().find_map(|a| match *a {
+                TaskAction::Start(k) if k == j => Some("Starting"),
+                TaskAction::Resume(k) if k == j => Some("Resuming"),
+                _ => None,
+            });
+            if let Some(how) = start {
+                if f.task {
+                    let left = state.jobs.get(j).map_or(0.0, |job| {
+                        job.exact_flops_remaining.unwrap_or(job.rsc_fpops_est)
+                    });
+                    let message =
+                        format!("[task] {how} task {name}: FLOPS left {:.2}G", left / GIGA);
+                    self.job_line(now, state, j, &message);
+                }
+                if f.task_debug {
+                    let message = format!("[task] task_state=EXECUTING for {name} from start");
+                    self.job_line(now, state, j, &message);
+                }
+            }
+            if f.cpu_sched_status {
+                self.job_line(now, state, j, &format!("[css] running {name} ()"));
+            }
+        }
+        if f.cpu_sched_debug {
+            self.emit(now, None, "[cpu_sched_debug] enforce_run_list: end");
+        }
+    }
+
+    /// The `[coproc]` messages of client/coproc_sched.cpp.
+    fn coproc(&mut self, now: f64, state: &HostState, note: &CoprocNote) {
+        let kind = |j: JobIdx| {
+            let r = state.jobs.get(j).map_or(0, |job| job.usage.rsc);
+            Self::rsc_type_name(state, r)
+        };
+        let name = |j: JobIdx| Self::job_name(state, j).to_string();
+        let (j, message) = match *note {
+            CoprocNote::Pending { job, k, x } => (
+                job,
+                format!(
+                    "[coproc] {} instance {k}; {x:.6} pending for {}",
+                    kind(job),
+                    name(job)
+                ),
+            ),
+            CoprocNote::Taken { job, x, dev } => (
+                job,
+                format!(
+                    "[coproc] {} {x:.6} instance of device {dev} already assigned to task {}",
+                    kind(job),
+                    name(job)
+                ),
+            ),
+            CoprocNote::Confirming { job, dev, x } => (
+                job,
+                format!(
+                    "[coproc] {} instance {dev}: confirming {x:.6} instance for {}",
+                    kind(job),
+                    name(job)
+                ),
+            ),
+            CoprocNote::Fraction { job, x, dev, free } => (
+                job,
+                format!(
+                    "[coproc] Assigning {x:.6} of {} {}instance {dev} to {}",
+                    kind(job),
+                    if free { "free " } else { "" },
+                    name(job)
+                ),
+            ),
+            CoprocNote::NoFraction { job, x } => (
+                job,
+                format!(
+                    "[coproc] Insufficient {} for {}: need {x:.6}",
+                    kind(job),
+                    name(job)
+                ),
+            ),
+            CoprocNote::NoWhole { job, need, free } => (
+                job,
+                format!(
+                    "[coproc] Insufficient {} for {}; need {need}, available {free}",
+                    kind(job),
+                    name(job)
+                ),
+            ),
+            CoprocNote::Whole { job, dev, pending } => (
+                job,
+                format!(
+                    "[coproc] Assigning {} {}instance {dev} to {}",
+                    kind(job),
+                    if pending { "pending " } else { "" },
+                    name(job)
+                ),
+            ),
+        };
+        self.job_line(now, state, j, &message);
+    }
+
+    /// WORK_FETCH::setup()'s messages and print_state() (client/work_fetch.cpp).
+    fn fetch_state(&mut self, now: f64, state: &HostState, setup: &WorkFetchState) {
+        let f = self.flags;
+        self.simulation(now, state, "work fetch", &setup.sim);
+        if f.work_fetch_debug {
+            let total = state.work_buf_total(&self.params);
+            for &(p, r, t) in &setup.mc_limits {
+                let message =
+                    format!("rsc type {r} last MC limit time {t:.6} total buf {total:.6}");
+                self.project_line(now, state, p, &message);
+            }
+        }
+        self.prio(now, state, &setup.prio_init);
+        if !f.work_fetch_debug {
+            return;
+        }
+        self.emit(
+            now,
+            None,
+            "[work_fetch] ------- start work fetch state -------",
+        );
+        let message = format!(
+            "[work_fetch] target work buffer: {:.2} + {:.2} sec",
+            setup.buf_min, setup.buf_additional
+        );
+        self.emit(now, None, &message);
+        self.emit(now, None, "[work_fetch] --- project states ---");
+        for project in &setup.projects {
+            let message = format!("[work_fetch] {}", project.log_text());
+            self.project_line(now, state, project.project, &message);
+        }
+        for rsc in &setup.resources {
+            let message = format!(
+                "[work_fetch] --- state for {} ---",
+                rsc.rsc_type.long_name()
+            );
+            self.emit(now, None, &message);
+            let message = format!(
+                "[work_fetch] shortfall {:.2} nidle {:.2} saturated {:.2} busy {:.2}",
+                rsc.shortfall, rsc.nidle, rsc.saturated, rsc.busy
+            );
+            self.emit(now, None, &message);
+            for row in &rsc.projects {
+                let backoff = if row.backoff_left > 0.0 {
+                    format!(
+                        " (resource backoff: {:.2}, inc {:.2})",
+                        row.backoff_left, row.backoff_interval
+                    )
+                } else {
+                    String::new()
+                };
+                let message = format!(
+                    "[work_fetch] share {:.3} {} {backoff}",
+                    row.share, row.reason
+                );
+                self.project_line(now, state, row.project, &message);
+            }
+        }
+        self.emit(
+            now,
+            None,
+            "[work_fetch] ------- end work fetch state -------",
+        );
+    }
+
+    /// choose_project() / piggyback_work_request() (client/work_fetch.cpp).
+    fn work_fetch(
+        &mut self,
+        now: f64,
+        state: &HostState,
+        outcome: &WorkFetchOutcome,
+        report: Option<ProjectIdx>,
+    ) {
+        let f = self.flags;
+        self.piggyback_project = report;
+        if let Some(p) = report {
+            if f.work_fetch_debug {
+                self.project_line(now, state, p, "piggyback_work_request()");
+            }
+        } else {
+            if self.wording.choose_project_time && f.work_fetch_debug {
+                self.emit(now, None, &format!("choose_project(): {now:.6}"));
+            }
+            if outcome.nci {
+                if let (Some(p), true) = (outcome.chosen, f.work_fetch_debug) {
+                    self.project_line(now, state, p, "[work_fetch] fetching work for NCI project");
+                }
+                return;
+            }
+        }
+        if let Some(setup) = &outcome.state {
+            self.fetch_state(now, state, setup);
+        }
+        for note in &outcome.scan {
+            self.scan_note(now, state, note);
+        }
+        if report.is_none() && outcome.chosen.is_none() && f.work_fetch_debug {
+            self.emit(now, None, "[work_fetch] No project chosen for work fetch");
+        }
+    }
+
+    fn scan_note(&mut self, now: f64, state: &HostState, note: &ScanNote) {
+        let f = self.flags;
+        let long = |r: RscIdx| Self::rsc_long(state, r);
+        let pname = |p: ProjectIdx| {
+            state
+                .projects
+                .get(p)
+                .map_or(String::new(), |x| x.name.to_string())
+        };
+        // Before 8.2.14 piggyback's lines name the project asked.
+        let piggy = if self.wording.piggyback_untagged {
+            None
+        } else {
+            self.piggyback_project
+        };
+        let (project, message, shown) = match note {
+            ScanNote::Scanning(p) => (Some(*p), "choose_project: scanning".to_string(), f.work_fetch_debug),
+            ScanNote::Skip(p, reason) => (Some(*p), format!("skip: {reason}"), f.work_fetch_debug),
+            ScanNote::CanFetch(p, r) => (Some(*p), format!("can fetch {}", long(*r)), f.work_fetch_debug),
+            ScanNote::CantFetch(p, r, reason) => (
+                Some(*p),
+                format!("can't fetch {}: {reason}", long(*r)),
+                f.work_fetch_debug,
+            ),
+            ScanNote::BufferLow(p, r) => (
+                Some(*p),
+                format!("{} needs work - buffer low", long(*r)),
+                f.work_fetch_debug,
+            ),
+            ScanNote::ExcludedStarved(p, r) => (
+                Some(*p),
+                format!("{} needs work - excluded instance starved", long(*r)),
+                f.work_fetch_debug,
+            ),
+            ScanNote::Checking(p, r) => (Some(*p), format!("checking {}", long(*r)), f.work_fetch_debug),
+            ScanNote::NotHighPrio(p, r) => (
+                Some(*p),
+                format!("{} not high prio proj", long(*r)),
+                f.work_fetch_debug,
+            ),
+            ScanNote::DontNeed(p, r) => (Some(*p), format!("{} don't need", long(*r)), f.work_fetch_debug),
+            ScanNote::OtherCantFetch(p, r, reason) => (
+                Some(*p),
+                format!("{} can't fetch: {reason}", long(*r)),
+                f.work_fetch_debug,
+            ),
+            ScanNote::McShortfall {
+                project,
+                mc_shortfall,
+                shortfall,
+                ..
+            } => (
+                Some(*project),
+                format!(
+                    "[work_fetch] using MC shortfall {mc_shortfall:.6} instead of shortfall {shortfall:.6}"
+                ),
+                f.work_fetch_debug,
+            ),
+            ScanNote::SetRequest {
+                project,
+                rsc,
+                ninstances,
+                nused_total,
+                nidle_now,
+                share,
+                req_instances,
+                req_secs,
+            } => (
+                Some(*project),
+                format!(
+                    "[work_fetch] set_request() for {}: ninst {} nused_total {nused_total:.2} nidle_now {nidle_now:.2} fetch share {share:.2} req_inst {req_instances:.2} req_secs {req_secs:.2}",
+                    long(*rsc),
+                    *ninstances as i64
+                ),
+                f.work_fetch_debug,
+            ),
+            ScanNote::Request(p, r, req, excluded) => (
+                Some(*p),
+                format!(
+                    "{} {}: {:.6}",
+                    long(*r),
+                    if *excluded {
+                        "set_request_excluded"
+                    } else {
+                        "set_request"
+                    },
+                    req.req_secs
+                ),
+                f.work_fetch_debug,
+            ),
+            ScanNote::PiggyResource(r) => (piggy, format!("piggyback: resource {}", long(*r)), f.work_fetch_debug),
+            ScanNote::PiggyCantFetch(r, reason) => (
+                piggy,
+                format!("piggyback: can't fetch {}: {reason}", long(*r)),
+                f.work_fetch_debug,
+            ),
+            ScanNote::PiggyDontNeed(r) => (piggy, format!("piggyback: don't need {}", long(*r)), f.work_fetch_debug),
+            ScanNote::PiggyNoJobs(q) => (
+                piggy,
+                format!("piggyback: {} doesn't have jobs", pname(*q)),
+                f.work_fetch_debug,
+            ),
+            ScanNote::PiggyProjectCantFetch(q) => (
+                piggy,
+                format!("piggyback: {} can't fetch work", pname(*q)),
+                f.work_fetch_debug,
+            ),
+            ScanNote::PiggyBetter(q) => (
+                piggy,
+                format!("piggyback: better proj {}", pname(*q)),
+                f.work_fetch_debug,
+            ),
+            ScanNote::PiggyRequesting(p, r) => (
+                Some(*p),
+                format!("[rr_sim] piggyback: requesting {}", long(*r)),
+                f.rr_simulation,
+            ),
+            ScanNote::PiggyDontNeedWork(p) => (
+                Some(*p),
+                "[rr_sim] piggyback: don't need work".to_string(),
+                f.rr_simulation,
+            ),
+        };
+        if !shown {
+            return;
+        }
+        match project {
+            Some(p) => self.project_line(now, state, p, &message),
+            None => self.emit(now, None, &message),
+        }
+    }
+
+    /// simulate_rpc() (client/sim.cpp) after the server's reply.
+    #[allow(clippy::too_many_arguments)]
+    fn rpc(
+        &mut self,
+        now: f64,
+        state: &HostState,
+        p: ProjectIdx,
+        request: &[crate::policy::work_fetch::RscRequest],
+        jobs: &[crate::policy::state::Job],
+        refused: &[crate::client_loop::Refusal],
+    ) {
+        let mut text = String::from("RPC: [work_fetch] request:");
+        for (r, req) in request.iter().enumerate() {
+            let _ = write!(
+                text,
+                " {} ({:.2} sec, {:.2} inst)",
+                Self::rsc_long(state, r),
+                req.req_secs,
+                req.req_instances
+            );
+        }
+        self.project_line(now, state, p, &text);
+        let mut refused = refused.iter().peekable();
+        for (k, job) in jobs.iter().enumerate() {
+            while let Some(r) = refused.next_if(|r| r.after_jobs <= k) {
+                self.refusal(now, state, p, r);
+            }
+            if self.flags.task_debug {
+                let message = format!(
+                    "[task] result state=FILES_DOWNLOADED for {} from simulate_rpc",
+                    job.name
+                );
+                self.project_line(now, state, p, &message);
+            }
+        }
+        for r in refused {
+            self.refusal(now, state, p, r);
+        }
+        self.emit(now, None, &format!("Got {} tasks", jobs.len()));
+    }
+
+    fn refusal(
+        &mut self,
+        now: f64,
+        state: &HostState,
+        p: ProjectIdx,
+        r: &crate::client_loop::Refusal,
+    ) {
+        let message = format!(
+            "job for {} misses deadline approx: del {:.6} + et {:.6} > {:.6}",
+            r.app, r.delay, r.est, r.bound
+        );
+        self.project_line(now, state, p, &message);
+    }
+
+    fn note(&mut self, now: f64, state: &HostState, note: LoopNote) {
+        let f = self.flags;
+        match note {
+            LoopNote::ScheduleRequested(why) if f.cpu_sched_debug => {
+                self.emit(
+                    now,
+                    None,
+                    &format!("[cpu_sched_debug] Request CPU reschedule: {why}"),
+                );
+            }
+            LoopNote::WorkFetchRequested(why) if f.work_fetch_debug => {
+                self.emit(
+                    now,
+                    None,
+                    &format!("[work_fetch] Request work fetch: {why}"),
+                );
+            }
+            LoopNote::TaskExited(j) if f.task_debug => {
+                let message = format!(
+                    "[task] task_state=EXITED for {} from poll",
+                    Self::job_name(state, j)
+                );
+                self.job_line(now, state, j, &message);
+            }
+            LoopNote::TaskFinished(j) => {
+                let name = Self::job_name(state, j).to_string();
+                if f.task {
+                    self.job_line(
+                        now,
+                        state,
+                        j,
+                        &format!("Computation for task {name} finished"),
+                    );
+                }
+                if f.task_debug {
+                    let message = format!(
+                        "[task] result state=FILES_UPLOADED for {name} from CS::app_finished"
+                    );
+                    self.job_line(now, state, j, &message);
+                }
+            }
+            LoopNote::RpcBegins { project, report } => {
+                let message = if report {
+                    "doing RPC to report results"
+                } else {
+                    "doing RPC to get work"
+                };
+                self.project_line(now, state, project, message);
+            }
+            _ => {}
+        }
+    }
+
+    fn rec(&mut self, now: f64, state: &HostState, adjustment: &RecAdjustment) {
+        if !self.flags.priority_debug {
+            return;
+        }
+        match adjustment {
+            RecAdjustment::Discarded { elapsed, period } => {
+                let message = format!(
+                    "[priority] adjust_rec: elapsed time ({elapsed:.0}) negative or longer than sched enforce period({period:.0}).  Ignoring this period."
+                );
+                self.emit(now, None, &message);
+            }
+            RecAdjustment::TooShort => {}
+            RecAdjustment::Updated(lines) => {
+                for line in lines {
+                    let message = format!(
+                        "[prio] recent est credit: {:.2}G in {:.2} sec, {:.6} + {:.6} ->{:.6}",
+                        line.credit,
+                        line.secs,
+                        line.old,
+                        line.new - line.old,
+                        line.new
+                    );
+                    self.project_line(now, state, line.project, &message);
+                }
+            }
+        }
+    }
+}
+
+impl<W: Write> Observer for LogWriter<W> {
+    fn event(&mut self, state: &HostState, now: f64, event: LoopEvent<'_>) {
+        match event {
+            LoopEvent::Rec(adjustment) => self.rec(now, state, adjustment),
+            LoopEvent::RunList { run, .. } => {
+                self.run_list(now, state, run);
+                self.pending_run_list = run
+                    .run_list
+                    .iter()
+                    .map(|e| (e.job, e.phase == RunListPhase::Edf, false))
+                    .collect();
+            }
+            LoopEvent::Enforced { outcome, tasks, .. } => {
+                let mut listed = std::mem::take(&mut self.pending_run_list);
+                for (entry, &uts) in listed.iter_mut().zip(&outcome.preliminary_uts) {
+                    entry.2 = uts;
+                }
+                self.enforced(now, state, &listed, outcome, tasks);
+            }
+            LoopEvent::WorkFetch { outcome, report } => {
+                self.work_fetch(now, state, outcome, report)
+            }
+            LoopEvent::ProjectBackoff { project, secs, .. } => {
+                self.project_line(now, state, project, "RPC skipped: project down");
+                if self.flags.sched_op_debug {
+                    let message =
+                        format!("[sched_op] Deferring communication for {}", timediff(secs));
+                    self.project_line(now, state, project, &message);
+                    self.project_line(now, state, project, "[sched_op] Reason: project down");
+                }
+            }
+            LoopEvent::ResourceBackoff {
+                project, rsc, secs, ..
+            } => {
+                if self.flags.work_fetch_debug {
+                    let message = format!(
+                        "[work_fetch] backing off {} {secs:.0} sec",
+                        Self::rsc_long(state, rsc)
+                    );
+                    self.project_line(now, state, project, &message);
+                }
+            }
+            LoopEvent::Rpc {
+                project,
+                request,
+                jobs,
+                refused,
+                ..
+            } => self.rpc(now, state, project, request, jobs, refused),
+            LoopEvent::Note(note) => self.note(now, state, note),
+            LoopEvent::RrSim(_) | LoopEvent::Unsolicited(_) | LoopEvent::EngineError { .. } => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// client/sim_util.cpp: a day boundary prints as 24:00:00, after it
+    /// `1 day`/`N days`.
+    #[test]
+    fn emulator_time_strings() {
+        assert_eq!(sim_time(0.0), "00:00:00");
+        assert_eq!(sim_time(3600.0), "01:00:00");
+        assert_eq!(sim_time(86400.0), "24:00:00");
+        assert_eq!(sim_time(86640.0), "1 day 00:04:00");
+        assert_eq!(sim_time(172800.0), "2 days 00:00:00");
+        assert_eq!(timediff(69.0), "00:01:09");
+        assert_eq!(timediff(90061.0), "1 days 01:01:01");
+    }
+}

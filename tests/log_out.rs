@@ -1,0 +1,117 @@
+//! `simulate --log-out` writes the client emulator's log.txt line for line.
+//!
+//! Every trimmed copy of a reference under `traces/valid*/` (today's client,
+//! generated scenarios, release 7.20.5) is simulated up to the last instant
+//! its log shows and the written log must equal that log byte for byte.
+//! The expected bytes are the real emulator's, never ours.
+//!
+//! A case whose emulator broke a tie by object address after the heap had
+//! reused freed memory (`more_important`'s last tie-breaker, which no model
+//! of the client knows) says so in `outputs/log-out-differs.txt`: the first
+//! line number that may differ, then the reason. Everything before that line
+//! must still be identical, and the line must actually differ (a stale
+//! exception fails the test). `.ci/check-log-out` does the same on the full
+//! shared references.
+
+mod common;
+use boinc_audit::simulate::{simulate_scenario_logged, SimOptions};
+use std::path::{Path, PathBuf};
+
+const START: u64 = 3600;
+
+fn cases() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for folder in ["traces/valid", "traces/valid-gen", "traces/valid-7.20.5"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+        if let Ok(entries) = std::fs::read_dir(root) {
+            dirs.extend(
+                entries.flatten().map(|e| e.path()).filter(|p| {
+                    p.join("inputs").is_dir() && p.join("outputs/inputs.txt").is_file()
+                }),
+            );
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+/// Seconds of an emulator time stamp (`HH:MM:SS`, `N day(s) HH:MM:SS`).
+fn stamp_secs(line: &str) -> u64 {
+    let mut words = line.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let (days, clock) = if first.contains(':') {
+        (0, first)
+    } else {
+        let days: u64 = first.parse().unwrap_or(0);
+        words.next();
+        (days, words.next().unwrap_or(""))
+    };
+    let parts: Vec<u64> = clock.split(':').map(|x| x.parse().unwrap_or(0)).collect();
+    assert_eq!(parts.len(), 3, "time stamp of {line:?}");
+    days * 86400 + parts[0] * 3600 + parts[1] * 60 + parts[2]
+}
+
+fn value_after(text: &str, label: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix(label))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {label:?} in {text}"))
+}
+
+/// The declared first differing line (1-based), if the case has one.
+fn declared_difference(dir: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(dir.join("outputs/log-out-differs.txt")).ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+#[test]
+fn log_out_is_the_emulators_log_line_for_line() {
+    let cases = cases();
+    assert!(cases.len() >= 30, "trimmed references: {cases:?}");
+    let mut failures = Vec::new();
+    let mut identical = 0;
+    for dir in &cases {
+        let expected = common::read_reference_log(dir);
+        let last = expected.lines().last().map(stamp_secs).unwrap_or(START);
+        let inputs = std::fs::read_to_string(dir.join("outputs/inputs.txt")).unwrap();
+        let release = boinc_audit::simulate::scenario::auto_policy(dir.to_str().unwrap()).2;
+        let options = SimOptions {
+            duration: (last - START) as f64,
+            delta: value_after(&inputs, "Time step:"),
+            existing_jobs_only: inputs.contains("Existing jobs only: yes"),
+            release,
+            ..SimOptions::default()
+        };
+        let mut written = Vec::new();
+        simulate_scenario_logged(dir.to_str().unwrap(), &options, Some(&mut written))
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let written = String::from_utf8(written).unwrap();
+        let first_difference = written
+            .lines()
+            .zip(expected.lines())
+            .position(|(a, b)| a != b)
+            .or_else(|| {
+                (written.lines().count() != expected.lines().count())
+                    .then(|| written.lines().count().min(expected.lines().count()))
+            })
+            .map(|i| i + 1);
+        match (first_difference, declared_difference(dir)) {
+            (None, None) => identical += 1,
+            (Some(line), Some(declared)) if line == declared => {}
+            (found, declared) => {
+                let at = found.unwrap_or(0);
+                failures.push(format!(
+                    "{}: first difference at line {found:?} (declared {declared:?})\n  written:  {:?}\n  emulator: {:?}",
+                    dir.display(),
+                    written.lines().nth(at.saturating_sub(1)),
+                    expected.lines().nth(at.saturating_sub(1)),
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!(
+        "log-out: {identical} of {} trimmed references byte-identical",
+        cases.len()
+    );
+}
