@@ -292,6 +292,12 @@ pub struct SimulateArgs {
     /// `boinc-audit audit` reads it beside the scenario's inputs.
     #[arg(long, value_name = "FILE")]
     pub log_out: Option<PathBuf>,
+    /// Write the emulator's outputs/ folder for the run to DIR: log.txt (as
+    /// --log-out), inputs.txt (the run options) and timeline.html (its rows
+    /// of host and GPU availability; job columns are not written): what
+    /// `boinc-audit audit` reads beside the scenario's inputs/.
+    #[arg(long, value_name = "DIR", conflicts_with = "log_out")]
+    pub outputs_dir: Option<PathBuf>,
 }
 
 /// `golden` subcommands.

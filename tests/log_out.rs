@@ -14,7 +14,7 @@
 //! shared references.
 
 mod common;
-use boinc_audit::simulate::{simulate_scenario_logged, SimOptions};
+use boinc_audit::simulate::{simulate_scenario_logged, LogOut, SimOptions};
 use std::path::{Path, PathBuf};
 
 const START: u64 = 3600;
@@ -83,7 +83,12 @@ fn log_out_is_the_emulators_log_line_for_line() {
             ..SimOptions::default()
         };
         let mut written = Vec::new();
-        simulate_scenario_logged(dir.to_str().unwrap(), &options, Some(&mut written))
+        let out = LogOut {
+            log: &mut written,
+            timeline: None,
+            inputs: None,
+        };
+        simulate_scenario_logged(dir.to_str().unwrap(), &options, Some(out))
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let written = String::from_utf8(written).unwrap();
         let first_difference = written

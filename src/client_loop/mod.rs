@@ -93,6 +93,10 @@ fn engine(now: f64) -> impl Fn(PolicyError) -> LoopError {
 pub struct Availability {
     /// The client runs.
     pub on: bool,
+    /// The host is "active" (the emulator's second process: GPUs can be
+    /// used only then; its timeline shows the step as "BOINC not running"
+    /// otherwise).
+    pub active: bool,
     /// The network is connected.
     pub connected: bool,
     /// GPU computing is allowed.
@@ -333,6 +337,8 @@ pub trait Observer {
     fn event(&mut self, state: &HostState, now: f64, event: LoopEvent<'_>);
     /// A step at `now` begins.
     fn step_begins(&mut self, _now: f64) {}
+    /// The host's availability for the step at `now`.
+    fn step_availability(&mut self, _now: f64, _availability: Availability) {}
 }
 
 /// An observer that keeps nothing.
@@ -508,6 +514,7 @@ impl<'a> ClientLoop<'a> {
             self.apply(change);
         }
         let availability = self.world.availability(now, self.delta);
+        self.observer.step_availability(now, availability);
         self.gpu_active = availability.gpu_active;
         self.progress(now);
         self.handle_finished(now);

@@ -15,7 +15,7 @@ const DEFAULT_DELTA: f64 = 300.0;
 /// Simulates the scenario and prints the figures of merit and usage.
 pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     if args.hosts.is_some() || sequences::is_sequence_notation(&args.scenario) {
-        if args.log_out.is_some() {
+        if args.log_out.is_some() || args.outputs_dir.is_some() {
             anyhow::bail!("--log-out writes one client's log: not with --hosts or work sequences");
         }
         return run_sequences(args);
@@ -79,14 +79,32 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
         keep_transcripts: args.trace_out.is_some(),
         release,
     };
-    let mut report = match &args.log_out {
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("--log-out {}", path.display()))?;
-            let mut out = std::io::BufWriter::new(file);
-            simulate::simulate_scenario_logged(&args.scenario, &options, Some(&mut out))?
-        }
-        None => simulate::simulate_scenario(&args.scenario, &options)?,
+    let create = |path: &std::path::Path| -> Result<std::io::BufWriter<std::fs::File>> {
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(std::io::BufWriter::new(file))
+    };
+    let mut report = if let Some(dir) = &args.outputs_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("--outputs-dir {}", dir.display()))?;
+        let mut log = create(&dir.join("log.txt"))?;
+        let mut timeline = create(&dir.join("timeline.html"))?;
+        let mut inputs = create(&dir.join("inputs.txt"))?;
+        let out = simulate::LogOut {
+            log: &mut log,
+            timeline: Some(&mut timeline),
+            inputs: Some(&mut inputs),
+        };
+        simulate::simulate_scenario_logged(&args.scenario, &options, Some(out))?
+    } else if let Some(path) = &args.log_out {
+        let mut log = create(path)?;
+        let out = simulate::LogOut {
+            log: &mut log,
+            timeline: None,
+            inputs: None,
+        };
+        simulate::simulate_scenario_logged(&args.scenario, &options, Some(out))?
+    } else {
+        simulate::simulate_scenario(&args.scenario, &options)?
     };
     report.policy_reason = policy_reason;
     report.run_options_from = recorded.map(|r| r.source.display().to_string());

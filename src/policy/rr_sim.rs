@@ -574,8 +574,12 @@ impl<'a> Sim<'a> {
                         Some(ConcurrencyLimit::Project) => {
                             iter[p] = self.pending[p][r].len();
                             self.at_mc_limit[p] = true;
+                            self.note(RrSimNote::ProjectMaxConcurrent(p, reltime));
                         }
-                        Some(ConcurrencyLimit::App) => self.at_mc_limit[p] = true,
+                        Some(ConcurrencyLimit::App) => {
+                            self.at_mc_limit[p] = true;
+                            self.note(RrSimNote::AppMaxConcurrent(j, reltime));
+                        }
                         None => {}
                     }
                 }

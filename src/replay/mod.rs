@@ -814,7 +814,7 @@ fn run_recorded(
     }
     let queue = queue::ExternalQueue::from_events(&trace.events);
     let arrivals = queue.arrivals();
-    let estimates = world::matched_estimates(&arrivals, generated);
+    let estimates = world::matched_jobs(&arrivals, generated);
     let mut world = world::RecordedWorld::new(
         queue,
         queue::Availability::from_trace(&trace.availability, &trace.events),

@@ -257,7 +257,12 @@ fn refine_draw(
     secs: f64,
 ) -> f64 {
     let mut current_rsc: Option<String> = None;
-    for event in events.iter().skip(seq + 1).take(5000) {
+    for event in events.iter().skip(seq + 1) {
+        // No dump after the backoff ended can show it (the host may have
+        // been off for hours in between: no line count bounds the search).
+        if event.time.secs().is_some_and(|t| t > time + secs + 1.0) {
+            break;
+        }
         match &event.message {
             // A new draw for the same resource ends the search (another
             // resource's draw, often the next line, does not).
@@ -293,7 +298,10 @@ fn refine_draw(
 /// for HH:MM:SS`), refined by the next dump's `(project backoff: X)`.
 fn refine_deferral(events: &[LogEvent], seq: usize, time: f64, project: &str, secs: f64) -> f64 {
     let mut own_line = true;
-    for event in events.iter().skip(seq + 1).take(5000) {
+    for event in events.iter().skip(seq + 1) {
+        if event.time.secs().is_some_and(|t| t > time + secs + 1.0) {
+            break;
+        }
         match &event.message {
             // The first deferral line is the draw itself; a later one is a new draw.
             Message::DeferringCommunication { .. }

@@ -34,23 +34,31 @@ pub struct GeneratedJob {
     pub name: String,
     /// Its estimate, FLOPs.
     pub estimate: f64,
+    /// Its app.
+    pub app: String,
+    /// The FLOPS of the app version it was made for (with `rsc`, which
+    /// version: the log tells it only once the job is simulated).
+    pub version_flops: f64,
+    /// The resource of that version.
+    pub rsc: usize,
 }
 
-/// The estimates of the jobs the log shows arriving, as far as the
-/// generated jobs agree with the log's arrivals (same name, project and
-/// time, in order): after the first disagreement the simulation no longer
-/// follows the recorded run and its draws are not the emulator's.
-pub fn matched_estimates(
+/// The generated jobs (estimate, app version) of the jobs the log shows
+/// arriving, as far as they agree with the log's arrivals (same name,
+/// project and time, in order): after the first disagreement the
+/// simulation no longer follows the recorded run and its draws are not the
+/// emulator's.
+pub fn matched_jobs(
     arrivals: &[(f64, String, String)],
     generated: &[GeneratedJob],
-) -> BTreeMap<String, f64> {
+) -> BTreeMap<String, GeneratedJob> {
     arrivals
         .iter()
         .zip(generated)
         .take_while(|((time, project, name), job)| {
             (time - job.time).abs() < 1e-6 && *project == job.project && *name == job.name
         })
-        .map(|(_, job)| (job.name.clone(), job.estimate))
+        .map(|(_, job)| (job.name.clone(), job.clone()))
         .collect()
 }
 
@@ -65,8 +73,9 @@ pub struct RecordedWorld {
     /// The events of the current step, with a used flag.
     step: Vec<(ExternalEvent, bool)>,
     params: Params,
-    /// Estimates of received jobs the log does not print ([`matched_estimates`]).
-    estimates: BTreeMap<String, f64>,
+    /// Received jobs' estimates and app versions, which the log does not
+    /// print ([`matched_jobs`]).
+    estimates: BTreeMap<String, GeneratedJob>,
     /// Received jobs whose estimate was not known (taken as their true size).
     pub unknown_estimates: usize,
 }
@@ -92,8 +101,8 @@ impl RecordedWorld {
         }
     }
 
-    /// Sets the estimates of received jobs ([`matched_estimates`]).
-    pub fn with_estimates(mut self, estimates: BTreeMap<String, f64>) -> Self {
+    /// Sets the estimates and versions of received jobs ([`matched_jobs`]).
+    pub fn with_estimates(mut self, estimates: BTreeMap<String, GeneratedJob>) -> Self {
         self.estimates = estimates;
         self
     }
@@ -165,6 +174,15 @@ impl RecordedWorld {
                 version = chosen;
             }
         }
+        // The generator reproduced this job: its own version.
+        let generated = self.estimates.get(name);
+        if let Some(g) = generated {
+            if let Some(v) = project.app_versions.iter().find(|v| {
+                v.app == g.app.as_str() && v.usage.rsc == g.rsc && v.usage.flops == g.version_flops
+            }) {
+                version = v;
+            }
+        }
         // The emulator's job: its true size is the app's `fpops_est`, the
         // estimate the client sees a draw (client/sim.cpp make_job()).
         let (latency, app_size) = params(&version.app);
@@ -176,7 +194,7 @@ impl RecordedWorld {
         // Under SIM the log prints true FLOPs left (sim_flops_left) even
         // for a job that has not started; the estimate comes from the
         // emulator's generator when known.
-        let known = self.estimates.get(name).copied();
+        let known = generated.map(|g| g.estimate);
         let mut job = Job::new(
             name,
             p,
@@ -246,8 +264,10 @@ impl client_loop::World for RecordedWorld {
             .into_iter()
             .map(|e| (e, false))
             .collect();
+        let on = self.availability.on(now);
         client_loop::Availability {
-            on: self.availability.on(now),
+            on,
+            active: on,
             connected: self.availability.connected(now),
             gpu_active: self.availability.gpu_active(now),
         }

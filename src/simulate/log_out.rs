@@ -12,7 +12,7 @@
 //! [`LoopNote`]); the writer decides nothing. The start-up block comes from
 //! the scenario's inputs ([`LogHeader`]).
 
-use crate::client_loop::{LoopEvent, LoopNote, Observer, TaskAction};
+use crate::client_loop::{Availability, LoopEvent, LoopNote, Observer, TaskAction};
 use crate::policy::coproc_sched::CoprocNote;
 use crate::policy::cpu_sched::{
     EnforceAction, EnforceOutcome, RunListOutcome, RunListPhase, RunNote, SkipReason,
@@ -128,6 +128,11 @@ struct Wording {
     /// The emulator's removal from memory says `request_quit`
     /// (aaded253ce, 8.2.9); before, `request_exit`.
     request_quit: bool,
+    /// rr_sim prints `pick_jobs_to_run() start`/`end`, `[rr_sim] end`, the
+    /// time of a max-concurrent limit, `next job to finish` and `taking
+    /// time-slice step` (4bdef6e2a4, 7.20.0); before, none of the first
+    /// three, `rpbest: JOB (finish delay T)` and `time-slice step`.
+    rr_sim_7_20: bool,
 }
 
 impl Wording {
@@ -141,6 +146,7 @@ impl Wording {
             piggyback_untagged: at_least(Release(8, 2, 14)),
             using_only: at_least(Release(7, 24, 0)),
             request_quit: at_least(Release(8, 2, 9)),
+            rr_sim_7_20: at_least(Release(7, 20, 0)),
         }
     }
 }
@@ -206,6 +212,8 @@ const SHOWN_FLAGS: &[&str] = &[
 /// returned by [`LogWriter::finish`].
 pub struct LogWriter<W: Write> {
     out: W,
+    /// Where the timeline's availability rows go, if anywhere.
+    timeline: Option<W>,
     flags: Flags,
     wording: Wording,
     params: Params,
@@ -218,6 +226,8 @@ pub struct LogWriter<W: Write> {
     pending_run_list: Vec<(JobIdx, bool, bool)>,
     /// The project of the piggyback pass being written.
     piggyback_project: Option<ProjectIdx>,
+    /// The host's GPU types, for the timeline's columns.
+    gpu_names: Vec<String>,
 }
 
 /// `sim_time_string()` of client/sim_util.cpp.
@@ -265,7 +275,13 @@ fn timediff(diff: f64) -> String {
 impl<W: Write> LogWriter<W> {
     /// A writer for a run with these parameters and log flags, worded as
     /// `release` (`None` = today's client).
-    pub fn new(out: W, header: &LogHeader, params: &Params, release: Option<Release>) -> Self {
+    pub fn new(
+        out: W,
+        timeline: Option<W>,
+        header: &LogHeader,
+        params: &Params,
+        release: Option<Release>,
+    ) -> Self {
         let on = |name: &str| header.log_flags.get(name).copied().unwrap_or(false);
         let flags = Flags {
             task: on("task"),
@@ -280,8 +296,9 @@ impl<W: Write> LogWriter<W> {
             sched_op_debug: on("sched_op_debug"),
             coproc_debug: on("coproc_debug"),
         };
-        LogWriter {
+        let mut writer = LogWriter {
             out,
+            timeline: None,
             flags,
             wording: Wording::of(release),
             params: params.clone(),
@@ -290,7 +307,19 @@ impl<W: Write> LogWriter<W> {
             line: String::new(),
             pending_run_list: Vec::new(),
             piggyback_project: None,
+            gpu_names: Vec::new(),
+        };
+        if let Some(mut timeline) = timeline {
+            let head = "<head><style> body, td, th { font-family: Verdana; font-size: 12px;} \
+                th {white-space: nowrap;}</style></head>\n\
+                <h2>BOINC client emulator results</h2>\n\
+                <table border=1 cellpadding=4>\n";
+            if let Err(e) = timeline.write_all(head.as_bytes()) {
+                writer.error = Some(e);
+            }
+            writer.timeline = Some(timeline);
         }
+        writer
     }
 
     /// The first I/O error, if any; flushes.
@@ -298,7 +327,45 @@ impl<W: Write> LogWriter<W> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
+        if let Some(timeline) = self.timeline.as_mut() {
+            timeline.write_all(b"</table>\n")?;
+            timeline.flush()?;
+        }
         self.out.flush()
+    }
+
+    /// html_rec()'s availability part (client/sim.cpp): a step the host
+    /// was not active is "BOINC not running"; an active step's GPU columns
+    /// say "GPUs disabled" when GPUs were off. Job columns are not written.
+    fn timeline_row(&mut self, now: f64, availability: Availability) {
+        let Some(timeline) = self.timeline.as_mut() else {
+            return;
+        };
+        let time = sim_time(now);
+        let mut row = String::new();
+        if !availability.active {
+            let _ = write!(
+                row,
+                "<tr>    <td valign=top>{time}</td>    <td colspan=99 valign=top bgcolor=#aaaaaa>BOINC not running</td></tr>"
+            );
+        } else {
+            let _ = write!(row, "<tr>   <td valign=top>{time}</td>   <th>CPU</th>");
+            for name in &self.gpu_names {
+                let _ = writeln!(row, "<th>{name}</th>");
+            }
+            row.push_str("</tr>\n<tr><td> </td>\n<td></td>");
+            for _ in &self.gpu_names {
+                row.push_str(if availability.gpu_active {
+                    "<td></td>"
+                } else {
+                    "<td valign=top bgcolor=#aaaaaa>GPUs disabled</td>"
+                });
+            }
+            row.push_str("</tr>\n");
+        }
+        if let Err(e) = timeline.write_all(row.as_bytes()) {
+            self.error.get_or_insert(e);
+        }
     }
 
     /// One line: `<time> [<project>|---] <message>`.
@@ -334,6 +401,9 @@ impl<W: Write> LogWriter<W> {
     /// first step).
     pub fn header(&mut self, state: &HostState, header: &LogHeader) {
         let now = 0.0;
+        self.gpu_names = (1..state.n_rsc())
+            .map(|r| state.rsc_type(r).long_name().to_string())
+            .collect();
         for (kind, count) in &header.config_coprocs {
             self.emit(
                 now,
@@ -623,8 +693,10 @@ impl<W: Write> LogWriter<W> {
             self.emit(now, None, &message);
         }
         self.prio(now, state, &sim.prio_init);
+        let new = self.wording.rr_sim_7_20;
         for note in &sim.notes {
             match *note {
+                RrSimNote::PickStart | RrSimNote::PickEnd if !new => {}
                 RrSimNote::PickStart if f.rr_simulation => {
                     self.emit(now, None, "pick_jobs_to_run() start");
                 }
@@ -647,27 +719,37 @@ impl<W: Write> LogWriter<W> {
                     self.job_line(now, state, job, &message);
                 }
                 RrSimNote::ProjectMaxConcurrent(p, t) if f.rr_simulation => {
-                    self.project_line(
-                        now,
-                        state,
-                        p,
-                        &format!("[rr_sim] at project max concurrent: t {t:.6}"),
-                    );
+                    let message = if new {
+                        format!("[rr_sim] at project max concurrent: t {t:.6}")
+                    } else {
+                        "[rr_sim] at project max concurrent".to_string()
+                    };
+                    self.project_line(now, state, p, &message);
                 }
                 RrSimNote::AppMaxConcurrent(j, t) if f.rr_simulation => {
                     let app = state.jobs.get(j).map_or("", |job| job.app.as_str());
-                    let message = format!("[rr_sim] at app max concurrent for {app}; t {t:.6}");
+                    let message = if new {
+                        format!("[rr_sim] at app max concurrent for {app}; t {t:.6}")
+                    } else {
+                        format!("[rr_sim] at app max concurrent for {app}")
+                    };
                     self.job_line(now, state, j, &message);
                 }
                 RrSimNote::NextToFinish(j, dt) if f.rrsim_detail => {
-                    let message = format!(
-                        "[rrsim_detail] next job to finish: {} (will finish in  {dt:.2} sec)",
-                        Self::job_name(state, j)
-                    );
+                    let name = Self::job_name(state, j);
+                    let message = if new {
+                        format!("[rrsim_detail] next job to finish: {name} (will finish in  {dt:.2} sec)")
+                    } else {
+                        format!("[rrsim_detail] rpbest: {name} (finish delay {dt:.2})")
+                    };
                     self.emit(now, None, &message);
                 }
                 RrSimNote::TimeSlice(dt) if f.rrsim_detail => {
-                    let message = format!("[rrsim_detail] taking time-slice step of {dt:.2} sec");
+                    let message = if new {
+                        format!("[rrsim_detail] taking time-slice step of {dt:.2} sec")
+                    } else {
+                        format!("[rrsim_detail] time-slice step of {dt:.2} sec")
+                    };
                     self.emit(now, None, &message);
                 }
                 RrSimNote::Finish(i) if f.rr_simulation => {
@@ -696,7 +778,7 @@ impl<W: Write> LogWriter<W> {
                 _ => {}
             }
         }
-        if f.rr_simulation {
+        if f.rr_simulation && new {
             self.emit(now, None, "[rr_sim] end");
         }
     }
@@ -1442,6 +1524,10 @@ impl<W: Write> LogWriter<W> {
 }
 
 impl<W: Write> Observer for LogWriter<W> {
+    fn step_availability(&mut self, now: f64, availability: Availability) {
+        self.timeline_row(now, availability);
+    }
+
     fn event(&mut self, state: &HostState, now: f64, event: LoopEvent<'_>) {
         match event {
             LoopEvent::Rec(adjustment) => self.rec(now, state, adjustment),

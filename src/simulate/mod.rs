@@ -279,7 +279,7 @@ pub fn simulate_scenario(scenario: &str, options: &SimOptions) -> Result<SimRepo
 pub fn simulate_scenario_logged(
     scenario: &str,
     options: &SimOptions,
-    log: Option<&mut dyn std::io::Write>,
+    log: Option<LogOut<'_>>,
 ) -> Result<SimReport, SimError> {
     let mut rng = Rng::new(options.seed);
     let world = if scenario::is_notation(scenario) {
@@ -370,13 +370,23 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
     simulate_logged(world, options, rng, None)
 }
 
+/// Where `simulate --log-out` writes (see [`log_out`]).
+pub struct LogOut<'a> {
+    /// The emulator's log.txt.
+    pub log: &'a mut dyn std::io::Write,
+    /// The emulator's timeline.html, availability rows only.
+    pub timeline: Option<&'a mut dyn std::io::Write>,
+    /// The emulator's inputs.txt (the run options).
+    pub inputs: Option<&'a mut dyn std::io::Write>,
+}
+
 /// [`simulate`], also writing the emulator's log of the run to `log`
 /// ([`log_out`]).
 pub fn simulate_logged(
     world: World,
     options: &SimOptions,
     rng: &mut Rng,
-    log: Option<&mut dyn std::io::Write>,
+    mut log: Option<LogOut<'_>>,
 ) -> Result<SimReport, SimError> {
     if options.delta.is_nan()
         || options.delta < 1.0
@@ -420,10 +430,32 @@ pub fn simulate_logged(
     }
     let header = world.log_header.clone();
     let (state, mut sim_world, mut loop_options) = split(world, options, rng);
+    if let Some(inputs) = log.as_mut().and_then(|out| out.inputs.as_mut()) {
+        // client/sim.cpp write_inputs(), with this run's options.
+        let yes = |b: bool| if b { "yes" } else { "no" };
+        let half_life = loop_options
+            .params
+            .rec_half_life_secs(state.config.rec_half_life_days);
+        write!(
+            inputs,
+            "Existing jobs only: {}\nRound-robin only: no\nscheduler EDF sim: no\n\
+             Include empty projects: no\nREC half-life: {half_life:.6}\n\
+             Simulation duration: {:.6}\nTime step: {:.6}\n",
+            yes(options.existing_jobs_only),
+            options.duration,
+            options.delta
+        )
+        .map_err(|e| SimError::Options(format!("inputs.txt: {e}")))?;
+    }
     let mut writer = log.map(|out| {
         loop_options.params.trace = true;
-        let mut writer =
-            log_out::LogWriter::new(out, &header, &loop_options.params, options.release);
+        let mut writer = log_out::LogWriter::new(
+            out.log,
+            out.timeline,
+            &header,
+            &loop_options.params,
+            options.release,
+        );
         writer.header(&state, &header);
         writer
     });
@@ -507,6 +539,12 @@ impl<A: Observer, B: Observer> Observer for Both<'_, A, B> {
             b.step_begins(now);
         }
     }
+    fn step_availability(&mut self, now: f64, availability: crate::client_loop::Availability) {
+        self.0.step_availability(now, availability);
+        if let Some(b) = self.1.as_mut() {
+            b.step_availability(now, availability);
+        }
+    }
 }
 
 /// Collects the jobs every RPC received.
@@ -528,6 +566,9 @@ impl Observer for JobCollector {
                 project: name.clone(),
                 name: job.name.to_string(),
                 estimate: job.rsc_fpops_est,
+                app: job.app.to_string(),
+                version_flops: job.usage.flops,
+                rsc: job.usage.rsc,
             }));
         }
     }

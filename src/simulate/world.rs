@@ -86,6 +86,7 @@ impl World for SimWorld<'_> {
         if !on {
             return Availability {
                 on,
+                active: false,
                 connected: false,
                 gpu_active: false,
             };
@@ -95,6 +96,7 @@ impl World for SimWorld<'_> {
         let connected = self.host.connected.sample(delta, self.rng);
         Availability {
             on,
+            active,
             connected,
             gpu_active,
         }
