@@ -726,7 +726,10 @@ impl<'a> ClientLoop<'a> {
                 tasks: &tasks,
             },
         );
-        if out.cpus_idle {
+        // Before 7.24.0 the request sat inside the cpu_sched_debug test.
+        if out.cpus_idle
+            && (self.params.idle_cpus_request_fetch != 0.0 || self.state.config.cpu_sched_debug)
+        {
             self.must_check_work_fetch = true;
         }
         Ok(true)

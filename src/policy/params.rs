@@ -275,6 +275,8 @@ numeric_params! {
         "1: a zero-share project asks for one instance and 1 s when an instance is idle and it is below project_max_concurrent (8.2.14); 0: for nidle_now instances and 1 s always";
     enforce_user_cpu_limit = 1.0, "§6.3",
         "1: when the user limited the CPUs (max_ncpus_pct, ncpus), enforcement never runs a job past the limit, multithread and GPU jobs included (8.2.14); 0: the limit is only the usual NCPUS test";
+    idle_cpus_request_fetch = 1.0, "§6.3",
+        "1: enforcement that leaves CPUs idle asks for a work-fetch check (7.24.0); 0: only with the cpu_sched_debug log flag on, where the request sat before";
     gpu_overcommit_cpus = 1.0, "§6.3",
         "a GPU job may push CPU use this far above the usable CPUs in enforcement";
     busy_time_min_nused = 1.0, "§4.6",

@@ -100,6 +100,16 @@ pub const RULE_CHANGES: &[RuleChange] = &[
                WF_EST_FETCH_TIME; since, beyond min(work_buf_min, WF_EST_FETCH_TIME)",
     },
     RuleChange {
+        key: "idle_cpus_request_fetch",
+        before: 0.0,
+        since: Release(7, 24, 0),
+        function: "cpu_sched.cpp CLIENT_STATE::enforce_run_list",
+        change: "commit f0685c4e3d (2023-05-29) \"client: avoid overscheduling CPUs in presence of MT jobs\"",
+        rule: "an enforcement that left CPUs idle asked for a work-fetch check (request_work_fetch \
+               \"CPUs idle\") only inside the cpu_sched_debug log flag's test, so a client without \
+               that flag did not; since, always (the commit calls the old placement a mistake)",
+    },
+    RuleChange {
         key: "mc_shortfall_running_max",
         before: 1.0,
         since: Release(8, 2, 0),
@@ -217,7 +227,9 @@ pub struct ProfileInfo {
 fn checked_note(from: Release, to: Release) -> &'static str {
     let within = |r: Release| from <= r && r < to;
     if within(Release(7, 20, 5)) {
-        " (7.20.5 and 8.0.4 checked against their own emulators)"
+        " (7.20.5 checked against its own emulator)"
+    } else if within(Release(8, 0, 4)) {
+        " (8.0.4 checked against its own emulator)"
     } else if within(Release(7, 16, 21)) {
         " (7.16.21 checked against its own emulator)"
     } else {
@@ -376,7 +388,8 @@ mod tests {
         assert_eq!(profile_name(Release(7, 20, 1)), "7.20.0");
         assert_eq!(profile_name(Release(7, 16, 21)), "7.16.21");
         assert_eq!(profile_name(Release(7, 16, 11)), "7.16.21");
-        assert_eq!(profile_name(Release(8, 0, 4)), "7.20.2");
+        assert_eq!(profile_name(Release(8, 0, 4)), "7.24.0");
+        assert_eq!(profile_name(Release(7, 22, 2)), "7.20.2");
         assert_eq!(profile_name(Release(8, 2, 8)), "8.2.0");
         assert_eq!(profile_name(Release(8, 2, 14)), "current");
         assert_eq!(profile_name(Release(8, 3, 0)), "current");

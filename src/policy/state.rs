@@ -141,6 +141,11 @@ pub struct CcConfig {
     pub no_gpus: bool,
     /// `<exclude_gpu>` entries.
     pub exclude_gpus: Vec<GpuExclusion>,
+    /// The `cpu_sched_debug` log flag: before 7.24.0 enforcement asked for
+    /// a work-fetch check on idle CPUs only with it on
+    /// ([`Params::idle_cpus_request_fetch`]).
+    #[serde(default)]
+    pub cpu_sched_debug: bool,
 }
 
 impl Default for CcConfig {
@@ -153,6 +158,7 @@ impl Default for CcConfig {
             rec_half_life_days: 10.0,
             no_gpus: false,
             exclude_gpus: Vec::new(),
+            cpu_sched_debug: false,
         }
     }
 }

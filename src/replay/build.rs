@@ -182,6 +182,13 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
         state.config.fetch_on_update = o.fetch_on_update.unwrap_or(false);
         state.config.prioritize_gpu = o.prioritize_gpu.unwrap_or(false);
         state.config.no_gpus = o.no_gpus.unwrap_or(false);
+        state.config.cpu_sched_debug = cc.log_flags.get("cpu_sched_debug") == Some(&true);
+    }
+    // Emulators before 2023 read their log flags from log_flags.xml only.
+    if let Some(flags) = trace.state.log_flags.as_ref() {
+        if let Some(on) = flags.log_flags.get("cpu_sched_debug") {
+            state.config.cpu_sched_debug = *on;
+        }
     }
     if let Some(ts) = &recorded.time_stats {
         state.time_stats.on_frac = ts.on_frac.unwrap_or(1.0);

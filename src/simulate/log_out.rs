@@ -115,7 +115,8 @@ struct Wording {
     /// ec78ce84d8, 8.0.0).
     choose_project_time: bool,
     /// print_global_prefs says "Computing prefs"/"Computing preferences"
-    /// (10f1d47a51, 8.2.0); before, "General prefs"/"Preferences".
+    /// (10f1d47a51, back-ported to 8.0.4; checked at the 8.0.x tags);
+    /// before, "General prefs"/"Preferences".
     computing_prefs: bool,
     /// make_run_list() prints `make_run_list(): start`/`end` (183517e42d,
     /// 8.2.14); before, `schedule_cpus(): start` only.
@@ -141,7 +142,7 @@ impl Wording {
         Wording {
             job_list_resources: at_least(Release(7, 24, 0)),
             choose_project_time: !at_least(Release(8, 0, 0)),
-            computing_prefs: at_least(Release(8, 2, 0)),
+            computing_prefs: at_least(Release(8, 0, 4)),
             make_run_list_markers: at_least(Release(8, 2, 14)),
             piggyback_untagged: at_least(Release(8, 2, 14)),
             using_only: at_least(Release(7, 24, 0)),
@@ -983,7 +984,8 @@ impl<W: Write> LogWriter<W> {
             }
         }
         if out.cpus_used < n_usable as f64 {
-            let request = f.work_fetch_debug;
+            let request = f.work_fetch_debug
+                && (self.params.idle_cpus_request_fetch != 0.0 || f.cpu_sched_debug);
             if self.wording.using_only {
                 if request {
                     self.emit(now, None, "[work_fetch] Request work fetch: CPUs idle");
