@@ -1,7 +1,7 @@
 //! `simulate --log-out` writes the client emulator's log.txt line for line.
 //!
 //! Every trimmed copy of a reference under `traces/valid*/` (today's client,
-//! generated scenarios, release 7.20.5) is simulated up to the last instant
+//! generated scenarios, releases 7.20.5, 7.16.21 and 8.0.4) is simulated up to the last instant
 //! its log shows and the written log must equal that log byte for byte.
 //! The expected bytes are the real emulator's, never ours.
 //!
@@ -21,7 +21,13 @@ const START: u64 = 3600;
 
 fn cases() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    for folder in ["traces/valid", "traces/valid-gen", "traces/valid-7.20.5"] {
+    for folder in [
+        "traces/valid",
+        "traces/valid-gen",
+        "traces/valid-7.20.5",
+        "traces/valid-7.16.21",
+        "traces/valid-8.0.4",
+    ] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
         if let Ok(entries) = std::fs::read_dir(root) {
             dirs.extend(

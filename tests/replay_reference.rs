@@ -41,6 +41,7 @@ fn trimmed_copies() -> Vec<PathBuf> {
         "traces/valid-gen",
         "traces/valid-7.20.5",
         "traces/valid-7.16.21",
+        "traces/valid-8.0.4",
     ] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
         if let Ok(entries) = std::fs::read_dir(root) {
