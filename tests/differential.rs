@@ -16,6 +16,20 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// Removes the scenarios' folder however the test ends, unless told to keep it.
+struct Cleanup {
+    root: PathBuf,
+    keep: bool,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+}
+
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_boinc-audit")
 }
@@ -74,6 +88,10 @@ fn simulated_logs_audit_at_one_hundred_percent() {
     let root: PathBuf =
         std::env::temp_dir().join(format!("boinc-audit-differential-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
+    let mut guard = Cleanup {
+        root: root.clone(),
+        keep: false,
+    };
     let listed = Command::new(bin())
         .args([
             "scenario",
@@ -124,9 +142,8 @@ fn simulated_logs_audit_at_one_hundred_percent() {
         }
     });
     let failures = failures.into_inner().unwrap();
-    if failures.is_empty() {
-        let _ = std::fs::remove_dir_all(&root);
-    }
+    // Keep the failing folders for inspection.
+    guard.keep = !failures.is_empty();
     assert!(
         failures.is_empty(),
         "{} of {n} seeds below 100% (folders kept):\n{}",

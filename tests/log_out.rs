@@ -106,8 +106,22 @@ fn log_out_is_the_emulators_log_line_for_line() {
                     .then(|| written.lines().count().min(expected.lines().count()))
             })
             .map(|i| i + 1);
+        // Byte for byte: line endings and the final newline included.
+        let first_difference = if first_difference.is_none() && written != expected {
+            Some(expected.lines().count().max(1))
+        } else {
+            first_difference
+        };
         match (first_difference, declared_difference(dir)) {
             (None, None) => identical += 1,
+            (Some(line), Some(declared))
+                if line == declared && written.lines().count() != expected.lines().count() =>
+            {
+                failures.push(format!(
+                    "{}: declared difference at line {line} but the line counts differ too",
+                    dir.display()
+                ));
+            }
             (Some(line), Some(declared)) if line == declared => {}
             (found, declared) => {
                 let at = found.unwrap_or(0);
@@ -125,4 +139,37 @@ fn log_out_is_the_emulators_log_line_for_line() {
         "log-out: {identical} of {} trimmed references byte-identical",
         cases.len()
     );
+}
+
+/// Writing the log changes nothing the run decides: the same report with
+/// and without `--log-out` (the engine records its notes only then).
+#[test]
+fn writing_the_log_changes_no_decision() {
+    for dir in cases().iter().step_by(7) {
+        let inputs = std::fs::read_to_string(dir.join("outputs/inputs.txt")).unwrap();
+        let release = boinc_audit::simulate::scenario::auto_policy(dir.to_str().unwrap()).2;
+        let options = SimOptions {
+            duration: 4.0 * 3600.0,
+            delta: value_after(&inputs, "Time step:"),
+            existing_jobs_only: inputs.contains("Existing jobs only: yes"),
+            release,
+            ..SimOptions::default()
+        };
+        let scenario = dir.to_str().unwrap();
+        let plain = boinc_audit::simulate::simulate_scenario(scenario, &options).unwrap();
+        let mut written = Vec::new();
+        let out = LogOut {
+            log: &mut written,
+            timeline: None,
+            inputs: None,
+        };
+        let logged = simulate_scenario_logged(scenario, &options, Some(out)).unwrap();
+        assert!(!written.is_empty(), "{}", dir.display());
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            serde_json::to_string(&logged).unwrap(),
+            "{}",
+            dir.display()
+        );
+    }
 }

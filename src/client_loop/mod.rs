@@ -597,7 +597,7 @@ impl<'a> ClientLoop<'a> {
 
     /// Finished-task handling: REC (first exit credited twice), then the tasks go.
     fn handle_finished(&mut self, now: f64) -> bool {
-        let mut exited: Vec<usize> = (0..self.state.jobs.len())
+        let exited: Vec<usize> = (0..self.state.jobs.len())
             .filter(|&j| {
                 self.state.jobs[j]
                     .task
@@ -605,7 +605,10 @@ impl<'a> ClientLoop<'a> {
                     .is_some_and(|t| t.task_state == TaskState::Exited)
             })
             .collect();
-        exited.sort_by_key(|&j| (self.task_seq(j), j));
+        // handle_finished_apps walks active tasks in their order (what the
+        // log shows); the 6.x credit below keeps job order.
+        let mut in_task_order = exited.clone();
+        in_task_order.sort_by_key(|&j| (self.task_seq(j), j));
         // The client credits the first task to exit in active-task order
         // (tasks are appended when created), not in job order: at 18:05 in
         // seed_cpu_gpu_two_projects B_12 (task created 14:05) exits with
@@ -629,7 +632,7 @@ impl<'a> ClientLoop<'a> {
                 .event(&self.state, now, LoopEvent::Rec(&adjustment));
         }
         self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
-        for &j in exited.iter().filter(|&&j| j != first) {
+        for &j in in_task_order.iter().filter(|&&j| j != first) {
             self.note(now, LoopNote::TaskFinished(j));
             self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
         }

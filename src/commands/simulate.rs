@@ -84,6 +84,11 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(std::io::BufWriter::new(file))
     };
+    if args.log_out.is_some() || args.outputs_dir.is_some() {
+        // Refuse before any file is created (an outputs/ folder may hold an
+        // emulator's own files).
+        simulate::log_out_supported(&args.scenario, &options)?;
+    }
     let mut report = if let Some(dir) = &args.outputs_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("--outputs-dir {}", dir.display()))?;
         let mut log = create(&dir.join("log.txt"))?;

@@ -243,6 +243,11 @@ impl ExternalQueue {
     }
 }
 
+/// The most lines a backoff's refinement looks ahead (the search also ends
+/// when the backoff has: an emulator day of a 16-CPU host is about 100,000
+/// lines).
+const REFINE_LINES: usize = 1_000_000;
+
 /// The drawn backoff is printed in whole seconds (`backing off RSC N sec`);
 /// the next work-fetch dump prints what is left of the same draw with two
 /// decimals (`resource backoff: X`). Both are the same external input (the
@@ -257,7 +262,7 @@ fn refine_draw(
     secs: f64,
 ) -> f64 {
     let mut current_rsc: Option<String> = None;
-    for event in events.iter().skip(seq + 1) {
+    for event in events.iter().skip(seq + 1).take(REFINE_LINES) {
         // No dump after the backoff ended can show it (the host may have
         // been off for hours in between: no line count bounds the search).
         if event.time.secs().is_some_and(|t| t > time + secs + 1.0) {
@@ -298,7 +303,7 @@ fn refine_draw(
 /// for HH:MM:SS`), refined by the next dump's `(project backoff: X)`.
 fn refine_deferral(events: &[LogEvent], seq: usize, time: f64, project: &str, secs: f64) -> f64 {
     let mut own_line = true;
-    for event in events.iter().skip(seq + 1) {
+    for event in events.iter().skip(seq + 1).take(REFINE_LINES) {
         if event.time.secs().is_some_and(|t| t > time + secs + 1.0) {
             break;
         }

@@ -493,7 +493,7 @@ impl<W: Write> LogWriter<W> {
         }
     }
 
-    /// The prefs block before 8.2.0 (client/cs_prefs.cpp
+    /// The prefs block before 8.0.4 (client/cs_prefs.cpp
     /// read_global_prefs).
     fn general_prefs(&mut self, state: &HostState, header: &LogHeader) {
         let now = 0.0;

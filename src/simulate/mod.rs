@@ -274,13 +274,46 @@ pub fn simulate_scenario(scenario: &str, options: &SimOptions) -> Result<SimRepo
     simulate_scenario_logged(scenario, options, None)
 }
 
+/// Whether `--log-out` can write the log of `scenario` run with `options`:
+/// an emulator inputs folder (seed notation has no cc_config.xml to name
+/// the log flags), today's generation and releases 7.16 on.
+pub fn log_out_supported(scenario: &str, options: &SimOptions) -> Result<(), SimError> {
+    if scenario::is_notation(scenario) {
+        return Err(SimError::Options(
+            "--log-out needs an emulator inputs folder (its cc_config.xml names the log \
+             flags); seed notation has none"
+                .into(),
+        ));
+    }
+    log_out_generation(options)
+}
+
+fn log_out_generation(options: &SimOptions) -> Result<(), SimError> {
+    if options.policy != Generation::Current {
+        return Err(SimError::Options(format!(
+            "--log-out writes the logs of today's policy generation and releases 7.16 on; \
+             not {}",
+            options.policy
+        )));
+    }
+    if let Some(release) = options.release.filter(|r| *r < Release(7, 16, 0)) {
+        return Err(SimError::Options(format!(
+            "--log-out writes the logs of releases 7.16 on; not {release}"
+        )));
+    }
+    Ok(())
+}
+
 /// [`simulate_scenario`], also writing the emulator's log of the run to
-/// `log` ([`log_out`]).
+/// `log` ([`log_out`]; see [`log_out_supported`]).
 pub fn simulate_scenario_logged(
     scenario: &str,
     options: &SimOptions,
     log: Option<LogOut<'_>>,
 ) -> Result<SimReport, SimError> {
+    if log.is_some() {
+        log_out_supported(scenario, options)?;
+    }
     let mut rng = Rng::new(options.seed);
     let world = if scenario::is_notation(scenario) {
         scenario::from_notation(scenario)?
@@ -415,18 +448,7 @@ pub fn simulate_logged(
         .flat_map(|&(a, b)| [(a, None), (b, None)])
         .collect();
     if log.is_some() {
-        if options.policy != Generation::Current {
-            return Err(SimError::Options(format!(
-                "--log-out writes the logs of today's policy generation and releases 7.16 on; \
-                 not {}",
-                options.policy
-            )));
-        }
-        if let Some(release) = options.release.filter(|r| *r < Release(7, 16, 0)) {
-            return Err(SimError::Options(format!(
-                "--log-out writes the logs of releases 7.16 on; not {release}"
-            )));
-        }
+        log_out_generation(options)?;
     }
     let header = world.log_header.clone();
     let (state, mut sim_world, mut loop_options) = split(world, options, rng);
