@@ -308,6 +308,26 @@ pub enum ScanNote {
     PiggyDontNeedWork(ProjectIdx),
 }
 
+impl ScanNote {
+    /// A note that says why a project was or was not chosen (a reason, a
+    /// need, a request), as opposed to one the client only prints while
+    /// scanning (`choose_project: scanning`, `can fetch`, `checking`, the
+    /// request's detail, the piggyback scan).
+    pub fn explains_choice(&self) -> bool {
+        matches!(
+            self,
+            ScanNote::Skip(..)
+                | ScanNote::CantFetch(..)
+                | ScanNote::BufferLow(..)
+                | ScanNote::ExcludedStarved(..)
+                | ScanNote::NotHighPrio(..)
+                | ScanNote::DontNeed(..)
+                | ScanNote::OtherCantFetch(..)
+                | ScanNote::Request(..)
+        )
+    }
+}
+
 /// Everything a work-fetch decision produces.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WorkFetchOutcome {

@@ -605,7 +605,11 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
             reason: format!(
                 "§7.7 choose_project at {now:.0}: trigger {:?}, scan {:?}",
                 outcome.trigger.map(rsc_name),
-                outcome.scan
+                outcome
+                    .scan
+                    .iter()
+                    .filter(|note| note.explains_choice())
+                    .collect::<Vec<_>>()
             ),
         },
         _ => Replayed::Decision {
