@@ -429,11 +429,14 @@ pub fn audit_with_draws(
             // A 6.x log without the 6.10 emulator's inputs (an excerpt, a
             // volunteer's data directory): listed, not recomputed.
             Err(ReplayError::MissingState(why)) => {
-                let why = format!(
-                    "6.x rules (per-resource debts): the 6.x decisions are recomputed only over \
-                     the 6.10 client emulator's own inputs ({why}); from a 6.x client's log \
-                     (with or without its client_state.xml) they are not recomputed yet"
-                );
+                // `why` names the emulator's input file, which a volunteer
+                // would not know: the sentence says what it stands for.
+                let _ = why;
+                let why = "6.x rules (per-resource debts): the 6.x decisions are recomputed \
+                           only over the 6.10 client emulator's own inputs (its host and \
+                           project descriptions); from a 6.x client's log (with or without its \
+                           client_state.xml) they are not recomputed yet"
+                    .to_string();
                 for point in &points {
                     let not = compare::Replayed::NotReplayed(if point.cut_before {
                         format!("the log starts inside this pass; {why}")
