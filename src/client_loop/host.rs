@@ -8,7 +8,7 @@
 
 use super::merit::Accounts;
 use crate::policy::params::Params;
-use crate::policy::state::{HostState, JobIdx, TaskState};
+use crate::policy::state::{HostState, JobIdx, Task, TaskState};
 
 /// Per-job bookkeeping beside the engine's job (same index).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -19,6 +19,11 @@ pub struct JobSide {
     pub completed_time: f64,
     /// ltd-6.6 only: the scheduler's flags on the result.
     pub ltd_flags: crate::policy::ltd::cpu_sched::JobFlags,
+    /// The 6.10 harness: the job's true CPU time (`final_cpu_time`), when
+    /// the world gave it; else its exact FLOPs over its speed.
+    pub final_cpu_time: Option<f64>,
+    /// The 6.10 harness: CPU seconds left (`cpu_time_left`), once it ran.
+    pub cpu_time_left: Option<f64>,
 }
 
 /// Instance-seconds per project and resource.
@@ -29,6 +34,19 @@ pub struct Usage {
     pub secs: Vec<Vec<f64>>,
     /// Per project: CPU-seconds of its GPU jobs (over-committed on top of the CPUs).
     pub gpu_job_cpu_secs: Vec<f64>,
+}
+
+/// A task ran `diff` more seconds (checkpointing continuously) and is
+/// `fraction` done; it exits when `finished`. Returns `finished`.
+fn advance(task: &mut Task, diff: f64, fraction: f64, finished: bool, now: f64) -> bool {
+    task.elapsed += diff;
+    task.fraction_done = fraction;
+    task.fraction_done_elapsed = task.elapsed;
+    task.checkpoint_wall_time = now;
+    if finished {
+        task.task_state = TaskState::Exited;
+    }
+    finished
 }
 
 /// Advances executing tasks by `diff` seconds at `now`; returns the jobs that exited.
@@ -92,16 +110,12 @@ pub fn progress(
         let left = job.exact_flops_remaining.unwrap_or(job.rsc_fpops_est) - diff * flops;
         job.exact_flops_remaining = Some(left);
         if let Some(task) = job.task.as_mut() {
-            task.elapsed += diff;
-            task.fraction_done = if job.rsc_fpops_est > 0.0 {
+            let fraction = if job.rsc_fpops_est > 0.0 {
                 (1.0 - left / job.rsc_fpops_est).clamp(0.0, 1.0)
             } else {
                 1.0
             };
-            task.fraction_done_elapsed = task.elapsed;
-            task.checkpoint_wall_time = now;
-            if left <= 0.0 {
-                task.task_state = TaskState::Exited;
+            if advance(task, diff, fraction, left <= 0.0, now) {
                 job.ready_to_report = true;
                 if let Some(s) = side.get_mut(j) {
                     s.completed_time = now;
@@ -147,6 +161,53 @@ pub fn progress(
     accounts.active_time += diff;
     if gpu_active {
         accounts.gpu_active_time += diff;
+    }
+    exits
+}
+
+/// The 6.10.60 emulator's `ACTIVE_TASK_SET::poll` (client/sim.cpp of that
+/// tag): an executing task's CPU time left drops by `diff`; its fraction
+/// done is the CPU time used over the job's true CPU time; it exits when no
+/// time is left. Returns the jobs that exited. The figures of merit are not
+/// kept (that harness's own are in its summary).
+pub fn progress_cpu_time(
+    state: &mut HostState,
+    side: &mut [JobSide],
+    diff: f64,
+    now: f64,
+) -> Vec<JobIdx> {
+    let mut exits = Vec::new();
+    for (j, job) in state.jobs.iter_mut().enumerate() {
+        let Some(task) = job.task.as_mut() else {
+            continue;
+        };
+        if task.task_state != TaskState::Executing {
+            continue;
+        }
+        let Some(s) = side.get_mut(j) else {
+            continue;
+        };
+        let total = s.final_cpu_time.unwrap_or_else(|| {
+            let flops = if job.usage.flops > 0.0 {
+                job.usage.flops
+            } else {
+                state.host.p_fpops
+            };
+            job.exact_flops_remaining.unwrap_or(job.rsc_fpops_est) / flops
+        });
+        s.final_cpu_time = Some(total);
+        let left = s.cpu_time_left.unwrap_or(total) - diff;
+        s.cpu_time_left = Some(left);
+        let fraction = if total > 0.0 {
+            (total - left) / total
+        } else {
+            1.0
+        };
+        if advance(task, diff, fraction, left <= 0.0, now) {
+            job.ready_to_report = true;
+            s.completed_time = now;
+            exits.push(j);
+        }
     }
     exits
 }

@@ -17,22 +17,63 @@
 //! - per-(project, resource) backoff from the 6.10 reply handler (B.3), with
 //!   the draw from the run's seeded generator.
 //!
-//! DCF stays as the scenario sets it (the seeds' notation fixes it at 1);
-//! REC is not kept. The freed-memory `UTS` artefact the replay of real 6.10
-//! traces models is left out: it belongs to one build of the emulator, not
-//! to the policy.
+//! A job's exit updates its project's DCF (6.10's
+//! `update_duration_correction_factor`, on elapsed time); REC is not kept.
+//!
+//! Under the 6.10.60 emulator's own harness ([`super::Profile::sim_6_10`],
+//! the one that wrote the 6.10 reference traces; `audit` replays it) the
+//! RPC is that harness's `simulate_rpc`: every project's finished results
+//! are reported, no reply handler runs (a request for seconds that got no
+//! job backs the project off), and a new job's `UTS` flag is the one its
+//! memory held (see [`LtdSim::freed_uts`]).
+//!
+//! Each decision is handed to the observer as [`LtdEvent`]s.
 
-use super::{engine, ClientLoop, DrawKind, Drawn, LoopError};
+use super::{engine, ClientLoop, DrawKind, Drawn, LoopError, LoopEvent};
 use crate::policy::ltd::backoff::{handle_reply, BackoffChange, ReplySummary};
 use crate::policy::ltd::cpu_sched::{
-    enforce_schedule, jobs_by_seq, schedule_cpus, task_order, PickReason, TaskChange,
+    enforce_schedule, jobs_by_seq, schedule_cpus, task_order, EnforceOutcome, PickReason,
+    ScheduleOutcome, TaskChange,
 };
-use crate::policy::ltd::debt::{adjust_debts, debt_interval, interval_usage, DebtInterval};
+use crate::policy::ltd::debt::{
+    adjust_debts, debt_interval, interval_usage, DebtInterval, DebtUpdate,
+};
 use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
-use crate::policy::ltd::work_fetch::{choose_project, compute_work_request, WorkRequest};
-use crate::policy::ltd::{Debts, LtdParams};
+use crate::policy::ltd::work_fetch::{
+    choose_project, compute_work_request, WorkFetchOutcome, WorkRequest,
+};
+use crate::policy::ltd::{updated_dcf, Debts, LtdParams};
 use crate::policy::state::{ProjectIdx, SchedulerState};
 use crate::policy::work_fetch::RscRequest;
+
+/// One decision of the 6.6–6.10 policy code, as its own outcome.
+#[derive(Clone, Copy, Debug)]
+pub enum LtdEvent<'a> {
+    /// A simulation (`rr_simulation()`), by a scheduling pass or the RPC poll.
+    RrSim(&'a RrSimOutcome),
+    /// A `schedule_cpus()` pass's picks.
+    RunList(&'a ScheduleOutcome),
+    /// The debt update at the start of an enforcement: an interval discarded
+    /// (`update` is `None`) or credited.
+    Debts {
+        /// The interval decision.
+        interval: DebtInterval,
+        /// The update when the interval was credited.
+        update: Option<&'a DebtUpdate>,
+    },
+    /// An `enforce_schedule()`.
+    Enforced(&'a EnforceOutcome),
+    /// A `choose_project()` pass: the work-fetch pass, or the one
+    /// `compute_work_request()` makes for a report RPC.
+    WorkFetch(&'a WorkFetchOutcome),
+    /// An RPC to `project` asking for `request` begins.
+    Request {
+        /// The project.
+        project: ProjectIdx,
+        /// The request.
+        request: &'a WorkRequest,
+    },
+}
 
 /// The 6.10 policy's own state in a simulation.
 #[derive(Clone, Debug)]
@@ -48,6 +89,11 @@ pub(super) struct LtdSim {
     exited_credit: Vec<Vec<f64>>,
     last_sim: RrSimOutcome,
     next_alloc: u64,
+    /// The 6.10.60 emulator harness only: the `unfinished_time_slice` of
+    /// reported results, last freed last. 6.10 never initialises the flag
+    /// of a new `RESULT`, whose memory is the last one freed: its first
+    /// preliminary job list shows the reported job's flag.
+    freed_uts: Vec<bool>,
 }
 
 impl LtdSim {
@@ -62,6 +108,7 @@ impl LtdSim {
             exited_credit: vec![vec![0.0; n_rsc]; n_projects],
             last_sim: RrSimOutcome::default(),
             next_alloc,
+            freed_uts: Vec::new(),
         }
     }
 
@@ -114,6 +161,14 @@ impl ClientLoop<'_> {
         out
     }
 
+    fn project_name(&self, p: ProjectIdx) -> String {
+        self.state
+            .projects
+            .get(p)
+            .map(|project| project.name.to_string())
+            .unwrap_or_default()
+    }
+
     /// A simulation (B.8); it also sets every job's `MD` flag.
     fn ltd_simulate(&mut self, ltd: &mut LtdSim, now: f64) -> RrSimOutcome {
         let (jobs, _) = sim_jobs(&self.state, now);
@@ -121,8 +176,31 @@ impl ClientLoop<'_> {
         for (j, side) in self.side.iter_mut().enumerate() {
             side.ltd_flags.missed = sim.missed.contains(&j);
         }
+        self.ltd_event(now, LtdEvent::RrSim(&sim));
         ltd.last_sim = sim.clone();
         sim
+    }
+
+    fn ltd_event(&mut self, now: f64, event: LtdEvent<'_>) {
+        self.observer.event(&self.state, now, LoopEvent::Ltd(event));
+    }
+
+    /// Exits, in job order: the project's DCF learns from the job's
+    /// elapsed time (6.10's `update_duration_correction_factor`).
+    pub(super) fn ltd_update_dcf(&mut self, j: usize) {
+        let Some(job) = self.state.jobs.get(j) else {
+            return;
+        };
+        let elapsed = job.task.as_ref().map_or(0.0, |t| t.elapsed);
+        let flops = if job.usage.flops > 0.0 {
+            job.usage.flops
+        } else {
+            self.state.host.p_fpops
+        };
+        let est = job.rsc_fpops_est / flops;
+        if let Some(p) = self.state.projects.get_mut(job.project) {
+            p.dcf = updated_dcf(p.dcf, elapsed, est);
+        }
     }
 
     /// Exits: each scheduled task's last partial interval is credited to its
@@ -175,6 +253,7 @@ impl ClientLoop<'_> {
     fn ltd_pass(&mut self, ltd: &mut LtdSim, now: f64) {
         let rr = self.ltd_simulate(ltd, now);
         let outcome = schedule_cpus(&self.state, &ltd.debts, &rr, now, &ltd.params);
+        self.ltd_event(now, LtdEvent::RunList(&outcome));
         for side in &mut self.side {
             side.ltd_flags.edf = false;
         }
@@ -200,7 +279,15 @@ impl ClientLoop<'_> {
         let interval = debt_interval(now, ltd.debt_start, &ltd.params);
         match interval {
             DebtInterval::TooShort => return,
-            DebtInterval::Discard { .. } => {}
+            DebtInterval::Discard { .. } => {
+                self.ltd_event(
+                    now,
+                    LtdEvent::Debts {
+                        interval,
+                        update: None,
+                    },
+                );
+            }
             DebtInterval::Credit { secs } => {
                 let used = interval_usage(&self.state, secs, &ltd.exited_credit);
                 let update = adjust_debts(
@@ -211,6 +298,13 @@ impl ClientLoop<'_> {
                     &used,
                     now,
                     &ltd.params,
+                );
+                self.ltd_event(
+                    now,
+                    LtdEvent::Debts {
+                        interval,
+                        update: Some(&update),
+                    },
                 );
                 ltd.debts = update.debts;
             }
@@ -246,6 +340,7 @@ impl ClientLoop<'_> {
         for (side, f) in self.side.iter_mut().zip(flags) {
             side.ltd_flags = f;
         }
+        self.ltd_event(now, LtdEvent::Enforced(&outcome));
         for change in &outcome.changes {
             if let TaskChange::Start(j) = *change {
                 self.number_task(j);
@@ -266,9 +361,12 @@ impl ClientLoop<'_> {
         self.with_ltd(Ok(false), |sim, ltd| {
             if let Some(p) = sim.report_due_project(now) {
                 let rr = sim.ltd_simulate(ltd, now);
-                let request =
+                let piggyback =
                     compute_work_request(&sim.state, &ltd.debts, &rr, p, now, &ltd.params);
-                return sim.ltd_rpc(ltd, p, &request, now);
+                if let Some(pass) = &piggyback.pass {
+                    sim.ltd_event(now, LtdEvent::WorkFetch(pass));
+                }
+                return sim.ltd_rpc(ltd, p, &piggyback.request, now);
             }
             if !sim.must_check_work_fetch && now - sim.last_work_fetch < 60.0 {
                 return Ok(false);
@@ -277,6 +375,7 @@ impl ClientLoop<'_> {
             sim.last_work_fetch = now;
             let rr = sim.ltd_simulate(ltd, now);
             let outcome = choose_project(&sim.state, &ltd.debts, &rr, now, &ltd.params);
+            sim.ltd_event(now, LtdEvent::WorkFetch(&outcome));
             match outcome.choice {
                 Some(choice) => sim.ltd_rpc(ltd, choice.project, &choice.request, now),
                 None => Ok(false),
@@ -293,13 +392,26 @@ impl ClientLoop<'_> {
         request: &WorkRequest,
         now: f64,
     ) -> Result<bool, LoopError> {
+        self.ltd_event(
+            now,
+            LtdEvent::Request {
+                project: p,
+                request,
+            },
+        );
+        if self.profile.sim_6_10 {
+            // The results this RPC reports (every project's) free their
+            // memory, in result order, before the new jobs are made.
+            for (job, side) in self.state.jobs.iter().zip(&self.side) {
+                if job.ready_to_report {
+                    ltd.freed_uts.push(side.ltd_flags.uts);
+                }
+            }
+        }
         let Some(new_jobs) = self.do_rpc_jobs(p, &to_requests(request), now)? else {
             return Ok(false);
         };
-        // A reply ends the project's run of failed RPCs.
-        if let Some(project) = self.state.projects.get_mut(p) {
-            project.nrpc_failures = 0;
-        }
+        let sent_something = !new_jobs.is_empty();
         let n_rsc = self.state.n_rsc();
         let mut received = vec![0u32; n_rsc];
         for j in new_jobs {
@@ -311,13 +423,33 @@ impl ClientLoop<'_> {
             if let Some(c) = received.get_mut(job.usage.rsc) {
                 *c += 1;
             }
+            if self.profile.sim_6_10 {
+                let uts = ltd.freed_uts.pop().unwrap_or(false);
+                if let Some(side) = self.side.get_mut(j) {
+                    side.ltd_flags.uts = uts;
+                }
+            }
         }
-        let name = self
-            .state
-            .projects
-            .get(p)
-            .map(|project| project.name.to_string())
-            .unwrap_or_default();
+        if self.profile.sim_6_10 {
+            // sim.cpp simulate_rpc: no reply handler; a request for seconds
+            // that got nothing backs the project off, and the failure count
+            // is reset right after (so the backoff never grows). No
+            // reference trace reaches it.
+            if request.get(0).secs > 0.0 && !sent_something {
+                let name = self.project_name(p);
+                let drawn = self.world.draw(now, &name, DrawKind::ProjectBackoff, "");
+                self.project_down(p, drawn, now)?;
+            }
+            if let Some(project) = self.state.projects.get_mut(p) {
+                project.nrpc_failures = 0;
+            }
+            return Ok(true);
+        }
+        // A reply ends the project's run of failed RPCs.
+        if let Some(project) = self.state.projects.get_mut(p) {
+            project.nrpc_failures = 0;
+        }
+        let name = self.project_name(p);
         let draws: Vec<f64> = (0..n_rsc)
             .map(
                 |_| match self.world.draw(now, &name, DrawKind::LegacyBackoff, "") {

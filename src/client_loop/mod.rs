@@ -23,7 +23,11 @@
 //!   variant of it (a fresh simulation at every pass, GPU jobs' CPU outside
 //!   the simulation, the 7.2.42 harness's 900-s deferral after each reply),
 //!   or the older debt generations, which keep only their policy code in
-//!   [`ltd`] and [`debt`].
+//!   [`ltd`] and [`debt`] (the 6.10.60 emulator's own harness is a profile
+//!   too: `audit` replays the 6.10 reference traces through it).
+//!
+//! `audit` and `simulate` both step time only through [`ClientLoop::run`]
+//! and [`ClientLoop::run_steps`].
 //!
 //! Each step of `delta` seconds at `now` (spec policy-current §8):
 //! 1. the world's scheduled changes are applied; host availability is taken
@@ -52,6 +56,8 @@ pub(crate) mod debt;
 pub mod host;
 pub(crate) mod ltd;
 pub mod merit;
+
+pub use ltd::LtdEvent;
 
 use crate::policy::backoff::{project_rpc_backoff, RpcBackoff};
 use crate::policy::cpu_sched::{
@@ -181,6 +187,12 @@ pub trait World {
     /// jobs (the client breaks such ties by memory address): job names, or
     /// `None` for creation order (a simulated world).
     fn tie_order(&mut self, _now: f64) -> Option<Vec<String>> {
+        None
+    }
+    /// The true CPU time of a job the world just sent, when the world knows
+    /// it in seconds (the 6.10 emulator's jobs); else it follows from the
+    /// job's exact FLOPs.
+    fn final_cpu_time(&mut self, _job: &Job) -> Option<f64> {
         None
     }
     /// Projects were put in a new order: new index `i` holds old `order[i]`.
@@ -322,6 +334,8 @@ pub enum LoopEvent<'a> {
     Unsolicited(JobIdx),
     /// Bookkeeping the client's log shows.
     Note(LoopNote),
+    /// A decision of the 6.6–6.10 policy code (`ltd-6.6`).
+    Ltd(LtdEvent<'a>),
     /// A engine call failed; the loop goes on without that decision.
     EngineError {
         /// Which decision.
@@ -358,6 +372,12 @@ pub struct Profile {
     /// Seconds a project is deferred after each reply (the 7.2.42 emulator
     /// harness: 900; today's: 0).
     pub rpc_deferral: f64,
+    /// The 6.10.60 emulator's harness (its client/sim.cpp), the one that
+    /// wrote the 6.10 reference traces: tasks progress in CPU seconds
+    /// against each job's true CPU time; projects keep their file order;
+    /// an RPC reports every project's finished results and runs no reply
+    /// handler (see [`ltd`]).
+    pub sim_6_10: bool,
 }
 
 impl Profile {
@@ -367,6 +387,7 @@ impl Profile {
             generation,
             fresh_simulations: false,
             rpc_deferral: 0.0,
+            sim_6_10: false,
         }
     }
 }
@@ -490,25 +511,40 @@ impl<'a> ClientLoop<'a> {
 
     /// Runs every step from the start to the end of the run.
     pub fn run(&mut self) -> Result<(), LoopError> {
-        let mut now = START_TIME;
+        self.run_steps(START_TIME, START_TIME + self.duration)
+    }
+
+    /// Runs the steps at `start`, `start + delta`, … up to `end` (a
+    /// recording's first and last time steps; the 6.10 emulator's clock
+    /// starts at its own epoch).
+    pub fn run_steps(&mut self, start: f64, end: f64) -> Result<(), LoopError> {
+        self.run_steps_with(start, end, |_, _| {})
+    }
+
+    /// [`run_steps`](Self::run_steps), calling `between(loop, now)` in each
+    /// step after task progress and before the step's decisions (where
+    /// `simulate` takes its window snapshots).
+    pub fn run_steps_with(
+        &mut self,
+        start: f64,
+        end: f64,
+        mut between: impl FnMut(&Self, f64),
+    ) -> Result<(), LoopError> {
+        let mut now = start;
         loop {
-            self.step(now)?;
+            let availability = self.begin_step(now);
+            between(self, now);
+            self.finish_step(now, availability)?;
             now += self.delta;
-            if now > START_TIME + self.duration {
+            if now > end + 1e-6 {
                 return Ok(());
             }
         }
     }
 
-    /// One step at `now` (client/sim.cpp `simulate()`).
-    pub fn step(&mut self, now: f64) -> Result<(), LoopError> {
-        let availability = self.begin_step(now);
-        self.finish_step(now, availability)
-    }
-
-    /// The first part of a step: the world's changes and availability, task
+    /// The first part of a step at `now` (client/sim.cpp `simulate()`): the world's changes and availability, task
     /// progress over the step just ended and the exits it caused.
-    pub fn begin_step(&mut self, now: f64) -> Availability {
+    fn begin_step(&mut self, now: f64) -> Availability {
         self.observer.step_begins(now);
         for change in self.world.changes_due(now) {
             self.apply(change);
@@ -523,7 +559,7 @@ impl<'a> ClientLoop<'a> {
 
     /// The rest of a step: while the host is on, scheduling, the RPC poll,
     /// progress and exits until nothing happens.
-    pub fn finish_step(&mut self, now: f64, availability: Availability) -> Result<(), LoopError> {
+    fn finish_step(&mut self, now: f64, availability: Availability) -> Result<(), LoopError> {
         if availability.on {
             for _ in 0..100 {
                 let mut action = self.schedule(now)?;
@@ -572,16 +608,20 @@ impl<'a> ClientLoop<'a> {
         if diff > self.delta {
             diff = 0.0;
         }
-        let mut exits = host::progress(
-            &mut self.state,
-            &mut self.side,
-            &mut self.accounts,
-            &mut self.usage,
-            diff,
-            now,
-            self.gpu_active,
-            &self.params,
-        );
+        let mut exits = if self.profile.sim_6_10 {
+            host::progress_cpu_time(&mut self.state, &mut self.side, diff, now)
+        } else {
+            host::progress(
+                &mut self.state,
+                &mut self.side,
+                &mut self.accounts,
+                &mut self.usage,
+                diff,
+                now,
+                self.gpu_active,
+                &self.params,
+            )
+        };
         exits.sort_by_key(|&j| (self.task_seq(j), j));
         for &j in &exits {
             self.note(now, LoopNote::TaskExited(j));
@@ -625,6 +665,7 @@ impl<'a> ClientLoop<'a> {
         if self.ltd.is_some() {
             for &j in &exited {
                 self.ltd_credit_exit(j, now);
+                self.ltd_update_dcf(j);
             }
         } else if self.debt.is_none() {
             let adjustment = adjust_rec(&mut self.state, now, Some(first), &self.params);
@@ -1057,8 +1098,12 @@ impl<'a> ClientLoop<'a> {
         let start = self.state.jobs.len();
         let n = jobs.len();
         for job in jobs {
+            let side = JobSide {
+                final_cpu_time: self.world.final_cpu_time(&job),
+                ..JobSide::default()
+            };
             self.state.jobs.push(job);
-            self.side.push(JobSide::default());
+            self.side.push(side);
         }
         self.accounts.njobs += n as u64;
         if n > 0 {
@@ -1071,11 +1116,13 @@ impl<'a> ClientLoop<'a> {
 
     /// Reports project `p`'s finished jobs: they leave the host.
     fn report_jobs(&mut self, p: ProjectIdx, now: f64) {
+        // The 6.10 harness reports every project's finished results.
+        let all = self.profile.sim_6_10;
         let keep: Vec<bool> = self
             .state
             .jobs
             .iter()
-            .map(|job| !(job.project == p && job.ready_to_report))
+            .map(|job| !((all || job.project == p) && job.ready_to_report))
             .collect();
         if keep.iter().all(|k| *k) {
             return;
@@ -1085,11 +1132,12 @@ impl<'a> ClientLoop<'a> {
                 continue;
             }
             let peak = self.side.get(j).map_or(0.0, |s| s.peak_flops);
+            let q = job.project;
             if now > job.report_deadline {
                 self.accounts.flops_wasted += peak;
-                self.accounts.missed[p] += 1;
+                self.accounts.missed[q] += 1;
             } else {
-                self.accounts.met[p] += 1;
+                self.accounts.met[q] += 1;
             }
         }
         let mut it = keep.iter();
@@ -1277,8 +1325,12 @@ impl<'a> ClientLoop<'a> {
         self.must_check_work_fetch = true;
     }
 
-    /// Keeps projects in alphabetical order (the emulator after its first step).
+    /// Keeps projects in alphabetical order (the emulator after its first
+    /// step; the 6.10 harness keeps file order).
     fn sort_projects(&mut self) {
+        if self.profile.sim_6_10 {
+            return;
+        }
         let n = self.state.projects.len();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| {

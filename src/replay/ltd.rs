@@ -1,8 +1,9 @@
-//! Replay of the 6.6–6.10 generation (`ltd-6.6`) over a 6.10.60 emulator
-//! trace: the harness of policy-legacy B.15.1 drives the debt-based engine
-//! of [`crate::policy::ltd`] step by step from the recorded inputs, and every
-//! decision it makes is compared with the one the log recorded at the same
-//! time step.
+//! Audit of the 6.6–6.10 generation (`ltd-6.6`) over a 6.10.60 emulator
+//! trace: the [client loop](crate::client_loop) under the `ltd-6.6` policy
+//! and that emulator's harness ([`Profile::sim_6_10`]), with the emulator as
+//! its world ([`EmulatorWorld`]); an observer ([`Printer`]) prints each
+//! decision the way the client prints it, and every one is compared with
+//! the one the log recorded at the same time step.
 //!
 //! # What is taken from the trace (external inputs)
 //!
@@ -30,21 +31,22 @@
 //! job lists, skips, preemptions, starts and resumes). Points are matched
 //! by (time step, kind, order within the step).
 
+use crate::client_loop::{
+    Availability, ClientLoop, DrawKind, Drawn, LoopEvent, LoopOptions, LtdEvent, Observer, Profile,
+    RpcOutcome, World,
+};
 use crate::divergence::{DecisionKind, DecisionPoint, Divergence, Unchecked};
 use crate::parse::log_messages::classify;
-use crate::policy::ltd::cpu_sched::{
-    enforce_schedule, jobs_by_seq, schedule_cpus, task_order, JobFlags, PickReason, TaskChange,
-};
-use crate::policy::ltd::debt::{adjust_debts, debt_interval, interval_usage, DebtInterval};
-use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
-use crate::policy::ltd::work_fetch::{choose_project, compute_work_request, WorkFetchState};
-use crate::policy::ltd::{work_buf_min, Debts, LtdParams};
-use crate::policy::state::{
-    HostState, Job, JobState, Project, ResourceUsage, SchedulerState, TaskState,
-};
+use crate::policy::generation::Generation;
+use crate::policy::ltd::cpu_sched::{EnforceOutcome, ScheduleOutcome, TaskChange};
+use crate::policy::ltd::debt::{DebtInterval, DebtUpdate};
+use crate::policy::ltd::rr_sim::RrSimOutcome;
+use crate::policy::ltd::work_fetch::{WorkFetchOutcome, WorkFetchState, WorkRequest};
+use crate::policy::state::{HostState, Job, Project, ResourceUsage};
+use crate::policy::work_fetch::RscRequest;
 use crate::trace::{EventTime, LogEvent, Message, Trace};
 use compact_str::CompactString;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::ReplayError;
 
@@ -76,12 +78,6 @@ pub struct LtdAudit {
 
 /// The simulated clock's origin (01-Jan-2000 00:00:00 UTC).
 const SIM_EPOCH: f64 = 946_684_800.0;
-/// The harness polls for RPCs at most this often (seconds).
-const RPC_POLL_PERIOD: f64 = 5.0;
-/// The harness runs a work-fetch pass at least this often (seconds).
-const WORK_FETCH_PERIOD: f64 = 60.0;
-/// Enforcement runs when more than this has passed since the last one.
-const ENFORCE_PERIOD: f64 = 60.0;
 
 fn event_seconds(time: &EventTime) -> Option<f64> {
     match time {
@@ -252,26 +248,7 @@ fn recorded_points(events: &[LogEvent]) -> Vec<Point> {
 }
 
 // ---------------------------------------------------------------------------
-// The harness
-
-/// Per-job harness data beside the engine's `Job` (same order).
-#[derive(Clone, Debug, Default)]
-struct Extra {
-    /// True CPU seconds.
-    runtime: f64,
-    /// CPU seconds done.
-    cpu: f64,
-    /// The task reached its runtime; exit not yet handled.
-    exited: bool,
-    /// When its computation finished.
-    completed: Option<f64>,
-    /// The scheduler's flags on the result.
-    flags: JobFlags,
-    /// Creation order of its task (active-task order); `None` = no task.
-    task_seq: Option<u64>,
-    /// Its size is not known to the microsecond (no sim_out_0.html entry).
-    coarse: bool,
-}
+// The world: the 6.10.60 emulator's server, with the recorded job sizes
 
 /// An app of the emulated server (sim_projects.xml).
 #[derive(Clone, Debug)]
@@ -282,39 +259,89 @@ struct SimApp {
     latency_bound: f64,
 }
 
-struct Harness<'a> {
-    state: HostState,
-    extra: Vec<Extra>,
-    debts: Debts,
-    params: LtdParams,
+/// The 6.10.60 emulator as the loop's world: the host is always available,
+/// and each RPC is answered by that harness's `simulate_rpc` (B.15.1): jobs
+/// named `PROJECT_N` are sent until both the seconds and the instances
+/// asked are covered, each counted at the project's DCF × its app's
+/// estimate. A job's true CPU time is the recording's (sim_out_0.html to
+/// the microsecond, else the first `[rr_sim] dur:` line, else the app's
+/// mean).
+struct EmulatorWorld<'a> {
     apps: Vec<Option<SimApp>>,
     runtimes: &'a BTreeMap<String, f64>,
     log_runtimes: HashMap<String, f64>,
     next_job_no: Vec<u32>,
-    alloc_seq: u64,
-    task_seq: u64,
-    now: f64,
-    must_schedule: bool,
-    must_enforce: bool,
-    must_fetch: bool,
-    last_pass: f64,
-    last_enforce: f64,
-    debt_start: f64,
-    last_rpc_poll: f64,
-    last_fetch: f64,
-    exited_credit: Vec<Vec<f64>>,
-    /// `ordered_scheduled_results` of the last pass, by job `alloc_seq`.
-    last_list: Vec<u64>,
-    last_sim: RrSimOutcome,
-    /// `unfinished_time_slice` of freed results, last freed last.
-    freed_uts: Vec<bool>,
+    /// True CPU time of each job sent, by name.
+    sent: HashMap<CompactString, f64>,
     /// Jobs whose size is not known to the microsecond.
-    coarse_sizes: Vec<String>,
-    out: Vec<Point>,
+    coarse: BTreeSet<CompactString>,
 }
 
-/// Builds the host state of the 6.10 harness from sim_host.xml,
-/// sim_projects.xml and sim_prefs.xml.
+impl World for EmulatorWorld<'_> {
+    fn availability(&mut self, _now: f64, _delta: f64) -> Availability {
+        Availability {
+            on: true,
+            active: true,
+            connected: true,
+            gpu_active: true,
+        }
+    }
+
+    fn rpc(&mut self, state: &HostState, p: usize, request: &[RscRequest], now: f64) -> RpcOutcome {
+        let (secs, instances) = request
+            .first()
+            .map_or((0.0, 0.0), |cpu| (cpu.req_secs, cpu.req_instances));
+        let mut jobs = Vec::new();
+        let (Some(project), Some(Some(app))) = (state.projects.get(p), self.apps.get(p)) else {
+            return RpcOutcome::Reply(jobs, Vec::new());
+        };
+        let p_fpops = state.host.p_fpops;
+        let est = project.dcf * app.fpops_est / p_fpops;
+        let (mut got_secs, mut got_inst) = (0.0, 0.0);
+        while got_secs < secs || got_inst < instances {
+            let no = self.next_job_no.get(p).copied().unwrap_or(0);
+            if let Some(slot) = self.next_job_no.get_mut(p) {
+                *slot += 1;
+            }
+            let job_name = format!("{}_{no}", project.name);
+            let exact = self.runtimes.get(&job_name).copied();
+            let runtime = exact.unwrap_or_else(|| {
+                self.log_runtimes
+                    .get(&job_name)
+                    .copied()
+                    .unwrap_or(app.fpops_mean / p_fpops)
+            });
+            let mut job = Job::new(
+                &job_name,
+                p,
+                &app.name,
+                ResourceUsage::cpu(1.0, p_fpops),
+                app.fpops_est,
+            );
+            job.received_time = now;
+            job.report_deadline = now + app.latency_bound;
+            if exact.is_none() {
+                self.coarse.insert(job.name.clone());
+            }
+            self.sent.insert(job.name.clone(), runtime);
+            jobs.push(job);
+            got_secs += est;
+            got_inst += 1.0;
+        }
+        RpcOutcome::Reply(jobs, Vec::new())
+    }
+
+    fn draw(&mut self, _now: f64, _project: &str, _kind: DrawKind, _rsc: &str) -> Drawn {
+        Drawn::Missing
+    }
+
+    fn final_cpu_time(&mut self, job: &Job) -> Option<f64> {
+        self.sent.get(&job.name).copied()
+    }
+}
+
+/// Builds the host state of the 6.10 emulator from sim_host.xml,
+/// sim_projects.xml and sim_prefs.xml, with each project's first app.
 fn build(trace: &Trace) -> Result<(HostState, Vec<Option<SimApp>>), ReplayError> {
     let projects = trace
         .state
@@ -361,33 +388,44 @@ fn log_runtimes(events: &[LogEvent]) -> HashMap<String, f64> {
     out
 }
 
-impl<'a> Harness<'a> {
-    fn project_name(&self, p: usize) -> CompactString {
-        self.state
-            .projects
-            .get(p)
-            .map(|p| p.name.clone())
-            .unwrap_or_default()
-    }
+// ---------------------------------------------------------------------------
+// The observer: each decision of the loop, printed as the client prints it
 
-    fn job_name(&self, j: usize) -> CompactString {
-        self.state
-            .jobs
-            .get(j)
-            .map(|j| j.name.clone())
-            .unwrap_or_default()
-    }
+/// Turns the loop's ltd-6.6 decisions into points of printed lines.
+#[derive(Default)]
+struct Printer {
+    out: Vec<Point>,
+    /// Jobs started, in order (their sizes are checked for coarseness after).
+    started: Vec<CompactString>,
+}
 
-    fn job_project(&self, j: usize) -> Option<CompactString> {
-        self.state
-            .jobs
-            .get(j)
-            .map(|job| self.project_name(job.project))
-    }
+fn project_name(state: &HostState, p: usize) -> CompactString {
+    state
+        .projects
+        .get(p)
+        .map(|p| p.name.clone())
+        .unwrap_or_default()
+}
 
-    fn open(&mut self, kind: DecisionKind, project: Option<String>) {
+fn job_name(state: &HostState, j: usize) -> CompactString {
+    state
+        .jobs
+        .get(j)
+        .map(|j| j.name.clone())
+        .unwrap_or_default()
+}
+
+fn job_project(state: &HostState, j: usize) -> Option<CompactString> {
+    state
+        .jobs
+        .get(j)
+        .map(|job| project_name(state, job.project))
+}
+
+impl Printer {
+    fn open(&mut self, now: f64, kind: DecisionKind, project: Option<String>) {
         self.out.push(Point {
-            time: self.now,
+            time: now,
             kind,
             project,
             items: Vec::new(),
@@ -409,436 +447,122 @@ impl<'a> Harness<'a> {
         }
     }
 
-    fn run(&mut self, start: f64, delta: f64, duration: f64) {
-        self.now = start;
-        self.must_fetch = true; // `Request work fetch: init`
-        let mut first = true;
-        while self.now <= start + duration + 1e-9 {
-            if !first {
-                self.advance(delta);
-            }
-            first = false;
-            for _ in 0..20 {
-                if !self.poll_once() {
-                    break;
-                }
-            }
-            self.now += delta;
-        }
-    }
-
-    /// Running tasks advance by one step; a task whose CPU time reaches its
-    /// runtime exits (handled at the next poll).
-    fn advance(&mut self, delta: f64) {
-        for (job, extra) in self.state.jobs.iter_mut().zip(self.extra.iter_mut()) {
-            let Some(task) = job.task.as_mut() else {
-                continue;
-            };
-            if task.task_state != TaskState::Executing || extra.exited {
-                continue;
-            }
-            extra.cpu += delta;
-            task.elapsed += delta;
-            task.checkpoint_wall_time = self.now;
-            task.fraction_done = if extra.runtime > 0.0 {
-                (extra.cpu / extra.runtime).min(1.0)
-            } else {
-                1.0
-            };
-            task.fraction_done_elapsed = task.elapsed;
-            if extra.cpu >= extra.runtime {
-                extra.exited = true;
-            }
-        }
-    }
-
-    fn poll_once(&mut self) -> bool {
-        let mut action = self.handle_exits();
-        let has_jobs = !self.state.jobs.is_empty();
-        let period = self.state.cpu_scheduling_period();
-        if has_jobs && (self.must_schedule || self.now - self.last_pass >= period) {
-            self.schedule_pass();
-            action = true;
-        }
-        if self.must_enforce || self.now - self.last_enforce > ENFORCE_PERIOD {
-            self.enforce();
-        }
-        if self.now - self.last_rpc_poll >= RPC_POLL_PERIOD {
-            self.last_rpc_poll = self.now;
-            if let Some(p) = self.overdue_report() {
-                self.report_rpc(p);
-                action = true;
-            } else if self.must_fetch || self.now - self.last_fetch >= WORK_FETCH_PERIOD {
-                self.last_fetch = self.now;
-                self.must_fetch = false;
-                action |= self.work_fetch();
-            }
-        }
-        action
-    }
-
-    fn handle_exits(&mut self) -> bool {
-        let mut any = false;
-        for j in 0..self.state.jobs.len() {
-            if !self.extra.get(j).is_some_and(|e| e.exited) {
-                continue;
-            }
-            any = true;
-            let interval = self.now - self.debt_start;
-            let now = self.now;
-            let (project, elapsed, scheduled, avg_ncpus, fpops_est) = {
-                let job = &self.state.jobs[j];
-                let task = job.task.as_ref();
-                (
-                    job.project,
-                    task.map_or(0.0, |t| t.elapsed),
-                    task.is_some_and(|t| t.scheduler_state == SchedulerState::Scheduled),
-                    job.usage.avg_ncpus,
-                    job.rsc_fpops_est,
-                )
-            };
-            if scheduled {
-                if let Some(cell) = self
-                    .exited_credit
-                    .get_mut(project)
-                    .and_then(|row| row.get_mut(0))
-                {
-                    *cell += interval * avg_ncpus;
-                }
-            }
-            // DCF (A.9 on elapsed time).
-            let p_fpops = self.state.host.p_fpops;
-            if let Some(p) = self.state.projects.get_mut(project) {
-                let est = fpops_est / p_fpops;
-                if est > 0.0 {
-                    let raw = elapsed / est;
-                    let adj = elapsed / (est * p.dcf);
-                    p.dcf = if adj > 1.1 {
-                        raw
-                    } else if adj < 0.1 {
-                        0.99 * p.dcf + 0.01 * raw
-                    } else {
-                        0.9 * p.dcf + 0.1 * raw
-                    }
-                    .clamp(0.01, 100.0);
-                }
-            }
-            let job = &mut self.state.jobs[j];
-            job.task = None;
-            job.ready_to_report = true;
-            job.state = JobState::Uploaded;
-            let extra = &mut self.extra[j];
-            extra.exited = false;
-            extra.completed = Some(now);
-            extra.task_seq = None;
-        }
-        if any {
-            self.must_schedule = true;
-            self.must_fetch = true;
-        }
-        any
-    }
-
-    /// Runs a simulation and logs it as an `rr_sim` point.
-    fn simulate(&mut self) -> RrSimOutcome {
-        let (jobs, _durs) = sim_jobs(&self.state, self.now);
-        let sim = rr_simulation(&self.state, &jobs, self.now);
-        self.open(DecisionKind::RrSim, None);
+    fn rr_sim(&mut self, state: &HostState, now: f64, sim: &RrSimOutcome) {
+        self.open(now, DecisionKind::RrSim, None);
         for event in &sim.events {
             let j = event.job();
-            let body = event.line(&self.job_name(j));
-            let project = self.job_project(j);
-            self.line(project, body);
+            self.line(job_project(state, j), event.line(&job_name(state, j)));
         }
-        for (j, extra) in self.extra.iter_mut().enumerate() {
-            extra.flags.missed = sim.missed.contains(&j);
-        }
-        self.last_sim = sim.clone();
-        sim
     }
 
-    fn schedule_pass(&mut self) {
-        self.last_pass = self.now;
-        self.must_schedule = false;
-        let sim = self.simulate();
-        let outcome = schedule_cpus(&self.state, &self.debts, &sim, self.now, &self.params);
-        self.open(DecisionKind::RunList, None);
-        for extra in &mut self.extra {
-            extra.flags.edf = false;
-        }
-        for &j in &outcome.deadline_missed {
-            if let Some(e) = self.extra.get_mut(j) {
-                e.flags.missed = true;
-            }
-        }
-        let mut list = Vec::new();
+    fn run_list(&mut self, state: &HostState, now: f64, outcome: &ScheduleOutcome) {
+        self.open(now, DecisionKind::RunList, None);
         for pick in &outcome.picks {
-            let name = self.job_name(pick.job);
-            let project = self.job_project(pick.job);
-            for body in pick.lines(&name) {
+            let project = job_project(state, pick.job);
+            for body in pick.lines(&job_name(state, pick.job)) {
                 self.line(project.clone(), body);
             }
-            if let Some(e) = self.extra.get_mut(pick.job) {
-                e.flags.edf = matches!(pick.reason, PickReason::CpuEdf { .. });
-            }
-            if let Some(job) = self.state.jobs.get(pick.job) {
-                list.push(job.alloc_seq);
-            }
         }
-        self.last_list = list;
-        self.must_enforce = true;
     }
 
-    fn debt_update(&mut self) {
-        let interval = debt_interval(self.now, self.debt_start, &self.params);
-        match interval {
-            DebtInterval::TooShort => {}
-            DebtInterval::Discard { .. } => {
-                self.open(DecisionKind::Priority, None);
-                self.line(None, interval.to_string());
-                self.debt_start = self.now;
-                self.clear_credit();
+    fn debts(
+        &mut self,
+        state: &HostState,
+        now: f64,
+        interval: DebtInterval,
+        update: Option<&DebtUpdate>,
+    ) {
+        self.open(now, DecisionKind::Priority, None);
+        let Some(update) = update else {
+            self.line(None, interval.to_string());
+            return;
+        };
+        for (ltd, std) in &update.per_rsc {
+            for line in &ltd.lines {
+                self.line(Some(project_name(state, line.project())), line.to_string());
             }
-            DebtInterval::Credit { secs } => {
-                let used = interval_usage(&self.state, secs, &self.exited_credit);
-                let update = adjust_debts(
-                    &self.state,
-                    &self.debts,
-                    interval,
-                    &self.last_sim.has_runnable_jobs(),
-                    &used,
-                    self.now,
-                    &self.params,
-                );
-                self.open(DecisionKind::Priority, None);
-                for (ltd, std) in &update.per_rsc {
-                    for line in &ltd.lines {
-                        let name = self.project_name(line.project());
-                        self.line(Some(name), line.to_string());
-                    }
-                    self.line(None, ltd.summary_line());
-                    for delta in &std.deltas {
-                        let name = self.project_name(delta.project);
-                        self.line(Some(name), delta.to_string());
-                    }
-                    for (p, value) in &std.values {
-                        let name = self.project_name(*p);
-                        self.line(Some(name), std.value_line(*value));
-                    }
-                }
-                self.debts = update.debts;
-                self.debt_start = self.now;
-                self.clear_credit();
+            self.line(None, ltd.summary_line());
+            for delta in &std.deltas {
+                self.line(Some(project_name(state, delta.project)), delta.to_string());
+            }
+            for (p, value) in &std.values {
+                self.line(Some(project_name(state, *p)), std.value_line(*value));
             }
         }
     }
 
-    fn clear_credit(&mut self) {
-        for row in &mut self.exited_credit {
-            for cell in row.iter_mut() {
-                *cell = 0.0;
-            }
-        }
-    }
-
-    fn enforce(&mut self) {
-        self.debt_update();
-        self.last_enforce = self.now;
-        self.must_enforce = false;
-        self.open(DecisionKind::Enforcement, None);
-        let list = jobs_by_seq(&self.state, &self.last_list);
-        let task_order = task_order(self.extra.iter().map(|e| e.task_seq).enumerate());
-        let mut flags: Vec<JobFlags> = self.extra.iter().map(|e| e.flags).collect();
-        let outcome = enforce_schedule(
-            &mut self.state,
-            &mut flags,
-            &list,
-            &task_order,
-            self.now,
-            &self.params,
-        );
-        for (e, f) in self.extra.iter_mut().zip(flags) {
-            e.flags = f;
-        }
-        let names: Vec<String> = self.state.jobs.iter().map(|j| j.name.to_string()).collect();
-        let name = |j: usize| names.get(j).cloned().unwrap_or_default();
-        for (job, body) in outcome.lines(self.state.ninstances(0), &name) {
-            let project = job.and_then(|j| self.job_project(j));
-            self.line(project, body);
-        }
-        if outcome.cpus_idle {
-            self.must_fetch = true; // `Request work fetch: CPUs idle`
+    fn enforced(&mut self, state: &HostState, now: f64, outcome: &EnforceOutcome) {
+        self.open(now, DecisionKind::Enforcement, None);
+        let name = |j: usize| job_name(state, j).to_string();
+        for (job, body) in outcome.lines(state.ninstances(0), &name) {
+            self.line(job.and_then(|j| job_project(state, j)), body);
         }
         for change in &outcome.changes {
             if let TaskChange::Start(j) = *change {
-                self.task_seq += 1;
-                if let Some(e) = self.extra.get_mut(j) {
-                    e.task_seq = Some(self.task_seq);
-                    if e.coarse {
-                        self.coarse_sizes.push(name(j));
-                    }
-                }
+                self.started.push(job_name(state, j));
             }
         }
     }
 
-    /// The first project (project order) with a finished result that must be
-    /// reported now: near its deadline or a day after completion (B.15.1).
-    fn overdue_report(&self) -> Option<usize> {
-        let buf_min = work_buf_min(&self.state);
-        (0..self.state.projects.len()).find(|&p| {
-            self.state.jobs.iter().zip(&self.extra).any(|(job, extra)| {
-                job.project == p
-                    && job.ready_to_report
-                    && (self.now > job.report_deadline - buf_min.max(86400.0)
-                        || extra.completed.is_some_and(|c| self.now > c + 86400.0))
-            })
-        })
-    }
-
-    /// Logs a work-fetch pass's choice and state block; returns the choice.
-    fn log_choice(&mut self, outcome: &crate::policy::ltd::work_fetch::WorkFetchOutcome) {
-        self.open(
-            DecisionKind::WorkFetchChoice,
-            outcome
-                .choice
-                .as_ref()
-                .map(|c| self.project_name(c.project).to_string()),
-        );
+    fn work_fetch(&mut self, state: &HostState, now: f64, outcome: &WorkFetchOutcome) {
+        let chosen = outcome
+            .choice
+            .as_ref()
+            .map(|c| project_name(state, c.project).to_string());
+        self.open(now, DecisionKind::WorkFetchChoice, chosen);
         match &outcome.choice {
             Some(choice) => {
-                let name = self.project_name(choice.project);
-                self.line(Some(name), choice.to_string());
+                self.line(
+                    Some(project_name(state, choice.project)),
+                    choice.to_string(),
+                );
             }
             None => self.line(None, "[wfd] No project chosen for work fetch".into()),
         }
-        self.open(DecisionKind::FetchState, None);
+        self.open(now, DecisionKind::FetchState, None);
         let block = &outcome.state;
         self.line(None, block.target_line());
         for (rsc, projects) in &block.rsc {
             self.line(None, rsc.to_string());
             for line in projects {
-                let name = self.project_name(line.project);
-                self.line(Some(name), line.to_string());
+                self.line(Some(project_name(state, line.project)), line.to_string());
             }
         }
         for (p, overall) in &block.overall_ltd {
-            let name = self.project_name(*p);
-            self.line(Some(name), WorkFetchState::overall_line(*overall));
+            self.line(
+                Some(project_name(state, *p)),
+                WorkFetchState::overall_line(*overall),
+            );
         }
     }
 
-    fn work_fetch(&mut self) -> bool {
-        let sim = self.simulate();
-        let outcome = choose_project(&self.state, &self.debts, &sim, self.now, &self.params);
-        self.log_choice(&outcome);
-        let Some(choice) = outcome.choice else {
-            return false;
-        };
-        let req = choice.request.get(0);
-        self.rpc(choice.project, req.secs, req.instances);
-        true
-    }
-
-    fn report_rpc(&mut self, project: usize) {
-        let sim = self.simulate();
-        // compute_work_request() decides through a choose_project() pass
-        // with the project's backoffs cleared, which logs like any other.
-        let mut cleared = self.state.clone();
-        if let Some(p) = cleared.projects.get_mut(project) {
-            for r in &mut p.rsc {
-                r.backoff_time = 0.0;
-            }
-        }
-        let outcome = choose_project(&cleared, &self.debts, &sim, self.now, &self.params);
-        self.log_choice(&outcome);
-        let request = compute_work_request(
-            &self.state,
-            &self.debts,
-            &sim,
-            project,
-            self.now,
-            &self.params,
-        );
+    fn request(&mut self, state: &HostState, now: f64, project: usize, request: &WorkRequest) {
+        let name = project_name(state, project);
+        self.open(now, DecisionKind::WorkRequest, Some(name.to_string()));
         let req = request.get(0);
-        self.rpc(project, req.secs, req.instances);
-    }
-
-    /// One scheduler RPC to the emulated server: finished results of every
-    /// project are reported; jobs are sent until both the seconds and the
-    /// instances asked are covered (B.15.1).
-    fn rpc(&mut self, project: usize, secs: f64, instances: f64) {
-        let name = self.project_name(project);
-        self.open(DecisionKind::WorkRequest, Some(name.to_string()));
         self.line(
             None,
-            format!("RPC to {name}; asking for {secs:.6}/{instances:.2}<br>"),
+            format!(
+                "RPC to {name}; asking for {:.6}/{:.2}<br>",
+                req.secs, req.instances
+            ),
         );
-        // Report every finished result. The client frees them; the next
-        // RESULT objects reuse that memory last-freed-first, and 6.10 never
-        // initialises `unfinished_time_slice`, so a new job's first
-        // preliminary list shows the freed job's flag.
-        let mut k = 0;
-        let freed = &mut self.freed_uts;
-        self.extra.retain(|e| {
-            let done = self.state.jobs.get(k).is_some_and(|j| j.ready_to_report);
-            k += 1;
-            if done {
-                freed.push(e.flags.uts);
-            }
-            !done
-        });
-        self.state.jobs.retain(|j| !j.ready_to_report);
-        if secs <= 0.0 && instances <= 0.0 {
-            return;
-        }
-        let Some(app) = self.apps.get(project).cloned().flatten() else {
+    }
+}
+
+impl Observer for Printer {
+    fn event(&mut self, state: &HostState, now: f64, event: LoopEvent<'_>) {
+        let LoopEvent::Ltd(event) = event else {
             return;
         };
-        let p_fpops = self.state.host.p_fpops;
-        let dcf = self.state.projects.get(project).map_or(1.0, |p| p.dcf);
-        let est = dcf * app.fpops_est / p_fpops;
-        let (mut got_secs, mut got_inst) = (0.0, 0.0);
-        while got_secs < secs || got_inst < instances {
-            let no = self.next_job_no.get(project).copied().unwrap_or(0);
-            if let Some(slot) = self.next_job_no.get_mut(project) {
-                *slot += 1;
-            }
-            let job_name = format!("{name}_{no}");
-            let exact = self.runtimes.get(&job_name).copied();
-            let runtime = exact.unwrap_or_else(|| {
-                self.log_runtimes
-                    .get(&job_name)
-                    .copied()
-                    .unwrap_or(app.fpops_mean / p_fpops)
-            });
-            let mut job = Job::new(
-                &job_name,
-                project,
-                &app.name,
-                ResourceUsage::cpu(1.0, p_fpops),
-                app.fpops_est,
-            );
-            job.received_time = self.now;
-            job.report_deadline = self.now + app.latency_bound;
-            job.alloc_seq = self.alloc_seq;
-            self.alloc_seq += 1;
-            self.state.jobs.push(job);
-            let uts = self.freed_uts.pop().unwrap_or(false);
-            self.extra.push(Extra {
-                runtime,
-                coarse: exact.is_none(),
-                flags: JobFlags {
-                    uts,
-                    ..JobFlags::default()
-                },
-                ..Extra::default()
-            });
-            got_secs += est;
-            got_inst += 1.0;
+        match event {
+            LtdEvent::RrSim(sim) => self.rr_sim(state, now, sim),
+            LtdEvent::RunList(outcome) => self.run_list(state, now, outcome),
+            LtdEvent::Debts { interval, update } => self.debts(state, now, interval, update),
+            LtdEvent::Enforced(outcome) => self.enforced(state, now, outcome),
+            LtdEvent::WorkFetch(outcome) => self.work_fetch(state, now, outcome),
+            LtdEvent::Request { project, request } => self.request(state, now, project, request),
         }
-        self.must_schedule = true;
-        self.must_fetch = true;
     }
 }
 
@@ -934,33 +658,15 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
         )));
     }
     let n_projects = state.projects.len();
-    let mut harness = Harness {
-        state,
-        extra: Vec::new(),
-        debts: Debts::zero(n_projects, 1),
-        params: LtdParams::default(),
+    let mut world = EmulatorWorld {
         apps,
         runtimes: &trace.job_runtimes,
         log_runtimes: log_runtimes(&trace.events),
         next_job_no: vec![0; n_projects],
-        alloc_seq: 0,
-        task_seq: 0,
-        now: start,
-        must_schedule: false,
-        must_enforce: false,
-        must_fetch: false,
-        last_pass: 0.0,
-        last_enforce: 0.0,
-        debt_start: 0.0,
-        last_rpc_poll: 0.0,
-        last_fetch: 0.0,
-        exited_credit: vec![vec![0.0]; n_projects],
-        last_list: Vec::new(),
-        last_sim: RrSimOutcome::default(),
-        freed_uts: Vec::new(),
-        coarse_sizes: Vec::new(),
-        out: Vec::new(),
+        sent: HashMap::new(),
+        coarse: BTreeSet::new(),
     };
+    let mut printer = Printer::default();
     // A truncated log ends the replay at its last time step.
     let last = trace
         .events
@@ -968,9 +674,32 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
         .rev()
         .find_map(|e| event_seconds(&e.time))
         .unwrap_or(start);
-    harness.run(start, delta, duration.min(last - start));
-    let coarse = harness.coarse_sizes.clone();
-    let replayed = harness.out;
+    let end = start + duration.min(last - start);
+    let options = LoopOptions {
+        delta,
+        duration: (end - start).max(0.0),
+        params: crate::policy::Params::default(),
+        profile: Profile {
+            sim_6_10: true,
+            ..Profile::of(Generation::Ltd66)
+        },
+    };
+    let mut stopped = None;
+    match ClientLoop::new(state, options, &mut world, &mut printer) {
+        Ok(mut run) => {
+            if let Err(e) = run.run_steps(start, end) {
+                stopped = Some(format!("the replay stopped: {e}"));
+            }
+        }
+        Err(e) => stopped = Some(format!("the replay could not start: {e}")),
+    }
+    let coarse: Vec<String> = printer
+        .started
+        .iter()
+        .filter(|name| world.coarse.contains(*name))
+        .map(|name| name.to_string())
+        .collect();
+    let replayed = printer.out;
     let tol = Tolerance {
         rel: tolerance,
         abs: if coarse.is_empty() {
@@ -1097,6 +826,12 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
         what: "[dcf], [css], [task_debug] and `sched state` lines".into(),
         why: "state changes that follow from the checked decisions; not compared".into(),
     }];
+    if let Some(why) = stopped {
+        unchecked.push(Unchecked {
+            what: "the decisions after the replay stopped".into(),
+            why,
+        });
+    }
     if !coarse.is_empty() {
         unchecked.push(Unchecked {
             what: format!(

@@ -537,6 +537,7 @@ pub fn audit_with_draws(
         generation: Generation::Current,
         fresh_simulations: policy == V7_2,
         rpc_deferral,
+        sim_6_10: false,
     };
     if policy == V7_2 && state.is_some() && delta > 0.0 {
         // The anchored 7.2 replay checks only the kinds whose 7.2
@@ -844,14 +845,12 @@ fn run_recorded(
             Ok(run) => run,
             Err(e) => return Some(format!("the replay could not start: {e}")),
         };
-        let mut now = build::EMULATOR_START;
-        while now <= last + 1e-6 {
-            if let Err(e) = run.step(now) {
-                return Some(format!("the replay stopped: {e}"));
-            }
-            now += delta;
+        if build::EMULATOR_START > last + 1e-6 {
+            return None;
         }
-        None
+        run.run_steps(build::EMULATOR_START, last)
+            .err()
+            .map(|e| format!("the replay stopped: {e}"))
     })();
     (stopped, world.unknown_estimates)
 }

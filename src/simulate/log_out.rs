@@ -1579,7 +1579,11 @@ impl<W: Write> Observer for LogWriter<W> {
                 ..
             } => self.rpc(now, state, project, request, jobs, refused),
             LoopEvent::Note(note) => self.note(now, state, note),
-            LoopEvent::RrSim(_) | LoopEvent::Unsolicited(_) | LoopEvent::EngineError { .. } => {}
+            // `--log-out` is refused for the 6.x generations.
+            LoopEvent::RrSim(_)
+            | LoopEvent::Unsolicited(_)
+            | LoopEvent::EngineError { .. }
+            | LoopEvent::Ltd(_) => {}
         }
     }
 }

@@ -487,20 +487,13 @@ pub fn simulate_logged(
     };
     let mut observer = Both(&mut transcripts, writer.as_mut());
     let mut run = ClientLoop::new(state, loop_options, &mut sim_world, &mut observer)?;
-    let mut now = START_TIME;
-    loop {
-        let availability = run.begin_step(now);
+    run.run_steps_with(START_TIME, START_TIME + options.duration, |run, now| {
         for (at, snap) in &mut boundaries {
             if snap.is_none() && now - START_TIME >= *at {
-                *snap = Some(snapshot(&run));
+                *snap = Some(snapshot(run));
             }
         }
-        run.finish_step(now, availability)?;
-        now += options.delta;
-        if now > START_TIME + options.duration {
-            break;
-        }
-    }
+    })?;
     let last = snapshot(&run);
     let mut params = run.params().clone();
     params.trace = false;

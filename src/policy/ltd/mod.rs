@@ -278,6 +278,28 @@ pub fn estimated_duration(state: &HostState, job: &Job) -> f64 {
     job.rsc_fpops_est / flops * dcf
 }
 
+/// Mirrors PROJECT::update_duration_correction_factor() of 6.10.60
+/// (client/cpu_sched.cpp), called when a job exits: the project's new DCF
+/// from the job's elapsed time and its estimate without the DCF. The raw
+/// ratio replaces a DCF that underestimated by over 10%; a job much faster
+/// than estimated moves it by 1%, any other by 10%; the result is kept in
+/// [0.01, 100].
+pub fn updated_dcf(dcf: f64, elapsed: f64, est_uncorrected: f64) -> f64 {
+    if !(est_uncorrected > 0.0 && elapsed.is_finite()) {
+        return dcf;
+    }
+    let raw_ratio = elapsed / est_uncorrected;
+    let adj_ratio = elapsed / (est_uncorrected * dcf);
+    let next = if adj_ratio > 1.1 {
+        raw_ratio
+    } else if adj_ratio < 0.1 {
+        dcf * 0.99 + 0.01 * raw_ratio
+    } else {
+        dcf * 0.9 + 0.1 * raw_ratio
+    };
+    next.clamp(0.01, 100.0)
+}
+
 /// Mirrors RESULT::estimated_time_remaining() and ACTIVE_TASK::est_dur() of
 /// 6.10 (client/work_fetch.cpp, B.15.1): the remaining runtime, and the
 /// blend that produced it when the job has a task.

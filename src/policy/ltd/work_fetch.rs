@@ -764,6 +764,17 @@ fn state_block(ctx: &Ctx<'_>, totals: &[f64]) -> WorkFetchState {
     }
 }
 
+/// The piggy-backed request of [`compute_work_request`] and the
+/// `choose_project()` pass it made to decide (the pass logs like any other).
+#[derive(Clone, Debug)]
+pub struct PiggybackRequest {
+    /// The request.
+    pub request: WorkRequest,
+    /// The pass with the project's backoffs cleared; `None` when the request
+    /// was decided without one (no-new-work and non-CPU-intensive projects).
+    pub pass: Option<WorkFetchOutcome>,
+}
+
 /// Mirrors WORK_FETCH::compute_work_request() of 6.10.60: the piggy-backed
 /// request of an RPC made to `project` for another reason. Backoffs of the
 /// project are ignored for the decision; if it would be chosen anyway, every
@@ -775,18 +786,22 @@ pub fn compute_work_request(
     project: ProjectIdx,
     now: f64,
     params: &LtdParams,
-) -> WorkRequest {
+) -> PiggybackRequest {
     let n_rsc = state.n_rsc();
     let empty = WorkRequest {
         rsc: vec![RscRequest::default(); n_rsc],
         work_req_seconds: 0.0,
         estimated_delay: 0.0,
     };
+    let without_pass = |request| PiggybackRequest {
+        request,
+        pass: None,
+    };
     let Some(p) = state.projects.get(project) else {
-        return empty;
+        return without_pass(empty);
     };
     if p.dont_request_more_work {
-        return empty;
+        return without_pass(empty);
     }
     if p.non_cpu_intensive {
         let has_job = state
@@ -794,14 +809,14 @@ pub fn compute_work_request(
             .iter()
             .any(|j| j.project == project && j.state <= crate::policy::state::JobState::Downloaded);
         if has_job {
-            return empty;
+            return without_pass(empty);
         }
         let mut req = empty;
         if let Some(cpu) = req.rsc.get_mut(0) {
             cpu.secs = 1.0;
         }
         req.work_req_seconds = 1.0;
-        return req;
+        return without_pass(req);
     }
     let mut cleared = state.clone();
     if let Some(cp) = cleared.projects.get_mut(project) {
@@ -811,7 +826,10 @@ pub fn compute_work_request(
     }
     let outcome = choose_project(&cleared, debts, sim, now, params);
     if outcome.choice.as_ref().map(|c| c.project) != Some(project) {
-        return empty;
+        return PiggybackRequest {
+            request: empty,
+            pass: Some(outcome),
+        };
     }
     // set_all_requests() with the real backoffs.
     let (shares, _) = fetchable_shares(state, now);
@@ -822,7 +840,7 @@ pub fn compute_work_request(
         now,
         params,
         shares,
-        overall: outcome.overall_debts,
+        overall: outcome.overall_debts.clone(),
     };
     let requests = (0..n_rsc)
         .map(|r| {
@@ -833,5 +851,8 @@ pub fn compute_work_request(
             }
         })
         .collect();
-    make_request(state, project, requests, sim)
+    PiggybackRequest {
+        request: make_request(state, project, requests, sim),
+        pass: Some(outcome),
+    }
 }
