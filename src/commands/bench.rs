@@ -115,7 +115,7 @@ pub fn run_bench_audit(args: &BenchAuditArgs) -> Result<u8> {
             )
             .with_context(|| format!("cannot audit {}", dir.display()))
         })?;
-        let (name, emulator, ratio) = scenario_cells(dir, best, 1);
+        let (name, emulator, ratio) = scenario_cells(dir, best, 2);
         writeln!(
             out,
             "| {name} | {} | {:.2}% | {best:.3} s | {emulator} | {ratio} |",

@@ -59,7 +59,9 @@ impl Value {
             | Value::Approx {
                 value, decimals, ..
             } => {
-                format!("{value:.decimals$}")
+                let mut out = String::new();
+                write_fixed(&mut out, *value, *decimals);
+                out
             }
             Value::Text(text) => text.clone(),
         }
@@ -141,18 +143,79 @@ impl Field {
     }
 
     fn write_to(&self, out: &mut String) {
-        use std::fmt::Write as _;
         self.write_key(out);
         out.push('=');
         match &self.value {
             Value::Num { value, decimals }
             | Value::Approx {
                 value, decimals, ..
-            } => {
-                let _ = write!(out, "{value:.decimals$}");
-            }
+            } => write_fixed(out, *value, *decimals),
             Value::Text(text) => out.push_str(text),
         }
+    }
+}
+
+/// Appends `value` with `decimals` decimals, exactly as `{value:.decimals$}`
+/// prints it (the correctly rounded decimal of the binary value), without
+/// the general formatter when the value is not near a rounding tie: the
+/// scaled value's error is far below its distance to the tie, so rounding it
+/// rounds the exact value the same way. Decision texts print every number
+/// this way, so this is the audit's hot formatting path.
+pub fn write_fixed(out: &mut String, value: f64, decimals: usize) {
+    const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+    const POW10_INT: [u64; 10] = [
+        1,
+        10,
+        100,
+        1_000,
+        10_000,
+        100_000,
+        1_000_000,
+        10_000_000,
+        100_000_000,
+        1_000_000_000,
+    ];
+    if let (Some(&scale), Some(&scale_int)) = (POW10.get(decimals), POW10_INT.get(decimals)) {
+        let scaled = value.abs() * scale;
+        if scaled.is_finite() && scaled < 4.0e15 {
+            let floor = scaled.floor();
+            let frac = scaled - floor;
+            // The product is within half an ulp of the exact one; keep well
+            // clear of the tie.
+            let margin = scaled * (8.0 * f64::EPSILON) + f64::MIN_POSITIVE;
+            if (frac - 0.5).abs() > margin {
+                let n = floor as u64 + u64::from(frac > 0.5);
+                if value.is_sign_negative() {
+                    out.push('-');
+                }
+                push_digits(out, n / scale_int, 1);
+                if decimals > 0 {
+                    out.push('.');
+                    push_digits(out, n % scale_int, decimals);
+                }
+                return;
+            }
+        }
+    }
+    use std::fmt::Write as _;
+    let _ = write!(out, "{value:.decimals$}");
+}
+
+/// Appends `n` in decimal, zero-padded to at least `width` digits.
+fn push_digits(out: &mut String, mut n: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let start = i.min(digits.len().saturating_sub(width));
+    if let Ok(text) = std::str::from_utf8(&digits[start..]) {
+        out.push_str(text);
     }
 }
 
@@ -568,6 +631,50 @@ impl Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_fixed_prints_as_the_standard_formatter() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.125,
+            0.375,
+            2.5,
+            -2.5,
+            0.005,
+            1e-9,
+            -1e-9,
+            207359.996,
+            1.0e15,
+            4.1e15,
+            123456.785,
+            0.045,
+            1.005,
+            99.995,
+            -0.0049,
+            f64::NAN,
+            f64::INFINITY,
+            1e300,
+        ];
+        // A deterministic spread of magnitudes and fractions.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mantissa = (x >> 11) as f64 / (1u64 << 53) as f64;
+            let exponent = (x % 23) as i32 - 8;
+            let sign = if x & 1 == 0 { 1.0 } else { -1.0 };
+            values.push(sign * mantissa * 10f64.powi(exponent));
+        }
+        for value in values {
+            for decimals in [0usize, 1, 2, 3, 4, 6, 9, 12] {
+                let mut out = String::new();
+                write_fixed(&mut out, value, decimals);
+                assert_eq!(out, format!("{value:.decimals$}"), "{value:e} {decimals}");
+            }
+        }
+    }
 
     #[test]
     fn negative_zero_prints_with_sign_like_printf() {
