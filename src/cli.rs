@@ -289,13 +289,15 @@ pub struct SimulateArgs {
     pub trace_out: Option<PathBuf>,
     /// Write the run as the client emulator's log.txt (its messages for
     /// the scenario's cc_config.xml log flags, line for line) to FILE;
-    /// `boinc-audit audit` reads it beside the scenario's inputs.
+    /// `boinc-audit audit` reads it beside the scenario's inputs. For the
+    /// 6.10 emulator's inputs (ltd-6.6), its sim_log.txt.
     #[arg(long, value_name = "FILE")]
     pub log_out: Option<PathBuf>,
     /// Write the emulator's outputs/ folder for the run to DIR: log.txt (as
     /// --log-out), inputs.txt (the run options) and timeline.html (its rows
     /// of host and GPU availability; job columns are not written): what
-    /// `boinc-audit audit` reads beside the scenario's inputs/.
+    /// `boinc-audit audit` reads beside the scenario's inputs/. For the 6.10
+    /// emulator's inputs: sim_log.txt.
     #[arg(long, value_name = "DIR", conflicts_with = "log_out")]
     pub outputs_dir: Option<PathBuf>,
 }

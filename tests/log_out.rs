@@ -173,3 +173,72 @@ fn writing_the_log_changes_no_decision() {
         );
     }
 }
+
+/// The 6.10.60 emulator's sim_log.txt: every trimmed copy under
+/// `traces/valid-6.10.60/` is simulated with its recorded run options
+/// (ltd-6.6 under that emulator's harness, job sizes drawn as it draws
+/// them); the trimmed log (cut at the end of a time step) must be the start
+/// of the written one, which goes on with that step's `took time step`.
+#[test]
+fn log_out_is_the_6_10_emulators_sim_log_line_for_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/valid-6.10.60");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("traces/valid-6.10.60")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("inputs/sim_projects.xml").is_file())
+        .collect();
+    dirs.sort();
+    assert_eq!(dirs.len(), 3, "{dirs:?}");
+    for dir in &dirs {
+        let expected =
+            std::fs::read_to_string(dir.join("outputs/sim_log.txt")).expect("sim_log.txt");
+        let run: Vec<f64> = expected
+            .lines()
+            .find_map(|l| l.split("starting simultion. ").nth(1))
+            .map(|rest| {
+                rest.split_whitespace()
+                    .filter_map(|w| w.parse().ok())
+                    .collect()
+            })
+            .expect("run options");
+        let (delta, duration) = (run[0], run[1]);
+        let last = expected.lines().last().expect("a line");
+        let stamp = chrono::NaiveDateTime::parse_from_str(&last[..20], "%d-%b-%Y %H:%M:%S")
+            .expect("time stamp");
+        let options = SimOptions {
+            duration,
+            delta,
+            policy: boinc_audit::policy::generation::Generation::Ltd66,
+            ..SimOptions::default()
+        };
+        let mut written = Vec::new();
+        simulate_scenario_logged(
+            dir.to_str().expect("utf-8"),
+            &options,
+            Some(LogOut {
+                log: &mut written,
+                timeline: None,
+                inputs: None,
+            }),
+        )
+        .expect("simulate");
+        let written = String::from_utf8(written).expect("utf-8");
+        let rest = written.strip_prefix(expected.as_str()).unwrap_or_else(|| {
+            let line = written
+                .lines()
+                .zip(expected.lines())
+                .position(|(a, b)| a != b)
+                .map_or(0, |i| i + 1);
+            panic!("{}: the written log differs at line {line}", dir.display())
+        });
+        let next = (stamp + chrono::Duration::seconds(delta as i64)).format("%d-%b-%Y %H:%M:%S");
+        let took = format!("{next} [---] took time step");
+        assert_eq!(
+            rest.lines().next(),
+            Some(took.as_str()),
+            "{}",
+            dir.display()
+        );
+    }
+}

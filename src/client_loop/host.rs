@@ -49,6 +49,18 @@ fn advance(task: &mut Task, diff: f64, fraction: f64, finished: bool, now: f64) 
     finished
 }
 
+/// How a task's remaining work is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkModel {
+    /// Today's emulator: FLOPs left, at the job's speed (CPU jobs slowed by
+    /// over-commitment); fraction done against the estimate.
+    Flops,
+    /// The 6.10.60 emulator's `ACTIVE_TASK_SET::poll`: CPU seconds left of
+    /// the job's true CPU time (`cpu_time_left -= diff`); fraction done is
+    /// the CPU time used over that time.
+    CpuTime,
+}
+
 /// Advances executing tasks by `diff` seconds at `now`; returns the jobs that exited.
 ///
 /// Peak FLOPs are counted as the emulator does (client/sim.cpp
@@ -65,6 +77,7 @@ pub fn progress(
     now: f64,
     gpu_active: bool,
     params: &Params,
+    model: WorkModel,
 ) -> Vec<JobIdx> {
     let executing = |t: Option<&crate::policy::state::Task>| {
         t.is_some_and(|t| t.task_state == TaskState::Executing)
@@ -106,15 +119,42 @@ pub fn progress(
         if gpu && !gpu_active {
             continue;
         }
-        let flops = job.usage.flops * if gpu { 1.0 } else { cpu_scale };
-        let left = job.exact_flops_remaining.unwrap_or(job.rsc_fpops_est) - diff * flops;
-        job.exact_flops_remaining = Some(left);
+        let (left, fraction) = match model {
+            WorkModel::Flops => {
+                let flops = job.usage.flops * if gpu { 1.0 } else { cpu_scale };
+                let left = job.exact_flops_remaining.unwrap_or(job.rsc_fpops_est) - diff * flops;
+                job.exact_flops_remaining = Some(left);
+                let fraction = if job.rsc_fpops_est > 0.0 {
+                    (1.0 - left / job.rsc_fpops_est).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
+                (left, fraction)
+            }
+            WorkModel::CpuTime => {
+                let Some(s) = side.get_mut(j) else {
+                    continue;
+                };
+                let total = s.final_cpu_time.unwrap_or_else(|| {
+                    let speed = if job.usage.flops > 0.0 {
+                        job.usage.flops
+                    } else {
+                        f
+                    };
+                    job.exact_flops_remaining.unwrap_or(job.rsc_fpops_est) / speed
+                });
+                s.final_cpu_time = Some(total);
+                let left = s.cpu_time_left.unwrap_or(total) - diff;
+                s.cpu_time_left = Some(left);
+                let fraction = if total > 0.0 {
+                    ((total - left) / total).min(1.0)
+                } else {
+                    1.0
+                };
+                (left, fraction)
+            }
+        };
         if let Some(task) = job.task.as_mut() {
-            let fraction = if job.rsc_fpops_est > 0.0 {
-                (1.0 - left / job.rsc_fpops_est).clamp(0.0, 1.0)
-            } else {
-                1.0
-            };
             if advance(task, diff, fraction, left <= 0.0, now) {
                 job.ready_to_report = true;
                 if let Some(s) = side.get_mut(j) {
@@ -161,53 +201,6 @@ pub fn progress(
     accounts.active_time += diff;
     if gpu_active {
         accounts.gpu_active_time += diff;
-    }
-    exits
-}
-
-/// The 6.10.60 emulator's `ACTIVE_TASK_SET::poll` (client/sim.cpp of that
-/// tag): an executing task's CPU time left drops by `diff`; its fraction
-/// done is the CPU time used over the job's true CPU time; it exits when no
-/// time is left. Returns the jobs that exited. The figures of merit are not
-/// kept (that harness's own are in its summary).
-pub fn progress_cpu_time(
-    state: &mut HostState,
-    side: &mut [JobSide],
-    diff: f64,
-    now: f64,
-) -> Vec<JobIdx> {
-    let mut exits = Vec::new();
-    for (j, job) in state.jobs.iter_mut().enumerate() {
-        let Some(task) = job.task.as_mut() else {
-            continue;
-        };
-        if task.task_state != TaskState::Executing {
-            continue;
-        }
-        let Some(s) = side.get_mut(j) else {
-            continue;
-        };
-        let total = s.final_cpu_time.unwrap_or_else(|| {
-            let flops = if job.usage.flops > 0.0 {
-                job.usage.flops
-            } else {
-                state.host.p_fpops
-            };
-            job.exact_flops_remaining.unwrap_or(job.rsc_fpops_est) / flops
-        });
-        s.final_cpu_time = Some(total);
-        let left = s.cpu_time_left.unwrap_or(total) - diff;
-        s.cpu_time_left = Some(left);
-        let fraction = if total > 0.0 {
-            (total - left) / total
-        } else {
-            1.0
-        };
-        if advance(task, diff, fraction, left <= 0.0, now) {
-            job.ready_to_report = true;
-            s.completed_time = now;
-            exits.push(j);
-        }
     }
     exits
 }

@@ -42,15 +42,46 @@ use crate::policy::ltd::rr_sim::{rr_simulation, sim_jobs, RrSimOutcome};
 use crate::policy::ltd::work_fetch::{
     choose_project, compute_work_request, WorkFetchOutcome, WorkRequest,
 };
-use crate::policy::ltd::{updated_dcf, Debts, LtdParams};
-use crate::policy::state::{ProjectIdx, SchedulerState};
+use crate::policy::ltd::DurEstimate;
+use crate::policy::ltd::{updated_dcf, DcfUpdate, Debts, LtdParams};
+use crate::policy::state::{JobIdx, ProjectIdx, SchedulerState, TaskState};
 use crate::policy::work_fetch::RscRequest;
 
-/// One decision of the 6.6–6.10 policy code, as its own outcome.
+/// Who ran a simulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimFor {
+    /// `schedule_cpus()`.
+    Schedule,
+    /// `WORK_FETCH::choose_project()` (a work-fetch pass, or the one a
+    /// report RPC's `compute_work_request()` makes).
+    WorkFetch,
+}
+
+/// An active task as an enforcement found it (active-task order).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TaskBefore {
+    /// Its job.
+    pub job: JobIdx,
+    /// Its scheduler state.
+    pub scheduler_state: SchedulerState,
+    /// Its process state.
+    pub task_state: TaskState,
+}
+
+/// One decision of the 6.6–6.10 policy code, as its own outcome, and the
+/// 6.10 harness's bookkeeping its log shows.
 #[derive(Clone, Copy, Debug)]
 pub enum LtdEvent<'a> {
-    /// A simulation (`rr_simulation()`), by a scheduling pass or the RPC poll.
-    RrSim(&'a RrSimOutcome),
+    /// A simulation (`rr_simulation()`) with the duration estimates of the
+    /// jobs that have a task.
+    RrSim {
+        /// Its outcome.
+        sim: &'a RrSimOutcome,
+        /// The `dur:` blends, per job with a task.
+        durs: &'a [DurEstimate],
+        /// Who ran it.
+        by: SimFor,
+    },
     /// A `schedule_cpus()` pass's picks.
     RunList(&'a ScheduleOutcome),
     /// The debt update at the start of an enforcement: an interval discarded
@@ -61,8 +92,13 @@ pub enum LtdEvent<'a> {
         /// The update when the interval was credited.
         update: Option<&'a DebtUpdate>,
     },
-    /// An `enforce_schedule()`.
-    Enforced(&'a EnforceOutcome),
+    /// An `enforce_schedule()`, with the active tasks it found.
+    Enforced {
+        /// Its outcome.
+        outcome: &'a EnforceOutcome,
+        /// The active tasks before it, in active-task order.
+        before: &'a [TaskBefore],
+    },
     /// A `choose_project()` pass: the work-fetch pass, or the one
     /// `compute_work_request()` makes for a report RPC.
     WorkFetch(&'a WorkFetchOutcome),
@@ -72,6 +108,36 @@ pub enum LtdEvent<'a> {
         project: ProjectIdx,
         /// The request.
         request: &'a WorkRequest,
+    },
+    /// A job's exit updated its project's DCF.
+    Dcf {
+        /// The project.
+        project: ProjectIdx,
+        /// The update.
+        update: DcfUpdate,
+    },
+    /// `possibly_schedule_cpus()` found a scheduling period elapsed.
+    PeriodElapsed,
+    /// The RPC poll: too soon after the last one (`last`).
+    RpcPollNotTime {
+        /// The last poll.
+        last: f64,
+    },
+    /// The RPC poll starts.
+    RpcPollStart,
+    /// The RPC poll ends after a choice: the project asked, or none.
+    RpcPollDone(Option<ProjectIdx>),
+    /// The 6.10 harness: one pass of its poll loop begins.
+    PollBegins,
+    /// The 6.10 harness: the pass ends; something happened in it.
+    PollEnds {
+        /// Something happened.
+        action: bool,
+    },
+    /// The 6.10 harness took its time step to `next`.
+    StepTaken {
+        /// The new time.
+        next: f64,
     },
 }
 
@@ -170,24 +236,31 @@ impl ClientLoop<'_> {
     }
 
     /// A simulation (B.8); it also sets every job's `MD` flag.
-    fn ltd_simulate(&mut self, ltd: &mut LtdSim, now: f64) -> RrSimOutcome {
-        let (jobs, _) = sim_jobs(&self.state, now);
+    fn ltd_simulate(&mut self, ltd: &mut LtdSim, now: f64, by: SimFor) -> RrSimOutcome {
+        let (jobs, durs) = sim_jobs(&self.state, now);
         let sim = rr_simulation(&self.state, &jobs, now);
         for (j, side) in self.side.iter_mut().enumerate() {
             side.ltd_flags.missed = sim.missed.contains(&j);
         }
-        self.ltd_event(now, LtdEvent::RrSim(&sim));
+        self.ltd_event(
+            now,
+            LtdEvent::RrSim {
+                sim: &sim,
+                durs: &durs,
+                by,
+            },
+        );
         ltd.last_sim = sim.clone();
         sim
     }
 
-    fn ltd_event(&mut self, now: f64, event: LtdEvent<'_>) {
+    pub(super) fn ltd_event(&mut self, now: f64, event: LtdEvent<'_>) {
         self.observer.event(&self.state, now, LoopEvent::Ltd(event));
     }
 
     /// Exits, in job order: the project's DCF learns from the job's
     /// elapsed time (6.10's `update_duration_correction_factor`).
-    pub(super) fn ltd_update_dcf(&mut self, j: usize) {
+    pub(super) fn ltd_update_dcf(&mut self, j: usize, now: f64) {
         let Some(job) = self.state.jobs.get(j) else {
             return;
         };
@@ -198,9 +271,20 @@ impl ClientLoop<'_> {
             self.state.host.p_fpops
         };
         let est = job.rsc_fpops_est / flops;
-        if let Some(p) = self.state.projects.get_mut(job.project) {
-            p.dcf = updated_dcf(p.dcf, elapsed, est);
+        let project = job.project;
+        let Some(p) = self.state.projects.get_mut(project) else {
+            return;
+        };
+        // A scenario that fixes DCF (the seeds' notation, the emulator's
+        // --dcf_dont_use) keeps it.
+        if p.dont_use_dcf {
+            return;
         }
+        let Some(update) = updated_dcf(p.dcf, elapsed, est) else {
+            return;
+        };
+        p.dcf = update.new;
+        self.ltd_event(now, LtdEvent::Dcf { project, update });
     }
 
     /// Exits: each scheduled task's last partial interval is credited to its
@@ -234,6 +318,9 @@ impl ClientLoop<'_> {
         self.with_ltd(Ok(false), |sim, ltd| {
             let mut action = false;
             let period = sim.state.cpu_scheduling_period();
+            if !sim.state.jobs.is_empty() && now - sim.last_schedule >= period {
+                sim.ltd_event(now, LtdEvent::PeriodElapsed);
+            }
             if !sim.state.jobs.is_empty()
                 && (sim.must_schedule || now - sim.last_schedule >= period)
             {
@@ -251,7 +338,7 @@ impl ClientLoop<'_> {
 
     /// `schedule_cpus()`: the list the next enforcement applies.
     fn ltd_pass(&mut self, ltd: &mut LtdSim, now: f64) {
-        let rr = self.ltd_simulate(ltd, now);
+        let rr = self.ltd_simulate(ltd, now, SimFor::Schedule);
         let outcome = schedule_cpus(&self.state, &ltd.debts, &rr, now, &ltd.params);
         self.ltd_event(now, LtdEvent::RunList(&outcome));
         for side in &mut self.side {
@@ -328,6 +415,17 @@ impl ClientLoop<'_> {
                 .enumerate()
                 .map(|(j, job)| (j, job.task.as_ref().map(|t| t.seq))),
         );
+        let before: Vec<TaskBefore> = task_order
+            .iter()
+            .filter_map(|&j| {
+                let task = self.state.jobs.get(j)?.task.as_ref()?;
+                Some(TaskBefore {
+                    job: j,
+                    scheduler_state: task.scheduler_state,
+                    task_state: task.task_state,
+                })
+            })
+            .collect();
         let mut flags: Vec<_> = self.side.iter().map(|s| s.ltd_flags).collect();
         let outcome = enforce_schedule(
             &mut self.state,
@@ -340,7 +438,13 @@ impl ClientLoop<'_> {
         for (side, f) in self.side.iter_mut().zip(flags) {
             side.ltd_flags = f;
         }
-        self.ltd_event(now, LtdEvent::Enforced(&outcome));
+        self.ltd_event(
+            now,
+            LtdEvent::Enforced {
+                outcome: &outcome,
+                before: &before,
+            },
+        );
         for change in &outcome.changes {
             if let TaskChange::Start(j) = *change {
                 self.number_task(j);
@@ -355,36 +459,60 @@ impl ClientLoop<'_> {
     /// The RPC poll; true if an RPC was made.
     pub(super) fn ltd_rpc_poll(&mut self, now: f64) -> Result<bool, LoopError> {
         if now - self.last_poll < 5.0 {
+            let last = self.last_poll;
+            self.ltd_event(now, LtdEvent::RpcPollNotTime { last });
             return Ok(false);
         }
         self.last_poll = now;
+        self.ltd_event(now, LtdEvent::RpcPollStart);
         self.with_ltd(Ok(false), |sim, ltd| {
             if let Some(p) = sim.report_due_project(now) {
-                let rr = sim.ltd_simulate(ltd, now);
+                // compute_work_request() decides without a choose_project()
+                // pass (and its simulation) for no-new-work and
+                // non-CPU-intensive projects.
+                let passes = sim
+                    .state
+                    .projects
+                    .get(p)
+                    .is_some_and(|x| !x.dont_request_more_work && !x.non_cpu_intensive);
+                let rr = if passes {
+                    sim.ltd_simulate(ltd, now, SimFor::WorkFetch)
+                } else {
+                    let (jobs, _) = sim_jobs(&sim.state, now);
+                    rr_simulation(&sim.state, &jobs, now)
+                };
                 let piggyback =
                     compute_work_request(&sim.state, &ltd.debts, &rr, p, now, &ltd.params);
                 if let Some(pass) = &piggyback.pass {
                     sim.ltd_event(now, LtdEvent::WorkFetch(pass));
                 }
-                return sim.ltd_rpc(ltd, p, &piggyback.request, now);
+                let done = sim.ltd_rpc(ltd, p, &piggyback.request, now)?;
+                sim.ltd_event(now, LtdEvent::RpcPollDone(Some(p)));
+                return Ok(done);
             }
             if !sim.must_check_work_fetch && now - sim.last_work_fetch < 60.0 {
                 return Ok(false);
             }
             sim.must_check_work_fetch = false;
             sim.last_work_fetch = now;
-            let rr = sim.ltd_simulate(ltd, now);
+            let rr = sim.ltd_simulate(ltd, now, SimFor::WorkFetch);
             let outcome = choose_project(&sim.state, &ltd.debts, &rr, now, &ltd.params);
             sim.ltd_event(now, LtdEvent::WorkFetch(&outcome));
-            match outcome.choice {
-                Some(choice) => sim.ltd_rpc(ltd, choice.project, &choice.request, now),
-                None => Ok(false),
-            }
+            let done = match &outcome.choice {
+                Some(choice) => sim.ltd_rpc(ltd, choice.project, &choice.request, now)?,
+                None => false,
+            };
+            sim.ltd_event(
+                now,
+                LtdEvent::RpcPollDone(outcome.choice.as_ref().map(|c| c.project)),
+            );
+            Ok(done)
         })
     }
 
     /// One RPC: the server's reply, new jobs numbered in creation order, then
-    /// the 6.10 reply handler's backoffs (B.3).
+    /// the 6.10 reply handler's backoffs (B.3); under the 6.10 emulator's
+    /// harness its `simulate_rpc` instead (no reply handler).
     fn ltd_rpc(
         &mut self,
         ltd: &mut LtdSim,
@@ -412,6 +540,10 @@ impl ClientLoop<'_> {
             return Ok(false);
         };
         let sent_something = !new_jobs.is_empty();
+        if sent_something && self.profile.sim_6_10 {
+            self.note(now, super::LoopNote::ScheduleRequested("simulate_rpc"));
+            self.note(now, super::LoopNote::WorkFetchRequested("simulate_rpc"));
+        }
         let n_rsc = self.state.n_rsc();
         let mut received = vec![0u32; n_rsc];
         for j in new_jobs {

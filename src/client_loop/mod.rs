@@ -57,7 +57,7 @@ pub mod host;
 pub(crate) mod ltd;
 pub mod merit;
 
-pub use ltd::LtdEvent;
+pub use ltd::{LtdEvent, SimFor, TaskBefore};
 
 use crate::policy::backoff::{project_rpc_backoff, RpcBackoff};
 use crate::policy::cpu_sched::{
@@ -376,7 +376,8 @@ pub struct Profile {
     /// wrote the 6.10 reference traces: tasks progress in CPU seconds
     /// against each job's true CPU time; projects keep their file order;
     /// an RPC reports every project's finished results and runs no reply
-    /// handler (see [`ltd`]).
+    /// handler; a new job's UTS flag is the one its reused memory held; each
+    /// step is a series of poll passes its log marks (see [`ltd`]).
     pub sim_6_10: bool,
 }
 
@@ -434,6 +435,8 @@ pub struct ClientLoop<'a> {
     steps_done: u64,
     next_task_seq: u64,
     gpu_active: bool,
+    /// Task progress or exits happened at the start of this step.
+    begin_action: bool,
     /// The ltd-6.6 policy's state when it drives the host.
     ltd: Option<ltd::LtdSim>,
     /// The debt-6.2 policy's state when it drives the host.
@@ -486,6 +489,7 @@ impl<'a> ClientLoop<'a> {
             steps_done: 0,
             next_task_seq: 1,
             gpu_active: true,
+            begin_action: false,
             ltd: None,
             debt: None,
             state,
@@ -531,12 +535,15 @@ impl<'a> ClientLoop<'a> {
         mut between: impl FnMut(&Self, f64),
     ) -> Result<(), LoopError> {
         let mut now = start;
+        if self.steps_done == 0 {
+            self.last_progress = start;
+        }
         loop {
             let availability = self.begin_step(now);
             between(self, now);
             self.finish_step(now, availability)?;
             now += self.delta;
-            if now > end + 1e-6 {
+            if now > end {
                 return Ok(());
             }
         }
@@ -552,14 +559,21 @@ impl<'a> ClientLoop<'a> {
         let availability = self.world.availability(now, self.delta);
         self.observer.step_availability(now, availability);
         self.gpu_active = availability.gpu_active;
-        self.progress(now);
-        self.handle_finished(now);
+        if self.profile.sim_6_10 {
+            self.ltd_event(now, LtdEvent::PollBegins);
+        }
+        let progressed = self.progress(now);
+        let finished = self.handle_finished(now);
+        self.begin_action = progressed | finished;
         availability
     }
 
     /// The rest of a step: while the host is on, scheduling, the RPC poll,
     /// progress and exits until nothing happens.
     fn finish_step(&mut self, now: f64, availability: Availability) -> Result<(), LoopError> {
+        if self.profile.sim_6_10 {
+            return self.finish_step_6_10(now, availability);
+        }
         if availability.on {
             for _ in 0..100 {
                 let mut action = self.schedule(now)?;
@@ -593,6 +607,33 @@ impl<'a> ClientLoop<'a> {
         Ok(())
     }
 
+    /// The rest of a step of the 6.10.60 emulator (its `simulate()`): passes
+    /// of task progress and exits, scheduling, enforcement and the RPC poll
+    /// until one does nothing, each pass marked for its log; then its time
+    /// step.
+    fn finish_step_6_10(&mut self, now: f64, availability: Availability) -> Result<(), LoopError> {
+        let mut action = self.begin_action;
+        for _ in 0..100 {
+            if availability.on {
+                action |= self.schedule(now)?;
+                if availability.connected {
+                    action |= self.rpc_poll(now)?;
+                }
+            }
+            self.ltd_event(now, LtdEvent::PollEnds { action });
+            if !action {
+                break;
+            }
+            self.ltd_event(now, LtdEvent::PollBegins);
+            action = self.progress(now);
+            action |= self.handle_finished(now);
+        }
+        self.steps_done += 1;
+        let next = now + self.delta;
+        self.ltd_event(next, LtdEvent::StepTaken { next });
+        Ok(())
+    }
+
     /// The engine's parameters of this run.
     pub fn params(&self) -> &Params {
         &self.params
@@ -608,20 +649,22 @@ impl<'a> ClientLoop<'a> {
         if diff > self.delta {
             diff = 0.0;
         }
-        let mut exits = if self.profile.sim_6_10 {
-            host::progress_cpu_time(&mut self.state, &mut self.side, diff, now)
+        let model = if self.profile.sim_6_10 {
+            host::WorkModel::CpuTime
         } else {
-            host::progress(
-                &mut self.state,
-                &mut self.side,
-                &mut self.accounts,
-                &mut self.usage,
-                diff,
-                now,
-                self.gpu_active,
-                &self.params,
-            )
+            host::WorkModel::Flops
         };
+        let mut exits = host::progress(
+            &mut self.state,
+            &mut self.side,
+            &mut self.accounts,
+            &mut self.usage,
+            diff,
+            now,
+            self.gpu_active,
+            &self.params,
+            model,
+        );
         exits.sort_by_key(|&j| (self.task_seq(j), j));
         for &j in &exits {
             self.note(now, LoopNote::TaskExited(j));
@@ -661,21 +704,27 @@ impl<'a> ClientLoop<'a> {
         else {
             return false;
         };
-        self.note(now, LoopNote::TaskFinished(first));
         if self.ltd.is_some() {
-            for &j in &exited {
+            // 6.10's handle_finished_apps: each exited task in active-task
+            // order is credited and updates its project's DCF.
+            for &j in &in_task_order {
+                self.note(now, LoopNote::TaskFinished(j));
                 self.ltd_credit_exit(j, now);
-                self.ltd_update_dcf(j);
+                self.ltd_update_dcf(j, now);
+                self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
             }
-        } else if self.debt.is_none() {
-            let adjustment = adjust_rec(&mut self.state, now, Some(first), &self.params);
-            self.observer
-                .event(&self.state, now, LoopEvent::Rec(&adjustment));
-        }
-        self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
-        for &j in in_task_order.iter().filter(|&&j| j != first) {
-            self.note(now, LoopNote::TaskFinished(j));
+        } else {
+            self.note(now, LoopNote::TaskFinished(first));
+            if self.debt.is_none() {
+                let adjustment = adjust_rec(&mut self.state, now, Some(first), &self.params);
+                self.observer
+                    .event(&self.state, now, LoopEvent::Rec(&adjustment));
+            }
             self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
+            for &j in in_task_order.iter().filter(|&&j| j != first) {
+                self.note(now, LoopNote::TaskFinished(j));
+                self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
+            }
         }
         for j in exited {
             let job = &mut self.state.jobs[j];
@@ -1075,10 +1124,12 @@ impl<'a> ClientLoop<'a> {
         let (jobs, refused) = jobs;
         let mut reported = Vec::new();
         let mut in_progress = Vec::new();
-        for job in self.state.jobs.iter().filter(|job| job.project == p) {
-            if job.ready_to_report {
+        // The 6.10 harness reports every project's finished results.
+        let all = self.profile.sim_6_10;
+        for job in &self.state.jobs {
+            if job.ready_to_report && (all || job.project == p) {
                 reported.push(job.name.to_string());
-            } else {
+            } else if job.project == p {
                 in_progress.push(job.name.to_string());
             }
         }

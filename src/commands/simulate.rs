@@ -89,7 +89,20 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
         // emulator's own files).
         simulate::log_out_supported(&args.scenario, &options)?;
     }
-    let mut report = if let Some(dir) = &args.outputs_dir {
+    let emulator_6_10 = options.policy == boinc_audit::policy::generation::Generation::Ltd66
+        && simulate::emulator_6_10_inputs(&args.scenario).is_some();
+    let mut report = if let (Some(dir), true) = (&args.outputs_dir, emulator_6_10) {
+        // The 6.10 emulator writes sim_log.txt (its other outputs are HTML
+        // pages and a summary on standard output).
+        std::fs::create_dir_all(dir).with_context(|| format!("--outputs-dir {}", dir.display()))?;
+        let mut log = create(&dir.join("sim_log.txt"))?;
+        let out = simulate::LogOut {
+            log: &mut log,
+            timeline: None,
+            inputs: None,
+        };
+        simulate::simulate_scenario_logged(&args.scenario, &options, Some(out))?
+    } else if let Some(dir) = &args.outputs_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("--outputs-dir {}", dir.display()))?;
         let mut log = create(&dir.join("log.txt"))?;
         let mut timeline = create(&dir.join("timeline.html"))?;

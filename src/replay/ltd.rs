@@ -1,7 +1,7 @@
 //! Audit of the 6.6–6.10 generation (`ltd-6.6`) over a 6.10.60 emulator
 //! trace: the [client loop](crate::client_loop) under the `ltd-6.6` policy
 //! and that emulator's harness ([`Profile::sim_6_10`]), with the emulator as
-//! its world ([`EmulatorWorld`]); an observer ([`Printer`]) prints each
+//! its world ([`Emulator610`] with the recorded job sizes); an observer ([`Printer`]) prints each
 //! decision the way the client prints it, and every one is compared with
 //! the one the log recorded at the same time step.
 //!
@@ -31,22 +31,22 @@
 //! job lists, skips, preemptions, starts and resumes). Points are matched
 //! by (time step, kind, order within the step).
 
-use crate::client_loop::{
-    Availability, ClientLoop, DrawKind, Drawn, LoopEvent, LoopOptions, LtdEvent, Observer, Profile,
-    RpcOutcome, World,
-};
+use crate::client_loop::{ClientLoop, LoopEvent, LoopOptions, LtdEvent, Observer, Profile};
 use crate::divergence::{DecisionKind, DecisionPoint, Divergence, Unchecked};
 use crate::parse::log_messages::classify;
 use crate::policy::generation::Generation;
 use crate::policy::ltd::cpu_sched::{EnforceOutcome, ScheduleOutcome, TaskChange};
 use crate::policy::ltd::debt::{DebtInterval, DebtUpdate};
 use crate::policy::ltd::rr_sim::RrSimOutcome;
-use crate::policy::ltd::work_fetch::{WorkFetchOutcome, WorkFetchState, WorkRequest};
-use crate::policy::state::{HostState, Job, Project, ResourceUsage};
-use crate::policy::work_fetch::RscRequest;
+use crate::policy::ltd::work_fetch::{WorkFetchOutcome, WorkRequest};
+use crate::policy::state::HostState;
+use crate::simulate::emulator_6_10::{build, log_runtimes, Emulator610, JobSizes};
+use crate::simulate::log_out_6_10::{
+    debt_lines, fetch_block_lines, job_name, job_project, project_name,
+};
 use crate::trace::{EventTime, LogEvent, Message, Trace};
 use compact_str::CompactString;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
 
 use super::ReplayError;
 
@@ -248,147 +248,6 @@ fn recorded_points(events: &[LogEvent]) -> Vec<Point> {
 }
 
 // ---------------------------------------------------------------------------
-// The world: the 6.10.60 emulator's server, with the recorded job sizes
-
-/// An app of the emulated server (sim_projects.xml).
-#[derive(Clone, Debug)]
-struct SimApp {
-    name: String,
-    fpops_est: f64,
-    fpops_mean: f64,
-    latency_bound: f64,
-}
-
-/// The 6.10.60 emulator as the loop's world: the host is always available,
-/// and each RPC is answered by that harness's `simulate_rpc` (B.15.1): jobs
-/// named `PROJECT_N` are sent until both the seconds and the instances
-/// asked are covered, each counted at the project's DCF × its app's
-/// estimate. A job's true CPU time is the recording's (sim_out_0.html to
-/// the microsecond, else the first `[rr_sim] dur:` line, else the app's
-/// mean).
-struct EmulatorWorld<'a> {
-    apps: Vec<Option<SimApp>>,
-    runtimes: &'a BTreeMap<String, f64>,
-    log_runtimes: HashMap<String, f64>,
-    next_job_no: Vec<u32>,
-    /// True CPU time of each job sent, by name.
-    sent: HashMap<CompactString, f64>,
-    /// Jobs whose size is not known to the microsecond.
-    coarse: BTreeSet<CompactString>,
-}
-
-impl World for EmulatorWorld<'_> {
-    fn availability(&mut self, _now: f64, _delta: f64) -> Availability {
-        Availability {
-            on: true,
-            active: true,
-            connected: true,
-            gpu_active: true,
-        }
-    }
-
-    fn rpc(&mut self, state: &HostState, p: usize, request: &[RscRequest], now: f64) -> RpcOutcome {
-        let (secs, instances) = request
-            .first()
-            .map_or((0.0, 0.0), |cpu| (cpu.req_secs, cpu.req_instances));
-        let mut jobs = Vec::new();
-        let (Some(project), Some(Some(app))) = (state.projects.get(p), self.apps.get(p)) else {
-            return RpcOutcome::Reply(jobs, Vec::new());
-        };
-        let p_fpops = state.host.p_fpops;
-        let est = project.dcf * app.fpops_est / p_fpops;
-        let (mut got_secs, mut got_inst) = (0.0, 0.0);
-        while got_secs < secs || got_inst < instances {
-            let no = self.next_job_no.get(p).copied().unwrap_or(0);
-            if let Some(slot) = self.next_job_no.get_mut(p) {
-                *slot += 1;
-            }
-            let job_name = format!("{}_{no}", project.name);
-            let exact = self.runtimes.get(&job_name).copied();
-            let runtime = exact.unwrap_or_else(|| {
-                self.log_runtimes
-                    .get(&job_name)
-                    .copied()
-                    .unwrap_or(app.fpops_mean / p_fpops)
-            });
-            let mut job = Job::new(
-                &job_name,
-                p,
-                &app.name,
-                ResourceUsage::cpu(1.0, p_fpops),
-                app.fpops_est,
-            );
-            job.received_time = now;
-            job.report_deadline = now + app.latency_bound;
-            if exact.is_none() {
-                self.coarse.insert(job.name.clone());
-            }
-            self.sent.insert(job.name.clone(), runtime);
-            jobs.push(job);
-            got_secs += est;
-            got_inst += 1.0;
-        }
-        RpcOutcome::Reply(jobs, Vec::new())
-    }
-
-    fn draw(&mut self, _now: f64, _project: &str, _kind: DrawKind, _rsc: &str) -> Drawn {
-        Drawn::Missing
-    }
-
-    fn final_cpu_time(&mut self, job: &Job) -> Option<f64> {
-        self.sent.get(&job.name).copied()
-    }
-}
-
-/// Builds the host state of the 6.10 emulator from sim_host.xml,
-/// sim_projects.xml and sim_prefs.xml, with each project's first app.
-fn build(trace: &Trace) -> Result<(HostState, Vec<Option<SimApp>>), ReplayError> {
-    let projects = trace
-        .state
-        .sim_projects
-        .as_ref()
-        .ok_or_else(|| ReplayError::MissingState("no sim_projects.xml in the trace".into()))?;
-    let mut state = super::build::sim_host_state(trace)?;
-    let mut apps = Vec::new();
-    for (i, recorded) in projects.projects.iter().enumerate() {
-        let name = recorded
-            .project_name
-            .clone()
-            .unwrap_or_else(|| format!("project{i}"));
-        let mut project = Project::new(&name, recorded.resource_share.unwrap_or(100.0), 1);
-        project.alloc_seq = i as u32;
-        project.dont_use_dcf = false;
-        project.dcf = 1.0;
-        state.projects.push(project);
-        apps.push(recorded.apps.first().map(|app| {
-            let fpops_est = app.fpops_est.unwrap_or(3.6e12);
-            SimApp {
-                name: app.name.clone().unwrap_or_else(|| "app".into()),
-                fpops_est,
-                fpops_mean: app.fpops.as_ref().and_then(|f| f.mean).unwrap_or(fpops_est),
-                latency_bound: app.latency_bound.unwrap_or(86400.0),
-            }
-        }));
-    }
-    Ok((state, apps))
-}
-
-/// Job sizes printed in the log: the dynamic term of a job's first
-/// `[rr_sim] JOB dur:` line equals its true CPU time (B.15.1).
-fn log_runtimes(events: &[LogEvent]) -> HashMap<String, f64> {
-    let mut out = HashMap::new();
-    for event in events {
-        if let Message::DurationEstimate {
-            job, est_elapsed, ..
-        } = &event.message
-        {
-            out.entry(job.to_string()).or_insert(*est_elapsed);
-        }
-    }
-    out
-}
-
-// ---------------------------------------------------------------------------
 // The observer: each decision of the loop, printed as the client prints it
 
 /// Turns the loop's ltd-6.6 decisions into points of printed lines.
@@ -397,29 +256,6 @@ struct Printer {
     out: Vec<Point>,
     /// Jobs started, in order (their sizes are checked for coarseness after).
     started: Vec<CompactString>,
-}
-
-fn project_name(state: &HostState, p: usize) -> CompactString {
-    state
-        .projects
-        .get(p)
-        .map(|p| p.name.clone())
-        .unwrap_or_default()
-}
-
-fn job_name(state: &HostState, j: usize) -> CompactString {
-    state
-        .jobs
-        .get(j)
-        .map(|j| j.name.clone())
-        .unwrap_or_default()
-}
-
-fn job_project(state: &HostState, j: usize) -> Option<CompactString> {
-    state
-        .jobs
-        .get(j)
-        .map(|job| project_name(state, job.project))
 }
 
 impl Printer {
@@ -435,7 +271,8 @@ impl Printer {
     }
 
     /// Adds a line to the open point: typed as the log parser types it.
-    fn line(&mut self, project: Option<CompactString>, body: String) {
+    fn line(&mut self, project: Option<String>, body: String) {
+        let project = project.map(CompactString::from);
         let message = classify(&body).message;
         if let Some(point) = self.out.last_mut() {
             let shown = match &project {
@@ -477,17 +314,8 @@ impl Printer {
             self.line(None, interval.to_string());
             return;
         };
-        for (ltd, std) in &update.per_rsc {
-            for line in &ltd.lines {
-                self.line(Some(project_name(state, line.project())), line.to_string());
-            }
-            self.line(None, ltd.summary_line());
-            for delta in &std.deltas {
-                self.line(Some(project_name(state, delta.project)), delta.to_string());
-            }
-            for (p, value) in &std.values {
-                self.line(Some(project_name(state, *p)), std.value_line(*value));
-            }
+        for (_, (project, text)) in debt_lines(state, update) {
+            self.line(project, text);
         }
     }
 
@@ -499,7 +327,7 @@ impl Printer {
         }
         for change in &outcome.changes {
             if let TaskChange::Start(j) = *change {
-                self.started.push(job_name(state, j));
+                self.started.push(job_name(state, j).into());
             }
         }
     }
@@ -520,19 +348,8 @@ impl Printer {
             None => self.line(None, "[wfd] No project chosen for work fetch".into()),
         }
         self.open(now, DecisionKind::FetchState, None);
-        let block = &outcome.state;
-        self.line(None, block.target_line());
-        for (rsc, projects) in &block.rsc {
-            self.line(None, rsc.to_string());
-            for line in projects {
-                self.line(Some(project_name(state, line.project)), line.to_string());
-            }
-        }
-        for (p, overall) in &block.overall_ltd {
-            self.line(
-                Some(project_name(state, *p)),
-                WorkFetchState::overall_line(*overall),
-            );
+        for (project, text) in fetch_block_lines(state, &outcome.state) {
+            self.line(project, text);
         }
     }
 
@@ -556,12 +373,21 @@ impl Observer for Printer {
             return;
         };
         match event {
-            LtdEvent::RrSim(sim) => self.rr_sim(state, now, sim),
+            LtdEvent::RrSim { sim, .. } => self.rr_sim(state, now, sim),
             LtdEvent::RunList(outcome) => self.run_list(state, now, outcome),
             LtdEvent::Debts { interval, update } => self.debts(state, now, interval, update),
-            LtdEvent::Enforced(outcome) => self.enforced(state, now, outcome),
+            LtdEvent::Enforced { outcome, .. } => self.enforced(state, now, outcome),
             LtdEvent::WorkFetch(outcome) => self.work_fetch(state, now, outcome),
             LtdEvent::Request { project, request } => self.request(state, now, project, request),
+            // Bookkeeping lines: not decisions.
+            LtdEvent::Dcf { .. }
+            | LtdEvent::PeriodElapsed
+            | LtdEvent::RpcPollNotTime { .. }
+            | LtdEvent::RpcPollStart
+            | LtdEvent::RpcPollDone(_)
+            | LtdEvent::PollBegins
+            | LtdEvent::PollEnds { .. }
+            | LtdEvent::StepTaken { .. } => {}
         }
     }
 }
@@ -657,15 +483,13 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
             "time step {delta} / duration {duration} unusable"
         )));
     }
-    let n_projects = state.projects.len();
-    let mut world = EmulatorWorld {
+    let mut world = Emulator610::new(
         apps,
-        runtimes: &trace.job_runtimes,
-        log_runtimes: log_runtimes(&trace.events),
-        next_job_no: vec![0; n_projects],
-        sent: HashMap::new(),
-        coarse: BTreeSet::new(),
-    };
+        JobSizes::Recorded {
+            exact: &trace.job_runtimes,
+            printed: log_runtimes(&trace.events),
+        },
+    );
     let mut printer = Printer::default();
     // A truncated log ends the replay at its last time step.
     let last = trace
@@ -687,7 +511,7 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
     let mut stopped = None;
     match ClientLoop::new(state, options, &mut world, &mut printer) {
         Ok(mut run) => {
-            if let Err(e) = run.run_steps(start, end) {
+            if let Err(e) = run.run_steps(start, end + 1e-9) {
                 stopped = Some(format!("the replay stopped: {e}"));
             }
         }

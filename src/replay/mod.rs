@@ -848,7 +848,7 @@ fn run_recorded(
         if build::EMULATOR_START > last + 1e-6 {
             return None;
         }
-        run.run_steps(build::EMULATOR_START, last)
+        run.run_steps(build::EMULATOR_START, last + 1e-6)
             .err()
             .map(|e| format!("the replay stopped: {e}"))
     })();

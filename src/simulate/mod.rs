@@ -24,7 +24,9 @@
 //! `dont_use_dcf`), `--server_uses_workload`, `--cpu_sched_rr_only`.
 
 pub use crate::client_loop::{host, merit, START_TIME};
+pub mod emulator_6_10;
 pub mod log_out;
+pub mod log_out_6_10;
 pub mod random;
 pub mod rng;
 pub mod scenario;
@@ -285,7 +287,74 @@ pub fn log_out_supported(scenario: &str, options: &SimOptions) -> Result<(), Sim
                 .into(),
         ));
     }
+    if emulator_6_10_inputs(scenario).is_some() && options.policy == Generation::Ltd66 {
+        return Ok(());
+    }
     log_out_generation(options)
+}
+
+/// The folder of the 6.10 emulator's inputs (sim_projects.xml) that
+/// `scenario` names (itself or its `inputs/`), if it is one.
+pub fn emulator_6_10_inputs(scenario: &str) -> Option<std::path::PathBuf> {
+    if scenario::is_notation(scenario) {
+        return None;
+    }
+    let dir = std::path::Path::new(scenario);
+    [dir.join("inputs"), dir.to_path_buf()]
+        .into_iter()
+        .find(|d| d.join("sim_projects.xml").is_file())
+}
+
+/// A run of the 6.10.60 emulator's inputs under `ltd-6.6` and that
+/// emulator's own harness ([`emulator_6_10`]): the emulator's run, job sizes
+/// drawn as it draws them; `log` gets its sim_log.txt.
+fn simulate_6_10(
+    inputs: &std::path::Path,
+    options: &SimOptions,
+    log: Option<LogOut<'_>>,
+) -> Result<SimReport, SimError> {
+    let parsed = crate::parse::load_trace(
+        &[inputs.to_path_buf()],
+        &crate::parse::LogOptions::default(),
+    );
+    let trace = parsed.value;
+    let (state, apps) =
+        emulator_6_10::build(&trace).map_err(|e| SimError::Scenario(e.to_string()))?;
+    let mut rng = Rng::new(options.seed);
+    let mut world = emulator_6_10::Emulator610::new(apps, emulator_6_10::JobSizes::Drawn(&mut rng));
+    let loop_options = LoopOptions {
+        delta: options.delta,
+        duration: options.duration,
+        params: options.effective_params(),
+        profile: Profile {
+            sim_6_10: true,
+            ..Profile::of(Generation::Ltd66)
+        },
+    };
+    let flags = trace
+        .state
+        .cc_config
+        .as_ref()
+        .map(|c| log_out_6_10::Flags610::from_log_flags(&c.log_flags))
+        .unwrap_or_default();
+    let mut writer = log.map(|out| {
+        log_out_6_10::LogWriter610::new(out.log, flags, options.delta, options.duration)
+    });
+    let mut transcripts = TranscriptObserver {
+        keep: options.keep_transcripts,
+        records: Vec::new(),
+    };
+    let mut observer = Both(&mut transcripts, writer.as_mut());
+    let start = emulator_6_10::START;
+    let mut run = ClientLoop::new(state, loop_options, &mut world, &mut observer)?;
+    run.run_steps(start, start + options.duration)?;
+    let end = RunEnd::of(run);
+    if let Some(writer) = writer {
+        writer
+            .finish()
+            .map_err(|e| SimError::Options(format!("--log-out: {e}")))?;
+    }
+    Ok(report(&end.outcome(), options, &transcripts.records))
 }
 
 fn log_out_generation(options: &SimOptions) -> Result<(), SimError> {
@@ -313,6 +382,11 @@ pub fn simulate_scenario_logged(
 ) -> Result<SimReport, SimError> {
     if log.is_some() {
         log_out_supported(scenario, options)?;
+    }
+    if options.policy == Generation::Ltd66 {
+        if let Some(inputs) = emulator_6_10_inputs(scenario) {
+            return simulate_6_10(&inputs, options, log);
+        }
     }
     let mut rng = Rng::new(options.seed);
     let world = if scenario::is_notation(scenario) {
@@ -495,22 +569,9 @@ pub fn simulate_logged(
         }
     })?;
     let last = snapshot(&run);
-    let mut params = run.params().clone();
-    params.trace = false;
-    let ClientLoop {
-        state,
-        accounts,
-        usage,
-        rpcs_skipped,
-        ..
-    } = run;
-    let outcome = RunOutcome {
-        state: &state,
-        accounts: &accounts,
-        usage: &usage,
-        rpcs_skipped,
-        params: &params,
-    };
+    let end = RunEnd::of(run);
+    let outcome = end.outcome();
+    let state = &end.state;
     if let Some(writer) = writer {
         writer
             .finish()
@@ -530,7 +591,7 @@ pub fn simulate_logged(
                 .get(1)
                 .and_then(|(_, s)| s.clone())
                 .unwrap_or_else(|| last.clone());
-            window_usage(&state, a, b, &start, &end)
+            window_usage(state, a, b, &start, &end)
         })
         .collect();
     Ok(report)
@@ -646,6 +707,48 @@ struct RunOutcome<'a> {
     usage: &'a Usage,
     rpcs_skipped: u64,
     params: &'a Params,
+}
+
+/// What a finished run leaves for its report.
+struct RunEnd {
+    state: HostState,
+    accounts: Accounts,
+    usage: Usage,
+    rpcs_skipped: u64,
+    params: Params,
+}
+
+impl RunEnd {
+    /// The loop's final state, its accounting and the parameters it ran
+    /// with (without the printing-only trace switch).
+    fn of(run: ClientLoop<'_>) -> Self {
+        let mut params = run.params().clone();
+        params.trace = false;
+        let ClientLoop {
+            state,
+            accounts,
+            usage,
+            rpcs_skipped,
+            ..
+        } = run;
+        RunEnd {
+            state,
+            accounts,
+            usage,
+            rpcs_skipped,
+            params,
+        }
+    }
+
+    fn outcome(&self) -> RunOutcome<'_> {
+        RunOutcome {
+            state: &self.state,
+            accounts: &self.accounts,
+            usage: &self.usage,
+            rpcs_skipped: self.rpcs_skipped,
+            params: &self.params,
+        }
+    }
 }
 
 fn window_usage(

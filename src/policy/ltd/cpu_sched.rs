@@ -38,6 +38,10 @@ pub struct Pick {
     pub job: JobIdx,
     /// Why.
     pub reason: PickReason,
+    /// Jobs whose remaining time was estimated since the previous pick, in
+    /// order: an EDF scan breaks deadline ties by it (the client logs a
+    /// `dur:` line for each that has a task).
+    pub estimated_before: Vec<JobIdx>,
 }
 
 impl Pick {
@@ -78,6 +82,8 @@ impl fmt::Display for PickReason {
 pub struct ScheduleOutcome {
     /// Picks in order (`ordered_scheduled_results`).
     pub picks: Vec<Pick>,
+    /// Jobs estimated after the last pick (see [`Pick::estimated_before`]).
+    pub estimated_after: Vec<JobIdx>,
     /// Jobs flagged missing by the simulation (plus running once-EDF tasks of missing projects).
     pub deadline_missed: Vec<JobIdx>,
 }
@@ -140,12 +146,14 @@ pub fn schedule_cpus(
     let coprocs_full = |used: &Vec<f64>| {
         (1..n_rsc).all(|r| used.get(r).copied().unwrap_or(0.0) >= state.ninstances(r) as f64)
     };
+    let mut estimated: Vec<JobIdx> = Vec::new();
     let take = |j: usize,
                 reason: PickReason,
                 anticipated: &mut Vec<Vec<f64>>,
                 ncpus_used: &mut f64,
                 coproc_used: &mut Vec<f64>,
-                picks: &mut Vec<Pick>| {
+                picks: &mut Vec<Pick>,
+                estimated: &mut Vec<JobIdx>| {
         let Some(job) = state.jobs.get(j) else { return };
         *ncpus_used += job.usage.avg_ncpus;
         if job.usage.rsc != 0 {
@@ -159,7 +167,11 @@ pub fn schedule_cpus(
                 *a -= period * super::job_usage(job, r) / n;
             }
         }
-        picks.push(Pick { job: j, reason });
+        picks.push(Pick {
+            job: j,
+            reason,
+            estimated_before: std::mem::take(estimated),
+        });
     };
     let edf_candidate = |j: usize, coproc: bool, misses_copy: &Vec<Vec<u32>>| -> bool {
         let Some(job) = state.jobs.get(j) else {
@@ -180,45 +192,51 @@ pub fn schedule_cpus(
             true
         }
     };
-    let earliest =
-        |coproc: bool, selected: &Vec<bool>, misses_copy: &Vec<Vec<u32>>| -> Option<usize> {
-            let mut best: Option<usize> = None;
-            for (j, job) in state.jobs.iter().enumerate() {
-                if !runnable(j)
-                    || selected.get(j).copied().unwrap_or(true)
-                    || !edf_candidate(j, coproc, misses_copy)
-                {
-                    continue;
-                }
-                let Some(b) = best.and_then(|b| state.jobs.get(b).map(|bj| (b, bj))) else {
-                    best = Some(j);
-                    continue;
-                };
-                let (b_idx, bjob) = b;
-                if job.report_deadline < bjob.report_deadline {
-                    best = Some(j);
-                    continue;
-                }
-                if job.report_deadline > bjob.report_deadline {
-                    continue;
-                }
-                let has = job.task.is_some();
-                let b_has = bjob.task.is_some();
-                if b_has && !has {
-                    continue;
-                }
-                if estimated_time_remaining(state, j).0 < estimated_time_remaining(state, b_idx).0
-                    || (!b_has && has)
-                {
-                    best = Some(j);
-                }
+    let earliest = |coproc: bool,
+                    selected: &Vec<bool>,
+                    misses_copy: &Vec<Vec<u32>>,
+                    estimated: &mut Vec<JobIdx>|
+     -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (j, job) in state.jobs.iter().enumerate() {
+            if !runnable(j)
+                || selected.get(j).copied().unwrap_or(true)
+                || !edf_candidate(j, coproc, misses_copy)
+            {
+                continue;
             }
-            best
-        };
+            let Some(b) = best.and_then(|b| state.jobs.get(b).map(|bj| (b, bj))) else {
+                best = Some(j);
+                continue;
+            };
+            let (b_idx, bjob) = b;
+            if job.report_deadline < bjob.report_deadline {
+                best = Some(j);
+                continue;
+            }
+            if job.report_deadline > bjob.report_deadline {
+                continue;
+            }
+            let has = job.task.is_some();
+            let b_has = bjob.task.is_some();
+            if b_has && !has {
+                continue;
+            }
+            // Both sides are estimated, this job's first.
+            estimated.push(j);
+            estimated.push(b_idx);
+            if estimated_time_remaining(state, j).0 < estimated_time_remaining(state, b_idx).0
+                || (!b_has && has)
+            {
+                best = Some(j);
+            }
+        }
+        best
+    };
     // GPU EDF.
     if n_rsc > 1 {
         while !coprocs_full(&coproc_used) {
-            let Some(j) = earliest(true, &selected, &misses_copy) else {
+            let Some(j) = earliest(true, &selected, &misses_copy, &mut estimated) else {
                 break;
             };
             if let Some(s) = selected.get_mut(j) {
@@ -238,6 +256,7 @@ pub fn schedule_cpus(
                 &mut ncpus_used,
                 &mut coproc_used,
                 &mut picks,
+                &mut estimated,
             );
             if let Some(job) = state.jobs.get(j) {
                 if let Some(c) = misses_copy
@@ -289,13 +308,14 @@ pub fn schedule_cpus(
                     &mut ncpus_used,
                     &mut coproc_used,
                     &mut picks,
+                    &mut estimated,
                 );
             }
         }
     }
     // CPU EDF.
     while ncpus_used < ncpus {
-        let Some(j) = earliest(false, &selected, &misses_copy) else {
+        let Some(j) = earliest(false, &selected, &misses_copy, &mut estimated) else {
             break;
         };
         if let Some(s) = selected.get_mut(j) {
@@ -309,6 +329,7 @@ pub fn schedule_cpus(
             &mut ncpus_used,
             &mut coproc_used,
             &mut picks,
+            &mut estimated,
         );
         if let Some(job) = state.jobs.get(j) {
             if let Some(c) = misses_copy
@@ -383,10 +404,12 @@ pub fn schedule_cpus(
             &mut ncpus_used,
             &mut coproc_used,
             &mut picks,
+            &mut estimated,
         );
     }
     ScheduleOutcome {
         picks,
+        estimated_after: estimated,
         deadline_missed: missed
             .iter()
             .enumerate()
@@ -469,6 +492,20 @@ impl EnforceOutcome {
         ncpus: usize,
         name: &dyn Fn(JobIdx) -> String,
     ) -> Vec<(Option<JobIdx>, String)> {
+        let mut out = self.list_lines(ncpus, name);
+        for change in &self.changes {
+            out.push(change.line(name));
+        }
+        out
+    }
+
+    /// The lines up to the task changes: both job lists, the walk, and
+    /// `using X out of N CPUs` when CPUs are left idle.
+    pub fn list_lines(
+        &self,
+        ncpus: usize,
+        name: &dyn Fn(JobIdx) -> String,
+    ) -> Vec<(Option<JobIdx>, String)> {
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         let mut out = Vec::new();
         for (which, list) in [
@@ -505,18 +542,29 @@ impl EnforceOutcome {
                 ),
             ));
         }
-        for change in &self.changes {
-            let (j, text) = match *change {
-                TaskChange::Preempt(j) => (
-                    j,
-                    format!("[cpu_sched] Preempting {} (left in memory)", name(j)),
-                ),
-                TaskChange::Resume(j) => (j, format!("[task] Resuming task {}", name(j))),
-                TaskChange::Start(j) => (j, format!("[task] Starting task {}", name(j))),
-            };
-            out.push((Some(j), text));
-        }
         out
+    }
+}
+
+impl TaskChange {
+    /// The job it changes.
+    pub fn job(&self) -> JobIdx {
+        match *self {
+            TaskChange::Preempt(j) | TaskChange::Resume(j) | TaskChange::Start(j) => j,
+        }
+    }
+
+    /// The `[cpu_sched]` or `[task]` line the client logs for it.
+    pub fn line(&self, name: &dyn Fn(JobIdx) -> String) -> (Option<JobIdx>, String) {
+        let j = self.job();
+        let text = match *self {
+            TaskChange::Preempt(_) => {
+                format!("[cpu_sched] Preempting {} (left in memory)", name(j))
+            }
+            TaskChange::Resume(_) => format!("[task] Resuming task {}", name(j)),
+            TaskChange::Start(_) => format!("[task] Starting task {}", name(j)),
+        };
+        (Some(j), text)
     }
 }
 

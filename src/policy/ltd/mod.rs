@@ -278,15 +278,38 @@ pub fn estimated_duration(state: &HostState, job: &Job) -> f64 {
     job.rsc_fpops_est / flops * dcf
 }
 
+/// A DCF update, with the ratios the `[dcf]` line prints.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DcfUpdate {
+    /// The DCF before.
+    pub old: f64,
+    /// The DCF after.
+    pub new: f64,
+    /// Elapsed time over the estimate without the DCF.
+    pub raw_ratio: f64,
+    /// Elapsed time over the estimate with the DCF.
+    pub adj_ratio: f64,
+}
+
+impl std::fmt::Display for DcfUpdate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "[dcf] DCF: {:.6}->{:.6}, raw_ratio {:.6}, adj_ratio {:.6}",
+            self.old, self.new, self.raw_ratio, self.adj_ratio
+        )
+    }
+}
+
 /// Mirrors PROJECT::update_duration_correction_factor() of 6.10.60
 /// (client/cpu_sched.cpp), called when a job exits: the project's new DCF
 /// from the job's elapsed time and its estimate without the DCF. The raw
 /// ratio replaces a DCF that underestimated by over 10%; a job much faster
 /// than estimated moves it by 1%, any other by 10%; the result is kept in
-/// [0.01, 100].
-pub fn updated_dcf(dcf: f64, elapsed: f64, est_uncorrected: f64) -> f64 {
+/// [0.01, 100]. `None` without a usable estimate.
+pub fn updated_dcf(dcf: f64, elapsed: f64, est_uncorrected: f64) -> Option<DcfUpdate> {
     if !(est_uncorrected > 0.0 && elapsed.is_finite()) {
-        return dcf;
+        return None;
     }
     let raw_ratio = elapsed / est_uncorrected;
     let adj_ratio = elapsed / (est_uncorrected * dcf);
@@ -297,7 +320,12 @@ pub fn updated_dcf(dcf: f64, elapsed: f64, est_uncorrected: f64) -> f64 {
     } else {
         dcf * 0.9 + 0.1 * raw_ratio
     };
-    next.clamp(0.01, 100.0)
+    Some(DcfUpdate {
+        old: dcf,
+        new: next.clamp(0.01, 100.0),
+        raw_ratio,
+        adj_ratio,
+    })
 }
 
 /// Mirrors RESULT::estimated_time_remaining() and ACTIVE_TASK::est_dur() of

@@ -1,0 +1,285 @@
+//! The 6.10.60 client emulator as the client loop's world (its client/sim.cpp,
+//! tag `client_release/6.10/6.10.60`), for `simulate` and for the audit of
+//! that emulator's traces.
+//!
+//! The host is always available; each scheduler RPC is answered by the
+//! harness's `simulate_rpc` (policy-legacy B.15.1): jobs named `PROJECT_N`
+//! are made until both the seconds and the instances asked are covered, each
+//! counted at the project's DCF × its app's estimate; a job's deadline is its
+//! app's latency bound after now. A job's true CPU time comes from
+//! [`JobSizes`]: drawn as the emulator draws it (`make_job`: one `drand()`
+//! to pick the app, then its `NORMAL_DIST::sample()`, a rational
+//! approximation of the normal quantile from one more `drand()`), or taken
+//! from a recording.
+//!
+//! With the loop's [`Profile::sim_6_10`](crate::client_loop::Profile) the
+//! run is the emulator's run: `simulate --log-out` then writes its
+//! sim_log.txt ([`super::log_out_6_10`]).
+
+use super::rng::Rng;
+use crate::client_loop::{Availability, DrawKind, Drawn, RpcOutcome, World};
+use crate::policy::state::{HostState, Job, Project, ResourceUsage};
+use crate::policy::work_fetch::RscRequest;
+use crate::replay::ReplayError;
+use crate::trace::{LogEvent, Message, Trace};
+use compact_str::CompactString;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The emulator's clock at the start of a run: 01-Jan-2000 00:00:00 UTC.
+pub const START: f64 = 946_684_800.0;
+
+/// Jobs one reply holds at most (the emulator has no limit; a request of
+/// absurd size in a bad input would otherwise never end).
+const MAX_JOBS_PER_REPLY: usize = 10_000;
+
+/// An app of the emulated server (sim_projects.xml).
+#[derive(Clone, Debug)]
+pub struct SimApp {
+    /// Its name.
+    pub name: String,
+    /// `fpops_est`: the workunit's estimate.
+    pub fpops_est: f64,
+    /// Mean of the true FLOPs.
+    pub fpops_mean: f64,
+    /// Standard deviation of the true FLOPs.
+    pub fpops_stdev: f64,
+    /// `latency_bound`: the deadline after sending.
+    pub latency_bound: f64,
+}
+
+/// Where the true CPU time of each job sent comes from.
+pub enum JobSizes<'a> {
+    /// Drawn from the emulator's generator, as it draws them.
+    Drawn(&'a mut Rng),
+    /// Taken from a recording: sim_out_0.html's sizes by job name (to the
+    /// microsecond), else the log's `[rr_sim] JOB dur:` dynamic terms
+    /// (0.01 s), else the app's mean.
+    Recorded {
+        /// Exact sizes by job name.
+        exact: &'a BTreeMap<String, f64>,
+        /// Sizes printed in the log, by job name.
+        printed: HashMap<String, f64>,
+    },
+}
+
+/// The 6.10.60 emulator's server and host (see the module doc).
+pub struct Emulator610<'a> {
+    apps: Vec<Option<SimApp>>,
+    sizes: JobSizes<'a>,
+    next_job_no: Vec<u32>,
+    /// True CPU time of each job sent, by name.
+    sent: HashMap<CompactString, f64>,
+    /// Jobs whose size is not known to the microsecond (recorded sizes only).
+    pub coarse: BTreeSet<CompactString>,
+}
+
+/// The approximation of the normal quantile the 6.10 emulator samples with
+/// (its `NORMAL_DIST::sample()`, after rvgs.c): `u` is one `drand()`.
+fn normal_quantile(u: f64) -> f64 {
+    const P: [f64; 5] = [
+        0.322_232_431_088,
+        1.0,
+        0.342_242_088_547,
+        0.204_231_210_245e-1,
+        0.453_642_210_148e-4,
+    ];
+    const Q: [f64; 5] = [
+        0.099_348_462_606,
+        0.588_581_570_495,
+        0.531_103_462_366,
+        0.103_537_752_850,
+        0.385_607_006_340e-2,
+    ];
+    let t = if u < 0.5 {
+        (-2.0 * u.ln()).sqrt()
+    } else {
+        (-2.0 * (1.0 - u).ln()).sqrt()
+    };
+    let p = P[0] + t * (P[1] + t * (P[2] + t * (P[3] + t * P[4])));
+    let q = Q[0] + t * (Q[1] + t * (Q[2] + t * (Q[3] + t * Q[4])));
+    if u < 0.5 {
+        (p / q) - t
+    } else {
+        t - (p / q)
+    }
+}
+
+impl<'a> Emulator610<'a> {
+    /// The emulator over `apps` (one per project, in project order). Its
+    /// host is always available, so it draws nothing before the first job.
+    pub fn new(apps: Vec<Option<SimApp>>, sizes: JobSizes<'a>) -> Self {
+        Emulator610 {
+            next_job_no: vec![0; apps.len()],
+            apps,
+            sizes,
+            sent: HashMap::new(),
+            coarse: BTreeSet::new(),
+        }
+    }
+
+    /// The true CPU time of the next job of `app` named `name`.
+    fn size(&mut self, name: &str, app: &SimApp, p_fpops: f64) -> f64 {
+        match &mut self.sizes {
+            JobSizes::Drawn(rng) => {
+                // make_job: the app pick's draw, then the size's.
+                rng.uniform();
+                let ops = app.fpops_mean + app.fpops_stdev * normal_quantile(rng.uniform());
+                ops.max(0.0) / p_fpops
+            }
+            JobSizes::Recorded { exact, printed } => {
+                if let Some(secs) = exact.get(name) {
+                    return *secs;
+                }
+                self.coarse.insert(CompactString::from(name));
+                printed
+                    .get(name)
+                    .copied()
+                    .unwrap_or(app.fpops_mean / p_fpops)
+            }
+        }
+    }
+}
+
+impl World for Emulator610<'_> {
+    fn availability(&mut self, _now: f64, _delta: f64) -> Availability {
+        Availability {
+            on: true,
+            active: true,
+            connected: true,
+            gpu_active: true,
+        }
+    }
+
+    fn rpc(&mut self, state: &HostState, p: usize, request: &[RscRequest], now: f64) -> RpcOutcome {
+        let (secs, instances) = request
+            .first()
+            .map_or((0.0, 0.0), |cpu| (cpu.req_secs, cpu.req_instances));
+        let mut jobs = Vec::new();
+        let (Some(project), Some(Some(app))) = (state.projects.get(p), self.apps.get(p).cloned())
+        else {
+            return RpcOutcome::Reply(jobs, Vec::new());
+        };
+        let p_fpops = state.host.p_fpops;
+        let est = project.dcf * app.fpops_est / p_fpops;
+        let (mut got_secs, mut got_inst) = (0.0, 0.0);
+        // An estimate of zero (a bad input) would never cover the seconds:
+        // the instances asked, or one job, then.
+        let counts_secs = est > 0.0 && est.is_finite();
+        let wanted = |got_secs: f64, got_inst: f64| {
+            (counts_secs && got_secs < secs)
+                || got_inst < instances
+                || (got_inst == 0.0 && secs > 0.0)
+        };
+        while wanted(got_secs, got_inst) && jobs.len() < MAX_JOBS_PER_REPLY {
+            let no = self.next_job_no.get(p).copied().unwrap_or(0);
+            if let Some(slot) = self.next_job_no.get_mut(p) {
+                *slot += 1;
+            }
+            let job_name = format!("{}_{no}", project.name);
+            let runtime = self.size(&job_name, &app, p_fpops);
+            let mut job = Job::new(
+                &job_name,
+                p,
+                &app.name,
+                ResourceUsage::cpu(1.0, p_fpops),
+                app.fpops_est,
+            );
+            job.received_time = now;
+            job.report_deadline = now + app.latency_bound;
+            self.sent.insert(job.name.clone(), runtime);
+            jobs.push(job);
+            got_secs += est;
+            got_inst += 1.0;
+        }
+        RpcOutcome::Reply(jobs, Vec::new())
+    }
+
+    fn draw(&mut self, _now: f64, _project: &str, _kind: DrawKind, _rsc: &str) -> Drawn {
+        match &mut self.sizes {
+            JobSizes::Drawn(rng) => Drawn::Factor(rng.uniform()),
+            JobSizes::Recorded { .. } => Drawn::Missing,
+        }
+    }
+
+    fn final_cpu_time(&mut self, job: &Job) -> Option<f64> {
+        self.sent.get(&job.name).copied()
+    }
+}
+
+/// The host state of the 6.10 emulator from sim_host.xml, sim_projects.xml
+/// and sim_prefs.xml, with each project's first app.
+pub fn build(trace: &Trace) -> Result<(HostState, Vec<Option<SimApp>>), ReplayError> {
+    let projects = trace
+        .state
+        .sim_projects
+        .as_ref()
+        .ok_or_else(|| ReplayError::MissingState("no sim_projects.xml in the trace".into()))?;
+    let mut state = crate::replay::build::sim_host_state(trace)?;
+    let mut apps = Vec::new();
+    for (i, recorded) in projects.projects.iter().enumerate() {
+        let name = recorded
+            .project_name
+            .clone()
+            .unwrap_or_else(|| format!("project{i}"));
+        let mut project = Project::new(&name, recorded.resource_share.unwrap_or(100.0), 1);
+        project.alloc_seq = i as u32;
+        project.dont_use_dcf = false;
+        project.dcf = 1.0;
+        state.projects.push(project);
+        apps.push(recorded.apps.first().map(|app| {
+            let fpops_est = app.fpops_est.unwrap_or(3.6e12);
+            let fpops = app.fpops.as_ref();
+            SimApp {
+                name: app.name.clone().unwrap_or_else(|| "app".into()),
+                fpops_est,
+                fpops_mean: fpops.and_then(|f| f.mean).unwrap_or(fpops_est),
+                fpops_stdev: fpops.and_then(|f| f.std_dev).unwrap_or(0.0),
+                latency_bound: app.latency_bound.unwrap_or(86400.0),
+            }
+        }));
+    }
+    Ok((state, apps))
+}
+
+/// Job sizes printed in the log: the dynamic term of a job's first
+/// `[rr_sim] JOB dur:` line equals its true CPU time (B.15.1).
+pub fn log_runtimes(events: &[LogEvent]) -> HashMap<String, f64> {
+    let mut out = HashMap::new();
+    for event in events {
+        if let Message::DurationEstimate {
+            job, est_elapsed, ..
+        } = &event.message
+        {
+            out.entry(job.to_string()).or_insert(*est_elapsed);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first five sizes of Beta (43.2e12 ± 4.32e12 FLOPs at 4 GFLOPS)
+    /// in the 6.10.60 reference cpu_two_projects_unequal_share, as its
+    /// sim_out_0.html prints them (`got job Beta_0: CPU time 10510.65`).
+    #[test]
+    fn drawn_sizes_are_the_emulators() {
+        let mut rng = Rng::new(1);
+        let app = SimApp {
+            name: "app".into(),
+            fpops_est: 43.2e12,
+            fpops_mean: 43.2e12,
+            fpops_stdev: 4.32e12,
+            latency_bound: 432000.0,
+        };
+        let mut world = Emulator610::new(vec![Some(app.clone())], JobSizes::Drawn(&mut rng));
+        let sizes: Vec<String> = (0..5)
+            .map(|k| format!("{:.2}", world.size(&format!("Beta_{k}"), &app, 4e9)))
+            .collect();
+        assert_eq!(
+            sizes,
+            ["10510.65", "11702.95", "9881.57", "11591.67", "10946.55"]
+        );
+    }
+}
