@@ -18,10 +18,12 @@
 //!   the draw from the run's seeded generator.
 //!
 //! A job's exit updates its project's DCF (6.10's
-//! `update_duration_correction_factor`, on elapsed time); REC is not kept.
+//! `update_duration_correction_factor`, on elapsed time) unless the scenario
+//! fixes DCF (`dont_use_dcf`, as the seeds' notation does); REC is not kept.
 //!
 //! Under the 6.10.60 emulator's own harness ([`super::Profile::sim_6_10`],
-//! the one that wrote the 6.10 reference traces; `audit` replays it) the
+//! the one that wrote the 6.10 reference traces; `audit` replays it and
+//! `simulate` runs it on that emulator's inputs) the
 //! RPC is that harness's `simulate_rpc`: every project's finished results
 //! are reported, no reply handler runs (a request for seconds that got no
 //! job backs the project off), and a new job's `UTS` flag is the one its
@@ -258,8 +260,8 @@ impl ClientLoop<'_> {
         self.observer.event(&self.state, now, LoopEvent::Ltd(event));
     }
 
-    /// Exits, in job order: the project's DCF learns from the job's
-    /// elapsed time (6.10's `update_duration_correction_factor`).
+    /// An exit: the project's DCF learns from the job's elapsed time
+    /// (6.10's `update_duration_correction_factor`).
     pub(super) fn ltd_update_dcf(&mut self, j: usize, now: f64) {
         let Some(job) = self.state.jobs.get(j) else {
             return;

@@ -549,8 +549,9 @@ impl<'a> ClientLoop<'a> {
         }
     }
 
-    /// The first part of a step at `now` (client/sim.cpp `simulate()`): the world's changes and availability, task
-    /// progress over the step just ended and the exits it caused.
+    /// The first part of a step at `now` (client/sim.cpp `simulate()`): the
+    /// world's changes and availability, task progress over the step just
+    /// ended and the exits it caused.
     fn begin_step(&mut self, now: f64) -> Availability {
         self.observer.step_begins(now);
         for change in self.world.changes_due(now) {
@@ -689,7 +690,7 @@ impl<'a> ClientLoop<'a> {
             })
             .collect();
         // handle_finished_apps walks active tasks in their order (what the
-        // log shows); the 6.x credit below keeps job order.
+        // log shows).
         let mut in_task_order = exited.clone();
         in_task_order.sort_by_key(|&j| (self.task_seq(j), j));
         // The client credits the first task to exit in active-task order

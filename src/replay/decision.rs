@@ -69,6 +69,24 @@ impl Value {
 }
 
 impl Field {
+    /// A numeric field known to within `slack` (see [`Value::Approx`]);
+    /// a plain one when `slack` is 0.
+    pub fn num_within(name: &'static str, value: f64, decimals: usize, slack: f64) -> Field {
+        let field = Field::num(name, value, decimals);
+        if slack > 0.0 {
+            Field {
+                value: Value::Approx {
+                    value,
+                    decimals,
+                    slack,
+                },
+                ..field
+            }
+        } else {
+            field
+        }
+    }
+
     /// A numeric field.
     pub fn num(name: &'static str, value: f64, decimals: usize) -> Field {
         Field {
@@ -368,6 +386,9 @@ pub struct PrioEntry {
     pub rt: f64,
     /// RECSUM.
     pub rs: f64,
+    /// How far the printed inputs of a priority recomputed from them let it
+    /// move (0 for recorded and replayed-from-state entries).
+    pub prio_slack: f64,
 }
 
 /// One `[prio] recent est credit: ...` line.
@@ -571,18 +592,7 @@ impl Decision {
                 for entry in entries {
                     out.push(Field::text("rsc", entry.rsc.clone()).of_job(&entry.job));
                     out.push(Field::text("edf", entry.order.clone()).of_job(&entry.job));
-                    let prio = if entry.prio_slack > 0.0 {
-                        Field {
-                            value: Value::Approx {
-                                value: entry.prio,
-                                decimals: 6,
-                                slack: entry.prio_slack,
-                            },
-                            ..Field::num("prio", entry.prio, 6)
-                        }
-                    } else {
-                        Field::num("prio", entry.prio, 6)
-                    };
+                    let prio = Field::num_within("prio", entry.prio, 6, entry.prio_slack);
                     out.push(prio.of_job(&entry.job));
                 }
             }
@@ -592,7 +602,8 @@ impl Decision {
             Decision::Priority(entries) => {
                 for entry in entries {
                     let p = entry.project.as_str();
-                    out.push(Field::num("prio", entry.prio, 6).of_project(p));
+                    let prio = Field::num_within("prio", entry.prio, 6, entry.prio_slack);
+                    out.push(prio.of_project(p));
                     out.push(Field::num("rsf", entry.rsf, 6).of_project(p));
                     out.push(Field::num("rec_tmp", entry.rt, 6).of_project(p));
                     out.push(Field::num("rec_sum", entry.rs, 6).of_project(p));

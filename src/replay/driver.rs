@@ -111,6 +111,7 @@ fn prio_entries(state: &HostState, init: &PriorityInit) -> Vec<PrioEntry> {
                 rsf: line.share_frac,
                 rt: line.rec_temp,
                 rs: line.rec_sum,
+                prio_slack: 0.0,
             })
         })
         .collect()

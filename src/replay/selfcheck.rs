@@ -16,7 +16,7 @@
 //! Architecture Invariant: pure; reads only the dump and the numbers passed in.
 
 use super::compare::Replayed;
-use super::decision::{Decision, FetchDump, RscRequestLine, SetRequestLine};
+use super::decision::{Decision, FetchDump, PrioEntry, RscRequestLine, SetRequestLine};
 use super::recorded::{RecordedPoint, UNRESOLVED};
 use crate::divergence::DecisionKind;
 use crate::policy::state::HostState;
@@ -553,6 +553,64 @@ fn needs_state(kind: DecisionKind) -> &'static str {
     }
 }
 
+/// Half a unit of the sixth decimal: how far a `%f` value may be from the
+/// number it prints.
+const HALF_MICRO: f64 = 5e-7;
+
+/// A `[prio] PRIO rsf RSF rt REC rs SUM` pass recomputed from its own
+/// printed values by compute_sched_priority() (client/cpu_sched.cpp, the
+/// same from 7.0 to today): priority = −(REC / REC sum) / share fraction,
+/// or −1000 − REC / REC sum for a project with no resource share; one REC
+/// sum for the whole pass (project_priority_init). The recomputed
+/// priorities are known to within what the inputs' rounding allows.
+fn priority_from_printed(entries: &[PrioEntry]) -> Replayed {
+    let Some(rs) = entries.first().map(|e| e.rs) else {
+        return Replayed::NotReplayed("priority: the pass prints no project".into());
+    };
+    if rs.is_nan() || rs <= 0.0 {
+        return Replayed::NotReplayed(format!(
+            "priority: the pass prints a REC sum of {rs:.6}; the client sets it to 1 when \
+             every REC is 0, so priorities cannot be recomputed from it"
+        ));
+    }
+    let mut out = Vec::with_capacity(entries.len());
+    for e in entries {
+        let (prio, slack) = if e.rsf > 0.0 {
+            let prio = -(e.rt / rs) / e.rsf;
+            let slack = HALF_MICRO
+                * (1.0 / (rs * e.rsf)
+                    + e.rt.abs() / (rs * rs * e.rsf)
+                    + e.rt.abs() / (rs * e.rsf * e.rsf));
+            (prio, slack)
+        } else if e.prio <= -999.0 {
+            let prio = -1e3 - e.rt / rs;
+            (prio, HALF_MICRO * (1.0 / rs + e.rt.abs() / (rs * rs)))
+        } else {
+            return Replayed::NotReplayed(format!(
+                "priority: {}'s share fraction prints as {:.6}, too small to recompute its \
+                 priority from",
+                e.project, e.rsf
+            ));
+        };
+        out.push(PrioEntry {
+            project: e.project.clone(),
+            prio,
+            rsf: e.rsf,
+            rt: e.rt,
+            rs,
+            prio_slack: slack,
+        });
+    }
+    Replayed::Decision {
+        decision: Decision::Priority(out),
+        reason: "§5 compute_sched_priority() (cpu_sched.cpp): each project's priority is \
+                 −(REC / REC sum) / share fraction (−1000 − REC / REC sum with no share), from \
+                 the pass's own printed REC, REC sum and share fraction; project_priority_init() \
+                 prints one REC sum for the whole pass"
+            .into(),
+    }
+}
+
 /// A scheduler RPC after a recorded deferral: allowed once the deferral
 /// ended (the log prints whole seconds: one second of slack), or at any
 /// time when the user asked (client/cs_scheduler.cpp
@@ -666,6 +724,9 @@ impl<'a> SelfCheck<'a> {
                     None => Replayed::NotReplayed(String::new()),
                 }
             }
+            // Each line of a priority pass carries its own inputs: checked
+            // even in a pass the log starts inside.
+            Decision::Priority(entries) => priority_from_printed(entries),
             _ if point.cut_before => Replayed::NotReplayed(format!(
                 "{}: the log starts inside this pass (its start line, the run list before \
                  it and every job's resource use are not in the log); {}",
@@ -828,6 +889,62 @@ impl<'a> SelfCheck<'a> {
 mod tests {
     use super::super::decision::{ProjectState, RscState, ShareState};
     use super::*;
+
+    fn prio(project: &str, prio: f64, rsf: f64, rt: f64, rs: f64) -> PrioEntry {
+        PrioEntry {
+            project: project.into(),
+            prio,
+            rsf,
+            rt,
+            rs,
+            prio_slack: 0.0,
+        }
+    }
+
+    fn diverging_fields(entries: Vec<PrioEntry>) -> Vec<&'static str> {
+        let recorded = Decision::Priority(entries.clone());
+        let Replayed::Decision { decision, .. } = priority_from_printed(&entries) else {
+            panic!("not recomputed");
+        };
+        let replayed = decision.fields();
+        recorded
+            .fields()
+            .iter()
+            .zip(&replayed)
+            .filter(|(a, b)| !super::super::compare::values_agree(&a.value, &b.value, 0.0))
+            .map(|(a, _)| a.name)
+            .collect()
+    }
+
+    /// The [prio] pass of field excerpt gh1615-a (8.x, 2016) as printed: it
+    /// agrees; a priority or a REC sum changed in one line diverges.
+    #[test]
+    fn priority_pass_from_its_own_lines() {
+        let pass = || {
+            vec![
+                prio("ATLAS@home", -0.025980, 0.222222, 1.480171, 256.383298),
+                prio("rosetta@home", -0.007391, 0.222222, 0.421116, 256.383298),
+                prio("SETI@home", -1.408098, 0.666667, 240.675136, 256.383298),
+                prio(
+                    "SETI@home Beta Test",
+                    -0.499455,
+                    0.111111,
+                    14.227991,
+                    256.383298,
+                ),
+            ]
+        };
+        assert!(diverging_fields(pass()).is_empty());
+        let mut wrong = pass();
+        wrong[2].prio = -1.408198;
+        assert_eq!(diverging_fields(wrong), ["prio"]);
+        let mut other_sum = pass();
+        other_sum[3].rs = 255.0;
+        assert!(diverging_fields(other_sum).contains(&"rec_sum"));
+        // A project without resource share sits below every other.
+        let zero = vec![prio("A", -1000.5, 0.0, 1.0, 2.0)];
+        assert!(diverging_fields(zero).is_empty());
+    }
 
     /// cpu_two_projects_unequal_share 01:00:00 (§9.7 fixture table).
     #[test]
