@@ -42,6 +42,9 @@ pub fn audit_trace(
         },
         Err(err) => return Err(err),
     };
+    if let Some(note) = unknown_lines(trace) {
+        report.unchecked.push(note);
+    }
     if !trace.rpcs.is_empty() {
         let server_audit = server::audit_transcripts(trace);
         report.points.extend(server_audit.points);
@@ -49,6 +52,31 @@ pub fn audit_trace(
         report.unchecked.extend(server_audit.unchecked);
     }
     Ok(report)
+}
+
+/// Log lines of no known format: kept, counted and named in the report
+/// (no decision reads them), never dropped silently.
+fn unknown_lines(trace: &Trace) -> Option<Unchecked> {
+    let mut unknown = trace
+        .events
+        .iter()
+        .filter_map(|event| match &event.message {
+            crate::trace::Message::Unrecognized { text } => Some((event, text)),
+            _ => None,
+        });
+    let (first, text) = unknown.next()?;
+    let n = 1 + unknown.count();
+    let shown: String = text.chars().take(80).collect();
+    let more = if shown.len() < text.len() { "…" } else { "" };
+    Some(Unchecked {
+        what: format!(
+            "{n} log line(s) of no known format (first: {}:{} `{shown}{more}`)",
+            first.location.path, first.location.line
+        ),
+        why: "kept and counted, but no decision reads them: another client version's \
+              wording or a damaged line (`boinc-audit parse --format ndjson` lists them)"
+            .to_string(),
+    })
 }
 
 /// For an emulator reference of today's client (its state file in an

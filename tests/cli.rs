@@ -845,3 +845,46 @@ fn lab_runs_compare_real_usage_with_simulate() {
         );
     }
 }
+
+/// A log line of no known format (a newer client's wording, a damaged line)
+/// is kept, counted and named with its file and line in the audit's "not
+/// checked" list; the decisions around it are audited as before.
+#[test]
+fn unknown_log_lines_are_counted_and_named() {
+    let dir = std::env::temp_dir().join(format!("boinc-audit-unknown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("traces/field/vx-3drender-backoff-no-project-chosen")
+            .join("vx-3drender-backoff-no-project-chosen.log"),
+    )
+    .unwrap();
+    let mut lines: Vec<&str> = log.lines().collect();
+    // The first line's frame (time and project columns), a body no client prints.
+    let frame = lines[0]
+        .split("[work_fetch]")
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let odd = format!("{frame}[work_fetch] frobnicated the shortfall by 12.5");
+    lines.insert(1, &odd);
+    let path = dir.join("stdoutdae.txt");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let json = run_json(&["audit", path.to_str().unwrap(), "--format", "json"], &[0]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(json["divergent"], 0);
+    let notes: Vec<String> = json["unchecked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["what"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("1 log line(s) of no known format")
+                && n.contains("stdoutdae.txt:2")
+                && n.contains("frobnicated")),
+        "{notes:#?}"
+    );
+}
