@@ -160,6 +160,46 @@ fn debt_line(text: &str) -> Option<Message> {
     })
 }
 
+/// Classifies the rest of a `[mem_usage]` body (mem_usage_debug lines of
+/// enforce_run_list()).
+pub(super) fn mem_usage(rest: &str) -> Option<Message> {
+    if let Some(tail) = rest.strip_prefix("enforce: available RAM ") {
+        // 7.x: `%.2fMB swap %.2fMB`; 8.2: `%.2f GB[, swap space %.2f GB]`.
+        if let Some((ram, swap)) = tail.split_once("MB swap ") {
+            let ram_mb = full(float, ram)?;
+            let swap_mb = full(float, swap.strip_suffix("MB")?)?;
+            return Some(Message::MemUsageAvailable {
+                ram_mb,
+                swap_mb: Some(swap_mb),
+            });
+        }
+        let (ram, swap) = match tail.split_once(" GB, swap space ") {
+            Some((ram, swap)) => (ram, Some(swap.strip_suffix(" GB")?)),
+            None => (tail.strip_suffix(" GB")?, None),
+        };
+        let ram_mb = full(float, ram)? * 1024.0;
+        let swap_mb = match swap {
+            Some(swap) => Some(full(float, swap)? * 1024.0),
+            None => None,
+        };
+        return Some(Message::MemUsageAvailable { ram_mb, swap_mb });
+    }
+    let (reason, action) = rest.rsplit_once(", will ")?;
+    let action = match action {
+        "preempt by quit" => "quit",
+        "suspend" => "suspend",
+        _ => return None,
+    };
+    matches!(
+        reason,
+        "out of swap space" | "job using too much memory" | "insufficient RAM"
+    )
+    .then(|| Message::MemUsagePreempt {
+        reason: reason.into(),
+        action: action.into(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::parse::log_messages::classify;

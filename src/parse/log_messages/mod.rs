@@ -205,6 +205,7 @@ fn tagged(tag: &str, rest: &str) -> Option<Message> {
             accounting::tagged(rest)
         }
         "task" | "task_debug" => task::tagged(rest),
+        "mem_usage" | "mem_usage_debug" => accounting::mem_usage(rest),
         _ => None,
     }
 }
@@ -243,6 +244,42 @@ mod tests {
 
     use super::*;
     use crate::resource::ResourceType;
+
+    #[test]
+    fn mem_usage_lines() {
+        assert_eq!(
+            classify("[mem_usage] enforce: available RAM 2708.83MB swap 2232.72MB").message,
+            Message::MemUsageAvailable {
+                ram_mb: 2708.83,
+                swap_mb: Some(2232.72)
+            }
+        );
+        assert_eq!(
+            classify("[mem_usage] enforce: available RAM 1.50 GB, swap space 2.00 GB").message,
+            Message::MemUsageAvailable {
+                ram_mb: 1536.0,
+                swap_mb: Some(2048.0)
+            }
+        );
+        assert_eq!(
+            classify("[mem_usage] enforce: available RAM 3.25 GB").message,
+            Message::MemUsageAvailable {
+                ram_mb: 3328.0,
+                swap_mb: None
+            }
+        );
+        assert_eq!(
+            classify("[mem_usage] insufficient RAM, will suspend").message,
+            Message::MemUsagePreempt {
+                reason: "insufficient RAM".into(),
+                action: "suspend".into()
+            }
+        );
+        assert!(matches!(
+            classify("[mem_usage] enforce: available RAM lots").message,
+            Message::Unrecognized { .. }
+        ));
+    }
 
     #[test]
     fn tag_is_kept_for_unrecognized_bodies() {

@@ -904,6 +904,26 @@ messages! {
         /// Limit, MB.
         limit_mb: f64,
     },
+    /// `[mem_usage] enforce: available RAM %.2fMB swap %.2fMB` (7.0–8.0),
+    /// `… available RAM %.2f GB, swap space %.2f GB` and `… available RAM
+    /// %.2f GB` (8.2): the memory enforce_run_list() lets jobs use
+    /// (mem_usage_debug), in MB.
+    MemUsageAvailable = "mem_usage_available" {
+        /// RAM the jobs may use, MB.
+        ram_mb: f64,
+        /// Swap they may use, MB (not printed by 8.2 without a swap limit).
+        swap_mb: Option<f64>,
+    },
+    /// `[mem_usage] out of swap space, will preempt by quit`, `[mem_usage]
+    /// job using too much memory, will preempt by quit` (7.x) and
+    /// `[mem_usage] insufficient RAM, will suspend` (8.2): why the next
+    /// preemption removes (or suspends) a task.
+    MemUsagePreempt = "mem_usage_preempt" {
+        /// The reason as printed, without `, will …`.
+        reason: CompactString,
+        /// `quit` (removed from memory) or `suspend`.
+        action: CompactString,
+    },
     /// `[css] running %s (%s)` (6.10..master, cpu_sched_status).
     CssRunning = "css_running" {
         /// The job.
