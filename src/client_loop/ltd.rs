@@ -127,7 +127,8 @@ pub enum LtdEvent<'a> {
     },
     /// The RPC poll starts.
     RpcPollStart,
-    /// The RPC poll ends after a choice: the project asked, or none.
+    /// The RPC poll ends after a choice: the project an RPC went to, or
+    /// none (no project chosen, or the RPC did not happen).
     RpcPollDone(Option<ProjectIdx>),
     /// The 6.10 harness: one pass of its poll loop begins.
     PollBegins,
@@ -277,8 +278,9 @@ impl ClientLoop<'_> {
         let Some(p) = self.state.projects.get_mut(project) else {
             return;
         };
-        // A scenario that fixes DCF (the seeds' notation, the emulator's
-        // --dcf_dont_use) keeps it.
+        // A scenario that fixes DCF (`dont_use_dcf`, as the seeds' notation
+        // sets) keeps it; the 6.10 emulator's own --dcf_dont_use (DCF reset
+        // to 1 at each exit) is not modelled.
         if p.dont_use_dcf {
             return;
         }
@@ -489,7 +491,7 @@ impl ClientLoop<'_> {
                     sim.ltd_event(now, LtdEvent::WorkFetch(pass));
                 }
                 let done = sim.ltd_rpc(ltd, p, &piggyback.request, now)?;
-                sim.ltd_event(now, LtdEvent::RpcPollDone(Some(p)));
+                sim.ltd_event(now, LtdEvent::RpcPollDone(done.then_some(p)));
                 return Ok(done);
             }
             if !sim.must_check_work_fetch && now - sim.last_work_fetch < 60.0 {
@@ -504,10 +506,8 @@ impl ClientLoop<'_> {
                 Some(choice) => sim.ltd_rpc(ltd, choice.project, &choice.request, now)?,
                 None => false,
             };
-            sim.ltd_event(
-                now,
-                LtdEvent::RpcPollDone(outcome.choice.as_ref().map(|c| c.project)),
-            );
+            let asked = outcome.choice.as_ref().map(|c| c.project);
+            sim.ltd_event(now, LtdEvent::RpcPollDone(asked.filter(|_| done)));
             Ok(done)
         })
     }

@@ -511,7 +511,8 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
     let mut stopped = None;
     match ClientLoop::new(state, options, &mut world, &mut printer) {
         Ok(mut run) => {
-            if let Err(e) = run.run_steps(start, end + 1e-9) {
+            // Steps are whole seconds: half a second of margin.
+            if let Err(e) = run.run_steps(start, end + 0.5) {
                 stopped = Some(format!("the replay stopped: {e}"));
             }
         }

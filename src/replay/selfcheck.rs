@@ -559,38 +559,63 @@ const HALF_MICRO: f64 = 5e-7;
 
 /// A `[prio] PRIO rsf RSF rt REC rs SUM` pass recomputed from its own
 /// printed values by compute_sched_priority() (client/cpu_sched.cpp, the
-/// same from 7.0 to today): priority = −(REC / REC sum) / share fraction,
+/// same from 7.2 to today): priority = −(REC / REC sum) / share fraction,
 /// or −1000 − REC / REC sum for a project with no resource share; one REC
-/// sum for the whole pass (project_priority_init). The recomputed
-/// priorities are known to within what the inputs' rounding allows.
+/// sum for the whole pass (project_priority_init). A project printed again
+/// starts the next pass: the client runs it for the scheduler and then for
+/// work fetch, back to back when no `[rr_sim]` line separates them, over
+/// different projects. Each recomputed priority is known to within what
+/// the six printed decimals of its inputs allow (the extremes of their
+/// rounding intervals).
 fn priority_from_printed(entries: &[PrioEntry]) -> Replayed {
-    let Some(rs) = entries.first().map(|e| e.rs) else {
+    if entries.is_empty() {
         return Replayed::NotReplayed("priority: the pass prints no project".into());
-    };
-    if rs.is_nan() || rs <= 0.0 {
-        return Replayed::NotReplayed(format!(
-            "priority: the pass prints a REC sum of {rs:.6}; the client sets it to 1 when \
-             every REC is 0, so priorities cannot be recomputed from it"
-        ));
     }
     let mut out = Vec::with_capacity(entries.len());
+    let mut seen: Vec<&str> = Vec::new();
+    let mut pass_rs = 0.0;
     for e in entries {
-        let (prio, slack) = if e.rsf > 0.0 {
-            let prio = -(e.rt / rs) / e.rsf;
-            let slack = HALF_MICRO
-                * (1.0 / (rs * e.rsf)
-                    + e.rt.abs() / (rs * rs * e.rsf)
-                    + e.rt.abs() / (rs * e.rsf * e.rsf));
-            (prio, slack)
-        } else if e.prio <= -999.0 {
-            let prio = -1e3 - e.rt / rs;
-            (prio, HALF_MICRO * (1.0 / rs + e.rt.abs() / (rs * rs)))
-        } else {
+        if seen.is_empty() || seen.contains(&e.project.as_str()) {
+            seen.clear();
+            pass_rs = e.rs;
+        }
+        seen.push(&e.project);
+        let rs = pass_rs;
+        if rs.is_nan() || rs <= HALF_MICRO {
             return Replayed::NotReplayed(format!(
-                "priority: {}'s share fraction prints as {:.6}, too small to recompute its \
-                 priority from",
-                e.project, e.rsf
+                "priority: the pass prints a REC sum of {rs:.6}, too small to recompute \
+                 priorities from"
             ));
+        }
+        // The priority over the corners of the inputs' rounding intervals.
+        let spread = |f: &dyn Fn(f64, f64, f64) -> f64, rsf_lo: f64| -> (f64, f64) {
+            let centre = f(e.rt, rs, e.rsf);
+            let mut slack: f64 = 0.0;
+            for rt in [e.rt - HALF_MICRO, e.rt + HALF_MICRO] {
+                for sum in [rs - HALF_MICRO, rs + HALF_MICRO] {
+                    for rsf in [rsf_lo, e.rsf + HALF_MICRO] {
+                        slack = slack.max((f(rt, sum, rsf) - centre).abs());
+                    }
+                }
+            }
+            (centre, slack)
+        };
+        let (prio, slack) = if e.rsf > HALF_MICRO {
+            spread(&|rt, sum, rsf| -(rt / sum) / rsf, e.rsf - HALF_MICRO)
+        } else {
+            // A share fraction printed as 0: no resource share, if the
+            // printed priority says so; a positive share too small to
+            // print cannot be recomputed from.
+            let (zero, slack) = spread(&|rt, sum, _| -1e3 - rt / sum, e.rsf);
+            if (e.prio - zero).abs() > slack + 2.0 * HALF_MICRO {
+                return Replayed::NotReplayed(format!(
+                    "priority: {}'s share fraction prints as {:.6} and its priority is not \
+                     that of a project without resource share: a share too small to \
+                     recompute its priority from",
+                    e.project, e.rsf
+                ));
+            }
+            (zero, slack)
         };
         out.push(PrioEntry {
             project: e.project.clone(),
@@ -944,6 +969,19 @@ mod tests {
         // A project without resource share sits below every other.
         let zero = vec![prio("A", -1000.5, 0.0, 1.0, 2.0)];
         assert!(diverging_fields(zero).is_empty());
+        // The scheduler's pass then the work-fetch pass, back to back: each
+        // has its own REC sum.
+        let two_passes = vec![
+            prio("A", -0.5, 0.5, 1.0, 4.0),
+            prio("B", -1.5, 0.5, 3.0, 4.0),
+            prio("A", -1.0, 1.0, 1.0, 1.0),
+        ];
+        assert!(diverging_fields(two_passes).is_empty());
+        // A positive share printed as 0.000000 cannot be recomputed from.
+        assert!(matches!(
+            priority_from_printed(&[prio("A", -20000.0, 0.0, 0.01, 1.0)]),
+            Replayed::NotReplayed(_)
+        ));
     }
 
     /// cpu_two_projects_unequal_share 01:00:00 (§9.7 fixture table).

@@ -161,16 +161,15 @@ impl World for Emulator610<'_> {
         };
         let p_fpops = state.host.p_fpops;
         let est = project.dcf * app.fpops_est / p_fpops;
-        let (mut got_secs, mut got_inst) = (0.0, 0.0);
-        // An estimate of zero (a bad input) would never cover the seconds:
-        // the instances asked, or one job, then.
+        // simulate_rpc counts down what is left (the same floating-point
+        // steps as the emulator). An estimate of zero (a bad input) would
+        // never cover the seconds: the instances asked, or one job, then.
+        let (mut work_left, mut instances_needed) = (secs, instances);
         let counts_secs = est > 0.0 && est.is_finite();
-        let wanted = |got_secs: f64, got_inst: f64| {
-            (counts_secs && got_secs < secs)
-                || got_inst < instances
-                || (got_inst == 0.0 && secs > 0.0)
+        let wanted = |work_left: f64, instances_needed: f64, sent: usize| {
+            (counts_secs && work_left > 0.0) || instances_needed > 0.0 || (sent == 0 && secs > 0.0)
         };
-        while wanted(got_secs, got_inst) && jobs.len() < MAX_JOBS_PER_REPLY {
+        while wanted(work_left, instances_needed, jobs.len()) && jobs.len() < MAX_JOBS_PER_REPLY {
             let no = self.next_job_no.get(p).copied().unwrap_or(0);
             if let Some(slot) = self.next_job_no.get_mut(p) {
                 *slot += 1;
@@ -188,8 +187,8 @@ impl World for Emulator610<'_> {
             job.report_deadline = now + app.latency_bound;
             self.sent.insert(job.name.clone(), runtime);
             jobs.push(job);
-            got_secs += est;
-            got_inst += 1.0;
+            work_left -= est;
+            instances_needed -= 1.0;
         }
         RpcOutcome::Reply(jobs, Vec::new())
     }

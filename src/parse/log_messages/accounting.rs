@@ -164,7 +164,8 @@ fn debt_line(text: &str) -> Option<Message> {
 /// enforce_run_list()).
 pub(super) fn mem_usage(rest: &str) -> Option<Message> {
     if let Some(tail) = rest.strip_prefix("enforce: available RAM ") {
-        // 7.x: `%.2fMB swap %.2fMB`; 8.2: `%.2f GB[, swap space %.2f GB]`.
+        // 7.0–8.2.13: `%.2fMB swap %.2fMB`; 8.2.14–8.2.15: `%.2f GB virtual
+        // %.2f GB` (the swap); later: `%.2f GB[, swap space %.2f GB]`.
         if let Some((ram, swap)) = tail.split_once("MB swap ") {
             let ram_mb = full(float, ram)?;
             let swap_mb = full(float, swap.strip_suffix("MB")?)?;
@@ -173,7 +174,10 @@ pub(super) fn mem_usage(rest: &str) -> Option<Message> {
                 swap_mb: Some(swap_mb),
             });
         }
-        let (ram, swap) = match tail.split_once(" GB, swap space ") {
+        let (ram, swap) = match tail
+            .split_once(" GB, swap space ")
+            .or_else(|| tail.split_once(" GB virtual "))
+        {
             Some((ram, swap)) => (ram, Some(swap.strip_suffix(" GB")?)),
             None => (tail.strip_suffix(" GB")?, None),
         };

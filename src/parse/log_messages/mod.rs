@@ -262,6 +262,13 @@ mod tests {
             }
         );
         assert_eq!(
+            classify("[mem_usage] enforce: available RAM 1.50 GB virtual 2.00 GB").message,
+            Message::MemUsageAvailable {
+                ram_mb: 1536.0,
+                swap_mb: Some(2048.0)
+            }
+        );
+        assert_eq!(
             classify("[mem_usage] enforce: available RAM 3.25 GB").message,
             Message::MemUsageAvailable {
                 ram_mb: 3328.0,

@@ -904,19 +904,20 @@ messages! {
         /// Limit, MB.
         limit_mb: f64,
     },
-    /// `[mem_usage] enforce: available RAM %.2fMB swap %.2fMB` (7.0–8.0),
-    /// `… available RAM %.2f GB, swap space %.2f GB` and `… available RAM
-    /// %.2f GB` (8.2): the memory enforce_run_list() lets jobs use
+    /// `[mem_usage] enforce: available RAM %.2fMB swap %.2fMB` (7.0–8.2.13),
+    /// `… available RAM %.2f GB virtual %.2f GB` (8.2.14–8.2.15), `…
+    /// available RAM %.2f GB, swap space %.2f GB` and `… available RAM %.2f
+    /// GB` (after 8.2.15): the memory enforce_run_list() lets jobs use
     /// (mem_usage_debug), in MB.
     MemUsageAvailable = "mem_usage_available" {
         /// RAM the jobs may use, MB.
         ram_mb: f64,
-        /// Swap they may use, MB (not printed by 8.2 without a swap limit).
+        /// Swap they may use, MB (not printed after 8.2.15 without a swap limit).
         swap_mb: Option<f64>,
     },
     /// `[mem_usage] out of swap space, will preempt by quit`, `[mem_usage]
-    /// job using too much memory, will preempt by quit` (7.x) and
-    /// `[mem_usage] insufficient RAM, will suspend` (8.2): why the next
+    /// job using too much memory, will preempt by quit` (7.0–8.2.15) and
+    /// `[mem_usage] insufficient RAM, will suspend` (after 8.2.15): why the next
     /// preemption removes (or suspends) a task.
     MemUsagePreempt = "mem_usage_preempt" {
         /// The reason as printed, without `, will …`.
