@@ -42,7 +42,7 @@ use crate::policy::ltd::work_fetch::{WorkFetchOutcome, WorkRequest};
 use crate::policy::state::HostState;
 use crate::simulate::emulator_6_10::{build, log_runtimes, Emulator610, JobSizes};
 use crate::simulate::log_out_6_10::{
-    debt_lines, fetch_block_lines, job_name, job_project, project_name,
+    debt_lines, fetch_block_lines, job_name, job_project, project_name, rpc_line,
 };
 use crate::trace::{EventTime, LogEvent, Message, Trace};
 use compact_str::CompactString;
@@ -355,15 +355,8 @@ impl Printer {
 
     fn request(&mut self, state: &HostState, now: f64, project: usize, request: &WorkRequest) {
         let name = project_name(state, project);
-        self.open(now, DecisionKind::WorkRequest, Some(name.to_string()));
-        let req = request.get(0);
-        self.line(
-            None,
-            format!(
-                "RPC to {name}; asking for {:.6}/{:.2}<br>",
-                req.secs, req.instances
-            ),
-        );
+        self.open(now, DecisionKind::WorkRequest, Some(name));
+        self.line(None, rpc_line(state, project, request));
     }
 }
 

@@ -12,7 +12,7 @@ use crate::client_loop::{LoopEvent, LoopNote, LtdEvent, Observer, SimFor, TaskBe
 use crate::policy::ltd::cpu_sched::{EnforceOutcome, TaskChange};
 use crate::policy::ltd::debt::DebtUpdate;
 use crate::policy::ltd::rr_sim::{RrSimOutcome, SimEvent};
-use crate::policy::ltd::work_fetch::{WorkFetchOutcome, WorkFetchState};
+use crate::policy::ltd::work_fetch::{WorkFetchOutcome, WorkFetchState, WorkRequest};
 use crate::policy::ltd::{work_buf_total, DurEstimate};
 use crate::policy::state::{HostState, JobIdx, ProjectIdx, SchedulerState, TaskState};
 use std::collections::BTreeMap;
@@ -142,6 +142,17 @@ pub fn debt_lines(state: &HostState, update: &DebtUpdate) -> Vec<(bool, Line)> {
         }
     }
     out
+}
+
+/// The emulator's `RPC to P; asking for SECS/INST<br>` line (simulate_rpc).
+pub fn rpc_line(state: &HostState, project: ProjectIdx, request: &WorkRequest) -> String {
+    let req = request.get(0);
+    format!(
+        "RPC to {}; asking for {:.6}/{:.2}<br>",
+        project_name(state, project),
+        req.secs,
+        req.instances
+    )
 }
 
 /// A work-fetch state block's lines between its start and end markers:
@@ -489,14 +500,7 @@ impl<W: Write> LogWriter610<W> {
             LtdEvent::Enforced { outcome, before } => self.enforced(now, state, outcome, before),
             LtdEvent::WorkFetch(outcome) => self.work_fetch(now, state, outcome),
             LtdEvent::Request { project, request } => {
-                let req = request.get(0);
-                let text = format!(
-                    "RPC to {}; asking for {:.6}/{:.2}<br>",
-                    project_name(state, project),
-                    req.secs,
-                    req.instances
-                );
-                self.line(now, None, &text);
+                self.line(now, None, &rpc_line(state, project, request));
             }
             LtdEvent::Dcf { project, update } => {
                 if self.flags.dcf_debug {
