@@ -152,6 +152,14 @@ pub fn compare_point(
         location: loc.clone(),
     };
     let mut divergences = Vec::new();
+    // The log ends inside this point's pass: the recorded side is only its
+    // start, so there is nothing whole to compare with.
+    let cut = Replayed::NotReplayed(
+        "the log ends inside this pass (a truncated or still-growing file): only its start \
+         is recorded"
+            .to_string(),
+    );
+    let replayed = if point.cut_after { &cut } else { replayed };
     let replayed_line = match replayed {
         // Not recomputed: not checked, never a divergence.
         Replayed::NotReplayed(why) => format!("(not checked: {why})"),

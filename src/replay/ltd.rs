@@ -492,6 +492,17 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
         .find_map(|e| event_seconds(&e.time))
         .unwrap_or(start);
     let end = start + duration.min(last - start);
+    // A log that stops before the run's end, and not on the `did no action`
+    // that closes every step of the 6.10 emulator, was cut inside its last
+    // time step: that step's decisions are shown only in part.
+    let whole_steps = trace
+        .events
+        .last()
+        .is_some_and(|e| matches!(e.message, Message::EmuDidNoAction));
+    let cut_from = (last + 0.5 < start + duration && !whole_steps).then_some(last);
+    let cut = |time: f64| cut_from.is_some_and(|from| time >= from - 0.5);
+    const CUT: &str = "(not checked: the log ends inside this time step (a truncated or \
+                       still-growing file): only its start is recorded)";
     let options = LoopOptions {
         delta,
         duration: (end - start).max(0.0),
@@ -546,7 +557,9 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
         *n += 1;
         let location = trace.events.get(rec.event_idx).map(|e| e.location.clone());
         let recorded_text = render(&rec.items, &[]);
+        let checked = !cut(rec.time);
         let (replayed_text, diff) = match rep {
+            _ if !checked => (CUT.to_string(), None),
             Some(rep) => (
                 render(&rep.items, &rep.text),
                 first_difference(&rec.items, &rep.items, tol).map(|i| {
@@ -594,21 +607,21 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
             kind: rec.kind,
             project: rec.project.clone(),
             resource: Some("CPU".into()),
-            recorded: if n_div == 0 {
+            recorded: if n_div == 0 && checked {
                 replayed_text.clone()
             } else {
                 recorded_text
             },
             replayed: replayed_text,
             n_divergences: n_div,
-            checked: true,
+            checked,
             location,
         });
     }
     // Replayed decisions the log does not have.
     for (key, list) in &by_key {
         let n = used.get(key).copied().unwrap_or(0);
-        for rep in list.iter().skip(n) {
+        for rep in list.iter().skip(n).filter(|rep| !cut(rep.time)) {
             let replayed_text = render(&rep.items, &rep.text);
             divergences.push(Divergence {
                 time: rep.time,
@@ -648,6 +661,14 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
         unchecked.push(Unchecked {
             what: "the decisions after the replay stopped".into(),
             why,
+        });
+    }
+    if let Some(from) = cut_from {
+        unchecked.push(Unchecked {
+            what: format!("the decisions of the last time step ({})", label(from)),
+            why: "the log ends inside this time step (a truncated or still-growing file) \
+                  before the run's duration: only its start is recorded"
+                .into(),
         });
     }
     if !coarse.is_empty() {

@@ -51,6 +51,10 @@ pub struct RecordedPoint {
     /// The log starts inside this decision's lines (a fragment): what it
     /// shows is only the end of the decision.
     pub cut_before: bool,
+    /// The log ends inside the pass this decision belongs to (a truncated
+    /// file, a copy taken while the client ran): what it shows is only the
+    /// start of the pass.
+    pub cut_after: bool,
 }
 
 impl RecordedPoint {
@@ -133,6 +137,10 @@ struct Extractor<'a> {
     orphan_choice: bool,
     /// An enforcement pass was opened (or one cut at the log's start recorded).
     seen_enforcement: bool,
+    /// An enforcement pass printed its end line (not every release does).
+    seen_enforcement_end: bool,
+    /// A simulation printed its end line (7.20 on).
+    seen_rr_sim_end: bool,
     /// Index of the last fetch-state point (open or closed).
     last_dump: Option<usize>,
     /// Lines since the last dump that show inputs the block does not print.
@@ -182,6 +190,8 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         seen_dump: false,
         orphan_choice: false,
         seen_enforcement: false,
+        seen_enforcement_end: false,
+        seen_rr_sim_end: false,
         last_dump: None,
         unmodelled: Vec::new(),
         pending_mc: Vec::new(),
@@ -192,7 +202,15 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         extractor.step(idx);
     }
     // The log ends inside a pass.
+    let open_choice = extractor.choice;
     extractor.close_choice();
+    extractor.mark_cut_at_end();
+    // A choice the log ends before saying is cut too.
+    if let Some(point) = open_choice.and_then(|idx| extractor.points.get_mut(idx)) {
+        if point.decision == Decision::Choice(Some(UNRESOLVED.into())) {
+            point.cut_after = true;
+        }
+    }
     extractor.points
 }
 
@@ -227,6 +245,7 @@ impl Extractor<'_> {
                 && self.report_rpc,
             before_fetch: false,
             cut_before: false,
+            cut_after: false,
             decision,
         });
         self.points.len() - 1
@@ -252,6 +271,36 @@ impl Extractor<'_> {
                         point.decision = Decision::Choice(Some(UNRESOLVED.into()));
                     }
                 }
+            }
+        }
+    }
+
+    /// At the end of the log: the decisions still open were cut by the end
+    /// of the file — a run list not yet followed by enforcement, an
+    /// enforcement or a simulation (where this release prints their end
+    /// lines), a state dump, a `[prio]` or REC group the file ends inside. Points
+    /// closed before the end stay whole, even inside a cut pass.
+    fn mark_cut_at_end(&mut self) {
+        let enforcement = self.enforcement.filter(|_| self.seen_enforcement_end);
+        // A run list stays "open" until the next pass in some releases'
+        // wording; it is cut only when no enforcement began after it.
+        let last_enforcement = self
+            .points
+            .iter()
+            .rposition(|p| matches!(p.decision, Decision::Enforcement(_)));
+        let run_list = self
+            .run_list
+            .filter(|&list| last_enforcement.is_none_or(|e| e < list));
+        let rr_sim = self
+            .rr_sim
+            .filter(|_| self.rr_sim_open && self.seen_rr_sim_end);
+        let group = self.group.filter(|_| self.open != Open::None);
+        for idx in [run_list, enforcement, self.dump, rr_sim, group]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(point) = self.points.get_mut(idx) {
+                point.cut_after = true;
             }
         }
     }
@@ -590,7 +639,10 @@ impl Extractor<'_> {
                     finishes.push((job.to_string(), *t));
                 }
             }
-            Message::RrSimEnd => self.rr_sim_open = false,
+            Message::RrSimEnd => {
+                self.rr_sim_open = false;
+                self.seen_rr_sim_end = true;
+            }
             // make_run_list() prints the deadline misses again when it
             // reuses the instant's simulation (print_deadline_misses() in
             // client/cpu_sched.cpp runs after every rr_simulation() call):
@@ -628,7 +680,10 @@ impl Extractor<'_> {
                 self.seen_enforcement = true;
                 self.enforcement = Some(self.push(idx, Decision::Enforcement(Vec::new()), None));
             }
-            Message::EnforceRunListEnd => self.enforcement = None,
+            Message::EnforceRunListEnd => {
+                self.enforcement = None;
+                self.seen_enforcement_end = true;
+            }
             // 6.6–7.2: `schedule_cpus(): start`, one `scheduling JOB (KIND)`
             // line per pick, then `enforce_schedule(): start` … `end`. The
             // picks become run-list entries: the resource is only told as
@@ -666,7 +721,10 @@ impl Extractor<'_> {
                 self.run_list = None;
                 self.enforcement = Some(self.push(idx, Decision::Enforcement(Vec::new()), None));
             }
-            Message::EnforceScheduleEnd => self.enforcement = None,
+            Message::EnforceScheduleEnd => {
+                self.enforcement = None;
+                self.seen_enforcement_end = true;
+            }
             Message::Scheduling { job, .. } => self.action(idx, format!("schedule {job}")),
             Message::Preempting { job, mode } => {
                 let how = match mode {
