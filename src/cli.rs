@@ -438,6 +438,10 @@ pub enum AuditFormat {
     Csv,
     /// One row per decision point (binary; never written to a terminal).
     Parquet,
+    /// One self-contained HTML page: summary, jobs per CPU/GPU instance over time (recorded and replayed), work-fetch, RPC and divergence markers, REC charts, divergence table.
+    Html,
+    /// Chrome trace-event JSON (opens in Perfetto or chrome://tracing): a track per instance, instants for fetches, RPCs, divergences.
+    ChromeTrace,
 }
 
 /// When to colour text output.
@@ -455,8 +459,23 @@ pub enum ColorChoice {
 #[derive(Debug, clap::Args)]
 pub struct AuditArgs {
     /// The recorded trace: a folder or files (`.gz` is read transparently).
-    #[arg(required = true, value_name = "TRACE")]
+    #[arg(required_unless_present = "fleet", value_name = "TRACE")]
     pub paths: Vec<PathBuf>,
+    /// Audit many bundles at once: a folder whose entries are bundles (data
+    /// directories, emulator folders, logs, .tar.gz/.tgz/.tar/.zip archives)
+    /// or a text file listing one per line. Writes one Parquet table
+    /// (--output FILE.parquet; one row per decision point, with bundle, host,
+    /// client_version, policy, release and error columns) and prints a
+    /// summary; a bundle that fails is a row with its error, never an abort.
+    #[arg(long, value_name = "LIST_OR_DIR", conflicts_with_all = ["paths", "html"])]
+    pub fleet: Option<PathBuf>,
+    /// With --fleet: bundles audited at once (default: all cores).
+    #[arg(long, value_name = "N", requires = "fleet")]
+    pub jobs: Option<usize>,
+    /// With --fleet: audit only part I of N of the sorted list (every N-th
+    /// bundle from the I-th), for the N tasks of a batch job array.
+    #[arg(long, value_name = "I/N", requires = "fleet")]
+    pub shard: Option<String>,
     /// Policy to replay: auto (the rules of the release that wrote the trace),
     /// current, a release X.Y.Z of 7.3 or later (today's rules with the later
     /// changes undone; see `policy profiles`), 7.2.42, 6.10.60 (ltd-6.6) or
@@ -482,6 +501,9 @@ pub struct AuditArgs {
     /// Write the output to FILE instead of standard output (`-` = standard output).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write the HTML page to FILE, beside the output of --format.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Relative tolerance for numeric comparisons (after formatting as the log prints).
     #[arg(long, default_value_t = 1e-6, value_name = "REL")]
     pub tolerance: f64,

@@ -211,6 +211,157 @@ pub struct DivergenceReport {
     /// the audit went on with the rest; the exit status is 2.
     #[serde(default)]
     pub input_errors: Vec<String>,
+    /// The host beside the decisions (resources, jobs' projects, RPCs,
+    /// recorded REC), for the reporters that draw a timeline.
+    #[serde(default)]
+    pub activity: HostActivity,
+    /// The log lines around each divergence, index for index with
+    /// `divergences` (the first [`MAX_CONTEXTS`] of them; empty where the
+    /// trace has no log lines to show).
+    #[serde(default)]
+    pub contexts: Vec<Vec<String>>,
+}
+
+/// One bundle of a fleet audit (`audit --fleet`): where it came from,
+/// which host and client wrote it, and its report or why it has none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BundleReport {
+    /// The bundle as listed (a folder, a file, an archive).
+    pub bundle: String,
+    /// The host's name (client_state.xml's `domain_name`), when known.
+    pub host: Option<String>,
+    /// The client version the trace states, when it does.
+    pub client_version: Option<String>,
+    /// The audit, or why the bundle could not be audited.
+    pub outcome: Result<DivergenceReport, String>,
+}
+
+/// Divergences that get their log lines in [`DivergenceReport::contexts`].
+pub const MAX_CONTEXTS: usize = 2000;
+
+/// What a reporter needs to draw the host beside its decisions, all of it
+/// as recorded: the processing resources, the project of each job, the
+/// scheduler RPCs and each project's REC and priority over time. Filled by
+/// the replay from the trace; a part the trace does not show stays empty.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostActivity {
+    /// Each processing resource with its instance count, CPU first; empty
+    /// when the trace does not say (a fragment).
+    pub resources: Vec<ResourceInstances>,
+    /// The project of each job the trace names with its project.
+    pub job_projects: BTreeMap<String, String>,
+    /// Scheduler RPCs, in trace order.
+    pub rpcs: Vec<RpcMark>,
+    /// REC and scheduling priority per project, in trace order.
+    pub rec: Vec<RecSample>,
+}
+
+/// One processing resource of the host.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResourceInstances {
+    /// The resource's type name as enforcement names it (`CPU`, `NVIDIA`,
+    /// `ATI`, `intel_gpu`, …).
+    pub name: String,
+    /// Its instances (CPUs, GPUs).
+    pub instances: usize,
+}
+
+/// One scheduler RPC.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RpcMark {
+    /// Seconds on the trace's time base.
+    pub time: f64,
+    /// The time as the log printed it.
+    pub time_label: String,
+    /// The project contacted.
+    pub project: String,
+    /// What was asked, as the log shows it (empty when not shown).
+    pub request: String,
+    /// Jobs received, when the log says.
+    pub received: Option<u32>,
+}
+
+/// A project's REC or priority at one moment, as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecSample {
+    /// Seconds on the trace's time base.
+    pub time: f64,
+    /// The project.
+    pub project: String,
+    /// Its recent estimated credit.
+    pub rec: Option<f64>,
+    /// Its scheduling priority.
+    pub prio: Option<f64>,
+}
+
+/// One step of an enforcement decision, read from its canonical text
+/// (`actions=assign J NVIDIA 0,schedule J,starting J,preempt K (left)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EnforceStep<'a> {
+    /// The job is given instance `instance` of the resource `rsc`.
+    Assign {
+        /// The job.
+        job: &'a str,
+        /// The resource's type name.
+        rsc: &'a str,
+        /// The instance.
+        instance: u32,
+    },
+    /// The job runs after this pass (running already or started).
+    Schedule(&'a str),
+    /// The job's task is started or resumed.
+    Start(&'a str),
+    /// The job's task is preempted.
+    Preempt(&'a str),
+}
+
+/// The steps of an enforcement decision from its canonical text; `None`
+/// when the text is not one (a decision not replayed: `(not checked: …)`).
+/// Steps of a shape this version does not know are skipped.
+pub fn enforcement_steps(text: &str) -> Option<Vec<EnforceStep<'_>>> {
+    let actions = text.strip_prefix("actions=")?;
+    let steps = actions
+        .split(',')
+        .filter_map(|action| {
+            let (verb, rest) = action.split_once(' ')?;
+            let job = rest.split(' ').next().unwrap_or(rest);
+            match verb {
+                "assign" => {
+                    let mut words = rest.rsplitn(3, ' ');
+                    let instance = words.next()?.parse().ok()?;
+                    let rsc = words.next()?;
+                    let job = words.next()?;
+                    Some(EnforceStep::Assign { job, rsc, instance })
+                }
+                "schedule" => Some(EnforceStep::Schedule(job)),
+                "starting" | "resuming" | "restarting" => Some(EnforceStep::Start(job)),
+                "preempt" => Some(EnforceStep::Preempt(job)),
+                _ => None,
+            }
+        })
+        .collect();
+    Some(steps)
+}
+
+/// The resource of each job of a run-list decision's canonical text
+/// (`order=A,B A/rsc=NVIDIA GPU A/edf=FIFO … B/rsc=CPU …`), in list order;
+/// empty when the text is not one.
+pub fn run_list_resources(text: &str) -> Vec<(&str, &str)> {
+    let Some(rest) = text.strip_prefix("order=") else {
+        return Vec::new();
+    };
+    let order = rest.split(' ').next().unwrap_or_default();
+    order
+        .split(',')
+        .filter(|job| !job.is_empty())
+        .filter_map(|job| {
+            let key = format!(" {job}/rsc=");
+            let start = rest.find(&key)? + key.len();
+            let tail = &rest[start..];
+            let end = tail.find(&format!(" {job}/")).unwrap_or(tail.len());
+            Some((job, &tail[..end]))
+        })
+        .collect()
 }
 
 impl DivergenceReport {
@@ -270,6 +421,40 @@ mod tests {
             checked: true,
             location: None,
         }
+    }
+
+    #[test]
+    fn enforcement_text_reads_back() {
+        let steps = enforcement_steps(
+            "actions=assign A_0 NVIDIA 0,schedule A_0,starting A_0,preempt B_1 (left),resuming C",
+        );
+        assert_eq!(
+            steps,
+            Some(vec![
+                EnforceStep::Assign {
+                    job: "A_0",
+                    rsc: "NVIDIA",
+                    instance: 0
+                },
+                EnforceStep::Schedule("A_0"),
+                EnforceStep::Start("A_0"),
+                EnforceStep::Preempt("B_1"),
+                EnforceStep::Start("C"),
+            ])
+        );
+        assert_eq!(enforcement_steps("actions="), Some(Vec::new()));
+        assert_eq!(enforcement_steps("(not checked: no state)"), None);
+    }
+
+    #[test]
+    fn run_list_text_reads_back() {
+        let text = "order=A_0,B_0 A_0/rsc=NVIDIA GPU A_0/edf=FIFO A_0/prio=-2.000000 \
+                    B_0/rsc=CPU B_0/edf=EDF B_0/prio=-0.000000";
+        assert_eq!(
+            run_list_resources(text),
+            vec![("A_0", "NVIDIA GPU"), ("B_0", "CPU")]
+        );
+        assert!(run_list_resources("(not checked: x)").is_empty());
     }
 
     #[test]

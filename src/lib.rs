@@ -20,6 +20,7 @@ pub mod audit;
 pub mod client_loop;
 pub mod compare;
 pub mod divergence;
+pub mod fleet;
 pub mod golden;
 pub mod golden_suite;
 pub mod lab;

@@ -14,13 +14,14 @@ use boinc_audit::report::{render_with, Format, RenderOptions};
 use std::io::{self, IsTerminal, Write};
 
 pub fn run_audit(args: &AuditArgs) -> Result<u8> {
-    let params = params_from_overrides(&args.set)?;
     let format = match args.format {
         AuditFormat::Table => Format::Table,
         AuditFormat::Diff => Format::Diff,
         AuditFormat::Json => Format::Json,
         AuditFormat::Csv => Format::Csv,
         AuditFormat::Parquet => Format::Parquet,
+        AuditFormat::Html => Format::Html,
+        AuditFormat::ChromeTrace => Format::ChromeTrace,
     };
     let to_terminal = match args.output.as_deref() {
         Some(path) if path.as_os_str() != "-" => false,
@@ -28,6 +29,10 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
     };
     if format.is_binary() && to_terminal {
         anyhow::bail!("refusing to write parquet to a terminal; use --output FILE or redirect standard output");
+    }
+    if let Some(list) = &args.fleet {
+        let options = audit_options(args)?;
+        return super::fleet::run_fleet(list, args, &options);
     }
     let mut progress = Progress::on_stderr();
     let parsed =
@@ -44,21 +49,7 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         eprintln!("{error}");
     }
     let trace_name = trace_name(&args.paths);
-    let options = AuditOptions {
-        params,
-        tolerance: args.tolerance,
-        policy: (args.policy != "auto").then(|| args.policy.clone()),
-        client_version: args
-            .client_version
-            .as_deref()
-            .map(|v| {
-                v.parse()
-                    .map_err(|e: String| anyhow::anyhow!("--client-version {e}"))
-            })
-            .transpose()?,
-        since_changed: args.since_changed,
-        user_set: boinc_audit::policy::Params::assignment_keys(&args.set),
-    };
+    let options = audit_options(args)?;
     progress.phase(&format!(
         "replaying the policy over {} events",
         parsed.value.events.len()
@@ -80,6 +71,15 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         ColorChoice::Never => false,
         ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
     };
+    if let Some(path) = &args.html {
+        let mut file = std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
+        render_with(&report, Format::Html, &RenderOptions::default(), &mut file)
+            .and_then(|()| file.flush().map_err(Into::into))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     let mut out = open_output(args.output.as_deref())?;
     match render_with(&report, format, &RenderOptions { color }, &mut out) {
         Err(err) if err.is_broken_pipe() => return Ok(EXIT_OK),
@@ -92,5 +92,24 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         EXIT_OK
     } else {
         EXIT_DIVERGED
+    })
+}
+
+/// The audit's options from the command line.
+fn audit_options(args: &AuditArgs) -> Result<AuditOptions> {
+    Ok(AuditOptions {
+        params: params_from_overrides(&args.set)?,
+        tolerance: args.tolerance,
+        policy: (args.policy != "auto").then(|| args.policy.clone()),
+        client_version: args
+            .client_version
+            .as_deref()
+            .map(|v| {
+                v.parse()
+                    .map_err(|e: String| anyhow::anyhow!("--client-version {e}"))
+            })
+            .transpose()?,
+        since_changed: args.since_changed,
+        user_set: boinc_audit::policy::Params::assignment_keys(&args.set),
     })
 }

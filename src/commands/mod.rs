@@ -5,6 +5,7 @@ pub mod audit;
 pub mod bench;
 pub mod compare;
 pub mod explain;
+pub mod fleet;
 pub mod golden;
 pub mod lab;
 pub mod parse;

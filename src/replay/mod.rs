@@ -73,6 +73,7 @@
 //! anchored replay needs the emulator's time step and availability; a bare
 //! client log is checked in self-consistency mode.
 
+pub mod activity;
 pub mod build;
 pub mod compare;
 pub mod decision;
@@ -86,12 +87,14 @@ pub mod selfcheck;
 pub mod world;
 
 use crate::client_loop::{ClientLoop, LoopOptions, Profile};
-use crate::divergence::{DecisionKind, DivergenceReport, SinceChanged, Unchecked};
+use crate::divergence::{
+    DecisionKind, Divergence, DivergenceReport, SinceChanged, Unchecked, MAX_CONTEXTS,
+};
 use crate::policy::generation::Generation;
 use crate::policy::profile::{self, Release};
 use crate::policy::{Params, RuntimeModel};
 use crate::trace::{ClientVersion, Message, Trace};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Options of an audit.
 #[derive(Clone, Debug, PartialEq)]
@@ -388,6 +391,91 @@ pub fn audit_with_draws(
     options: &AuditOptions,
     generated: &[world::GeneratedJob],
 ) -> Result<DivergenceReport, ReplayError> {
+    let mut report = replay_and_compare(trace, trace_name, options, generated)?;
+    report.contexts = divergence_contexts(&report.divergences, CONTEXT_LINES);
+    Ok(report)
+}
+
+/// Log lines shown before and after each divergence's line.
+const CONTEXT_LINES: usize = 2;
+
+/// The log lines around each of the first [`MAX_CONTEXTS`] divergences
+/// (each file read once).
+fn divergence_contexts(divergences: &[Divergence], n: usize) -> Vec<Vec<String>> {
+    let wanted = &divergences[..divergences.len().min(MAX_CONTEXTS)];
+    let mut by_path: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for d in wanted {
+        if let Some(loc) = &d.location {
+            by_path
+                .entry(&loc.path)
+                .or_default()
+                .push(loc.line as usize);
+        }
+    }
+    let windows: HashMap<&str, HashMap<usize, Vec<String>>> = by_path
+        .into_iter()
+        .map(|(path, lines)| (path, line_windows(path, &lines, n)))
+        .collect();
+    wanted
+        .iter()
+        .map(|d| {
+            d.location
+                .as_ref()
+                .and_then(|loc| windows.get(&*loc.path)?.get(&(loc.line as usize)).cloned())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// For each of `lines` (1-based), the lines from `n` before to `n` after it
+/// in the file at `path` (read once; `.gz` decompressed); a file that
+/// cannot be read gives none.
+fn line_windows(path: &str, lines: &[usize], n: usize) -> HashMap<usize, Vec<String>> {
+    use std::io::{BufRead, BufReader, Read};
+    let mut out: HashMap<usize, Vec<String>> = HashMap::new();
+    let Ok(file) = std::fs::File::open(path) else {
+        return out;
+    };
+    let reader: Box<dyn Read> = if path.ends_with(".gz") {
+        Box::new(flate2::read::GzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
+    let last = lines.iter().max().copied().unwrap_or(0) + n;
+    let mut wanted: Vec<usize> = lines.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut first_open = 0;
+    let mut buf = Vec::new();
+    let mut reader = BufReader::new(reader);
+    for number in 1..=last {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let text = text.trim_end_matches(['\n', '\r']);
+        while first_open < wanted.len() && wanted[first_open] + n < number {
+            first_open += 1;
+        }
+        for &line in wanted[first_open..]
+            .iter()
+            .take_while(|&&l| l <= number + n)
+        {
+            out.entry(line).or_default().push(text.to_string());
+        }
+    }
+    out
+}
+
+/// [`audit_with_draws`] without the log lines around the divergences.
+fn replay_and_compare(
+    trace: &Trace,
+    trace_name: &str,
+    options: &AuditOptions,
+    generated: &[world::GeneratedJob],
+) -> Result<DivergenceReport, ReplayError> {
     if !(options.tolerance.is_finite() && options.tolerance >= 0.0) {
         return Err(ReplayError::BadTolerance(options.tolerance));
     }
@@ -404,6 +492,7 @@ pub fn audit_with_draws(
         ..DivergenceReport::default()
     };
     let mut points = recorded::extract(&trace.events);
+    report.activity = activity::host_activity(&trace.events, &points, None);
     let recorded_kinds: std::collections::BTreeSet<DecisionKind> =
         points.iter().map(|p| p.kind()).collect();
     let mut unchecked = Vec::new();
@@ -494,6 +583,7 @@ pub fn audit_with_draws(
                     why: "dropped at start-up: no app with a usable app version".into(),
                 });
             }
+            report.activity.resources = activity::host_resources(&state);
             Some(state)
         }
         Err(ReplayError::MissingState(why)) => {
@@ -631,6 +721,19 @@ pub fn audit_with_draws(
     };
     report.points = results;
     report.divergences = divergences;
+    let cut: Vec<&recorded::RecordedPoint> = points.iter().filter(|p| p.cut_after).collect();
+    if let Some(first) = cut.first() {
+        unchecked.push(Unchecked {
+            what: format!(
+                "{} decision point(s) from {} on",
+                cut.len(),
+                first.time_label
+            ),
+            why: "the log ends inside this pass (a truncated or still-growing file): only its \
+                  start is recorded"
+                .into(),
+        });
+    }
     for (kind, (count, why)) in not_replayed {
         unchecked.push(Unchecked {
             what: format!("{count} {kind} decision(s) not checked"),

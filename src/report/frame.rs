@@ -18,13 +18,21 @@
 //! | `path`          | string, null  | the input holding the recorded decision        |
 //! | `line`          | u32, null     | its 1-based line (null when unknown)           |
 //!
-//! Architecture Invariant: report consumes DivergenceReport and nothing else.
-//! This is the only module that uses polars; its errors leave it as text.
+//! A fleet audit ([`FleetWriter`], `audit --fleet`) writes one Parquet table
+//! for all its bundles: the columns above preceded by `bundle`, `host`,
+//! `client_version`, `policy`, `release` and `error` (string, null), one
+//! row per decision point (none for a bundle with none), and one row with
+//! only the bundle's columns and `error` for a bundle that could not be
+//! audited.
+//!
+//! Architecture Invariant: report consumes DivergenceReport (and a fleet's
+//! BundleReports) and nothing else. This is the only module that uses polars; its errors leave it as text.
 //! The frame is encoded in memory and then written, so a failing output is an
 //! I/O error like in every other renderer.
 
-use crate::divergence::DivergenceReport;
+use crate::divergence::{BundleReport, DecisionPoint, DivergenceReport};
 use crate::report::ReportError;
+use polars::io::parquet::write::BatchedWriter;
 use polars::prelude::{
     Column, CsvWriter, DataFrame, NamedFrom, ParquetCompression, ParquetWriter, PolarsError,
     SerWriter, Series,
@@ -33,7 +41,11 @@ use std::io::Write;
 
 /// The decision points of `report` as a polars frame (columns as in the module docs).
 fn decision_frame(report: &DivergenceReport) -> Result<DataFrame, PolarsError> {
-    let points = &report.points;
+    DataFrame::new(report.points.len(), decision_columns(&report.points))
+}
+
+/// The columns of `points` (as in the module docs).
+fn decision_columns(points: &[DecisionPoint]) -> Vec<Column> {
     let strings = |pick: fn(&crate::divergence::DecisionPoint) -> &str| {
         points.iter().map(pick).collect::<Vec<&str>>()
     };
@@ -83,7 +95,91 @@ fn decision_frame(report: &DivergenceReport) -> Result<DataFrame, PolarsError> {
         .into(),
         Series::new("line".into(), lines).into(),
     ];
-    DataFrame::new(points.len(), columns)
+    columns
+}
+
+/// The rows of one fleet bundle: its columns, then its decision points'.
+fn bundle_frame(bundle: &BundleReport) -> Result<DataFrame, PolarsError> {
+    let (points, error, policy, release) = match &bundle.outcome {
+        Ok(report) => (
+            report.points.as_slice(),
+            None,
+            Some(report.policy.as_str()),
+            report.release.as_deref(),
+        ),
+        Err(error) => (&[][..], Some(error.as_str()), None, None),
+    };
+    // A bundle that could not be audited is one row (its error); one that
+    // was audited has a row per decision point, none when it had none.
+    let height = if error.is_some() { 1 } else { points.len() };
+    fn repeat(value: Option<&str>, height: usize) -> Vec<Option<&str>> {
+        vec![value; height]
+    }
+    let mut columns: Vec<Column> = vec![
+        Series::new("bundle".into(), repeat(Some(&bundle.bundle), height)).into(),
+        Series::new("host".into(), repeat(bundle.host.as_deref(), height)).into(),
+        Series::new(
+            "client_version".into(),
+            repeat(bundle.client_version.as_deref(), height),
+        )
+        .into(),
+        Series::new("policy".into(), repeat(policy, height)).into(),
+        Series::new("release".into(), repeat(release, height)).into(),
+        Series::new("error".into(), repeat(error, height)).into(),
+    ];
+    if error.is_some() {
+        columns.extend(
+            decision_columns(&[])
+                .iter()
+                .map(|c| Column::full_null(c.name().clone(), 1, c.dtype())),
+        );
+    } else {
+        columns.extend(decision_columns(points));
+    }
+    let mut frame = DataFrame::new(height, columns)?;
+    frame.align_chunks_par();
+    Ok(frame)
+}
+
+/// One Parquet table for a whole fleet audit, written bundle by bundle
+/// (one row group each): memory holds one bundle's rows, not the fleet's.
+pub struct FleetWriter<W: Write> {
+    writer: BatchedWriter<W>,
+    rows: u64,
+}
+
+impl<W: Write> FleetWriter<W> {
+    /// A table on `out` (zstd-compressed), with the columns of the module docs.
+    pub fn new(out: W) -> Result<Self, ReportError> {
+        let empty = bundle_frame(&BundleReport {
+            bundle: String::new(),
+            host: None,
+            client_version: None,
+            outcome: Err(String::new()),
+        })
+        .map_err(frame_error("parquet"))?;
+        let writer = ParquetWriter::new(out)
+            .with_compression(ParquetCompression::Zstd(None))
+            .batched(empty.schema())
+            .map_err(frame_error("parquet"))?;
+        Ok(FleetWriter { writer, rows: 0 })
+    }
+
+    /// Appends the rows of `bundle`; returns how many.
+    pub fn write_bundle(&mut self, bundle: &BundleReport) -> Result<usize, ReportError> {
+        let frame = bundle_frame(bundle).map_err(frame_error("parquet"))?;
+        self.writer
+            .write_batch(&frame)
+            .map_err(frame_error("parquet"))?;
+        self.rows += frame.height() as u64;
+        Ok(frame.height())
+    }
+
+    /// Closes the table; returns the rows written.
+    pub fn finish(self) -> Result<u64, ReportError> {
+        self.writer.finish().map_err(frame_error("parquet"))?;
+        Ok(self.rows)
+    }
 }
 
 fn frame_error(format: &'static str) -> impl Fn(PolarsError) -> ReportError {
@@ -195,6 +291,65 @@ mod tests {
         assert_eq!(value("agrees", 0), AnyValue::Boolean(true));
         assert_eq!(value("n_divergences", 1), AnyValue::UInt64(2));
         assert_eq!(value("line", 1), AnyValue::UInt32(12));
+    }
+
+    #[test]
+    fn fleet_table_has_a_row_per_point_and_per_failed_bundle() {
+        let report = sample_report();
+        let bundles = [
+            BundleReport {
+                bundle: "a".into(),
+                host: Some("host-a".into()),
+                client_version: Some("7.20.5".into()),
+                outcome: Ok(report.clone()),
+            },
+            BundleReport {
+                bundle: "broken.tar.gz".into(),
+                host: None,
+                client_version: None,
+                outcome: Err("cannot unpack: unexpected end of file".into()),
+            },
+        ];
+        let mut out = Vec::new();
+        let mut writer = FleetWriter::new(&mut out).unwrap();
+        let rows: usize = bundles
+            .iter()
+            .map(|b| writer.write_bundle(b).unwrap())
+            .sum();
+        assert_eq!(writer.finish().unwrap(), rows as u64);
+        let frame = ParquetReader::new(Cursor::new(out)).finish().unwrap();
+        assert_eq!(frame.height(), report.points.len() + 1);
+        let names: Vec<&str> = frame
+            .get_column_names()
+            .into_iter()
+            .map(|name| name.as_str())
+            .collect();
+        let mut expected = vec![
+            "bundle",
+            "host",
+            "client_version",
+            "policy",
+            "release",
+            "error",
+        ];
+        expected.extend(COLUMNS);
+        assert_eq!(names, expected);
+        let value =
+            |name: &str, row: usize| frame.column(name).unwrap().get(row).unwrap().into_static();
+        let last = frame.height() - 1;
+        assert_eq!(
+            value("bundle", last),
+            AnyValue::StringOwned("broken.tar.gz".into())
+        );
+        assert_eq!(
+            value("error", last),
+            AnyValue::StringOwned("cannot unpack: unexpected end of file".into())
+        );
+        assert_eq!(value("time", last), AnyValue::Null);
+        assert_eq!(value("host", 0), AnyValue::StringOwned("host-a".into()));
+        assert_eq!(value("policy", 0), AnyValue::StringOwned("current".into()));
+        assert_eq!(value("error", 0), AnyValue::Null);
+        assert_eq!(value("time", 1), AnyValue::Float64(3660.0));
     }
 
     #[test]

@@ -16,11 +16,15 @@
 //! serde_json are used here (similar also in `golden`); polars only in
 //! `frame.rs`.
 
+pub mod chrome_trace;
 pub mod compare;
 pub mod diff;
+pub mod fleet;
 #[cfg(feature = "frame")]
 pub mod frame;
+pub mod html;
 pub mod json;
+pub mod lanes;
 pub mod params;
 pub mod parse_summary;
 pub mod table;
@@ -46,16 +50,23 @@ pub enum Format {
     /// One Parquet row per decision point (binary: the caller refuses to
     /// write it to a terminal).
     Parquet,
+    /// One self-contained HTML page: summary, per-instance timeline,
+    /// REC charts, divergence table (see [`html`]).
+    Html,
+    /// The Chrome trace-event JSON that Perfetto opens (see [`chrome_trace`]).
+    ChromeTrace,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 7] = [
         Format::Table,
         Format::Diff,
         Format::Json,
         Format::Csv,
         Format::Parquet,
+        Format::Html,
+        Format::ChromeTrace,
     ];
 
     /// The name used on the command line.
@@ -66,6 +77,8 @@ impl Format {
             Format::Json => "json",
             Format::Csv => "csv",
             Format::Parquet => "parquet",
+            Format::Html => "html",
+            Format::ChromeTrace => "chrome-trace",
         }
     }
 
@@ -128,7 +141,9 @@ pub enum ReportError {
         message: String,
     },
     /// A format name that is not one of table, diff, json, csv, parquet.
-    #[error("unknown report format \"{name}\", expected one of table, diff, json, csv, parquet")]
+    #[error(
+        "unknown report format \"{name}\", expected one of table, diff, json, csv, parquet, html, chrome-trace"
+    )]
     UnknownFormat {
         /// The name given.
         name: String,
@@ -166,6 +181,8 @@ pub fn render_with(
         Format::Table => table::write_table(report, options.color, out)?,
         Format::Diff => diff::write_diff(report, options.color, out)?,
         Format::Json => json::write_json(report, out)?,
+        Format::Html => html::write_html(report, out)?,
+        Format::ChromeTrace => chrome_trace::write_chrome_trace(report, out)?,
         #[cfg(feature = "frame")]
         Format::Csv => frame::write_csv(report, out)?,
         #[cfg(feature = "frame")]
@@ -285,6 +302,8 @@ pub(crate) mod tests {
                 "01:01:00 [---] [work_fetch] choose_project: scanning".into(),
             ],
             input_errors: Vec::new(),
+            activity: Default::default(),
+            contexts: Vec::new(),
         }
     }
 
@@ -401,6 +420,8 @@ mod no_panic {
                         .collect(),
                     first_context,
                     input_errors: Vec::new(),
+                    activity: Default::default(),
+                    contexts: Vec::new(),
                 }
             })
     }
