@@ -206,6 +206,10 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Table)]
     pub format: SimulateFormat,
+    /// With a trace: also write the HTML page of the two replays (A's
+    /// decisions above each CPU/GPU lane, B's below, where they differ marked).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// How many changed decisions the table lists.
     #[arg(long, default_value_t = 40, value_name = "N")]
     pub limit: usize,
@@ -300,6 +304,11 @@ pub struct SimulateArgs {
     /// emulator's inputs: sim_log.txt.
     #[arg(long, value_name = "DIR", conflicts_with = "log_out")]
     pub outputs_dir: Option<PathBuf>,
+    /// Also write the HTML page of the run: the simulated host's jobs per
+    /// CPU/GPU instance over time (the emulator log the run writes, audited:
+    /// simulated above each lane, replayed below), its RPCs and REC.
+    #[arg(long, value_name = "FILE", conflicts_with = "log_out")]
+    pub html: Option<PathBuf>,
 }
 
 /// `golden` subcommands.

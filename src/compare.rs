@@ -98,6 +98,9 @@ pub struct ReplayComparison {
     pub changed: Vec<ChangedDecision>,
     /// How many decisions differ, by kind.
     pub changed_by_kind: BTreeMap<String, usize>,
+    /// A's and B's decisions as one report for the views ([`side_by_side`]).
+    #[serde(skip)]
+    pub side_by_side: DivergenceReport,
 }
 
 /// One number under both sides.
@@ -227,6 +230,7 @@ pub fn compare_replay(
         *changed_by_kind.entry(change.kind.clone()).or_default() += 1;
     }
     Ok(ReplayComparison {
+        side_by_side: side_by_side(&report_a, &report_b),
         changed_by_kind,
         trace: trace_name.to_string(),
         a: replay_side(&a.spec, &report_a),
@@ -247,6 +251,90 @@ fn replay_side(spec: &SideSpec, report: &DivergenceReport) -> ReplaySide {
     }
 }
 
+/// The k-th decision point of each (time, kind, project) of `points`,
+/// with its index: how two replays of one trace are aligned.
+type Key = (String, DecisionKind, Option<String>, usize);
+
+fn keyed(points: &[DecisionPoint]) -> BTreeMap<Key, (usize, &DecisionPoint)> {
+    let mut seen: BTreeMap<(String, DecisionKind, Option<String>), usize> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for (idx, point) in points.iter().enumerate() {
+        let base = (point.time_label.clone(), point.kind, point.project.clone());
+        let occurrence = seen.entry(base.clone()).or_default();
+        out.insert((base.0, base.1, base.2, *occurrence), (idx, point));
+        *occurrence += 1;
+    }
+    out
+}
+
+/// A's and B's replays of one trace as one report, for the views (the HTML
+/// page draws A's decisions above each lane and B's below): each point's
+/// `recorded` text is A's decision and `replayed` B's, and it differs when
+/// they do (a point only one side has differs too); the host's activity is
+/// A's (the same trace).
+pub fn side_by_side(a: &DivergenceReport, b: &DivergenceReport) -> DivergenceReport {
+    const NONE: &str = "(no such decision on this side)";
+    let map_b = keyed(&b.points);
+    let mut points = Vec::new();
+    let mut seen_b = std::collections::BTreeSet::new();
+    for (key, (_, pa)) in keyed(&a.points) {
+        let pb = map_b.get(&key).map(|(idx, pb)| {
+            seen_b.insert(*idx);
+            *pb
+        });
+        points.push(pair(pa, Some(&pa.replayed), pb.map(|p| &p.replayed), NONE));
+    }
+    for (idx, pb) in b.points.iter().enumerate() {
+        if !seen_b.contains(&idx) {
+            points.push(pair(pb, None, Some(&pb.replayed), NONE));
+        }
+    }
+    points.sort_by(|x, y| x.time.total_cmp(&y.time));
+    let divergences = points
+        .iter()
+        .filter(|p| p.n_divergences > 0)
+        .map(|p| crate::divergence::Divergence {
+            time: p.time,
+            time_label: p.time_label.clone(),
+            kind: p.kind,
+            project: p.project.clone(),
+            resource: p.resource.clone(),
+            job: None,
+            field: "decision".into(),
+            recorded: p.recorded.clone(),
+            replayed: p.replayed.clone(),
+            tolerance: None,
+            reason: "A and B decide differently".into(),
+            location: p.location.clone(),
+        })
+        .collect();
+    DivergenceReport {
+        trace: a.trace.clone(),
+        policy: format!("A: {} / B: {}", a.policy, b.policy),
+        policy_reason: format!("A: {} / B: {}", a.policy_reason, b.policy_reason),
+        points,
+        divergences,
+        activity: a.activity.clone(),
+        ..DivergenceReport::default()
+    }
+}
+
+/// One point of [`side_by_side`].
+fn pair(
+    point: &DecisionPoint,
+    a: Option<&String>,
+    b: Option<&String>,
+    none: &str,
+) -> DecisionPoint {
+    DecisionPoint {
+        recorded: a.map_or(none, String::as_str).to_string(),
+        replayed: b.map_or(none, String::as_str).to_string(),
+        n_divergences: usize::from(a != b),
+        checked: true,
+        ..point.clone()
+    }
+}
+
 /// Aligns the two sides' decision points — the recorded points are the same
 /// when both sides use the same generation, but two generations may extract
 /// different points — and returns how many were present on both sides and
@@ -254,18 +342,6 @@ fn replay_side(spec: &SideSpec, report: &DivergenceReport) -> ReplaySide {
 /// occurrence): the k-th point of a kind and project at one time on side A
 /// with the k-th on side B.
 fn changed_decisions(a: &[DecisionPoint], b: &[DecisionPoint]) -> (usize, Vec<ChangedDecision>) {
-    type Key = (String, DecisionKind, Option<String>, usize);
-    fn keyed(points: &[DecisionPoint]) -> BTreeMap<Key, (usize, &DecisionPoint)> {
-        let mut seen: BTreeMap<(String, DecisionKind, Option<String>), usize> = BTreeMap::new();
-        let mut out = BTreeMap::new();
-        for (idx, point) in points.iter().enumerate() {
-            let base = (point.time_label.clone(), point.kind, point.project.clone());
-            let occurrence = seen.entry(base.clone()).or_default();
-            out.insert((base.0, base.1, base.2, *occurrence), (idx, point));
-            *occurrence += 1;
-        }
-        out
-    }
     let (map_a, map_b) = (keyed(a), keyed(b));
     let mut compared = 0;
     // (time, position on its side, change): trace order when sorted.

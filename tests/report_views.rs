@@ -23,8 +23,11 @@ fn audit(trace: &Path, format: &str) -> (Option<i32>, String) {
 
 /// A copy of the seed trace whose first non-empty CPU request asks for one
 /// second more than the client asked (the line as printed, changed).
-fn tampered() -> (PathBuf, String) {
-    let dir = std::env::temp_dir().join(format!("boinc-audit-tampered-{}", std::process::id()));
+fn tampered(name: &str) -> (PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "boinc-audit-tampered-{name}-{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     for sub in ["inputs", "outputs"] {
         std::fs::create_dir_all(dir.join(sub)).expect("temp dir");
@@ -85,7 +88,7 @@ fn html_page_has_a_lane_per_instance_and_both_sides() {
 
 #[test]
 fn a_changed_request_is_a_marker_linked_to_its_row() {
-    let (dir, time) = tampered();
+    let (dir, time) = tampered("html");
     let (code, page) = audit(&dir, "html");
     assert_eq!(code, Some(1), "the changed request diverges");
     let markers = count(&page, "class=\"div-marker\" data-kind=\"work_request\"");
@@ -124,12 +127,76 @@ fn chrome_trace_follows_the_trace_event_format() {
     assert!(events
         .iter()
         .any(|e| e["ph"] == "i" && e["cat"] == "work_fetch"));
-    let (dir, _) = tampered();
+    let (dir, _) = tampered("chrome");
     let (_, text) = audit(&dir, "chrome-trace");
     let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let divergences = value["traceEvents"]
         .as_array()
         .map(|e| e.iter().filter(|e| e["cat"] == "divergence").count());
     assert!(divergences >= Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The lane labels of an HTML page.
+fn lanes_of(page: &str) -> Vec<String> {
+    page.split("<g class=\"lane\" data-lane=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn simulate_and_compare_draw_their_runs() {
+    let dir = std::env::temp_dir().join(format!("boinc-audit-views-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let sim = dir.join("sim.html");
+    let status = Command::new(env!("CARGO_BIN_EXE_boinc-audit"))
+        .args(["simulate", SEED, "--html"])
+        .arg(&sim)
+        .output()
+        .expect("run simulate");
+    assert_eq!(
+        status.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let page = std::fs::read_to_string(&sim).expect("simulate page");
+    assert_eq!(
+        lanes_of(&page),
+        ["CPU 0", "CPU 1", "CPU 2", "CPU 3", "NVIDIA 0"]
+    );
+    assert!(
+        count(&page, "class=\"bar recorded\"") > 0,
+        "the simulated jobs"
+    );
+    assert!(
+        page.contains("<title>simulated: "),
+        "bars named after the run"
+    );
+
+    let cmp = dir.join("cmp.html");
+    let status = Command::new(env!("CARGO_BIN_EXE_boinc-audit"))
+        .args([
+            "compare", SEED, "--policy", "current", "--policy", "7.16.21", "--html",
+        ])
+        .arg(&cmp)
+        .output()
+        .expect("run compare");
+    // 7.16.21 builds run lists differently (policy profiles): the sides differ.
+    assert_eq!(status.status.code(), Some(1));
+    let page = std::fs::read_to_string(&cmp).expect("compare page");
+    assert_eq!(
+        lanes_of(&page),
+        ["CPU 0", "CPU 1", "CPU 2", "CPU 3", "NVIDIA 0"]
+    );
+    let markers = count(&page, "class=\"div-marker\"");
+    let rows = count(&page, "<tr id=\"d");
+    assert!(
+        markers > 0 && markers == rows,
+        "{markers} markers, {rows} rows"
+    );
+    assert!(page.contains("<th>A</th><th>B</th>"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -28,6 +28,26 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         }
         _ => Comparison::Replay(Box::new(replay(args, &spec_a, &spec_b)?)),
     };
+    if let Some(path) = &args.html {
+        let Comparison::Replay(replay) = &comparison else {
+            anyhow::bail!(
+                "--html draws the two replays of a trace; for a scenario, write each side's \
+                 run with `simulate SCENARIO --policy P --html FILE`"
+            );
+        };
+        let sides = boinc_audit::report::html::Sides {
+            top: "A",
+            bottom: "B",
+            differ: "differ",
+        };
+        let mut file = std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
+        boinc_audit::report::html::write_html_with(&replay.side_by_side, sides, &mut file)
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     let mut out = open_output(None)?;
     match args.format {
         SimulateFormat::Json => write_json(&comparison, &mut out)?,

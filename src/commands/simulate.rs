@@ -84,14 +84,24 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(std::io::BufWriter::new(file))
     };
-    if args.log_out.is_some() || args.outputs_dir.is_some() {
+    // --html audits the emulator log the run writes: into --outputs-dir,
+    // or a temporary folder beside a copy of the scenario's inputs.
+    let html_dir = match &args.html {
+        Some(_) if args.outputs_dir.is_none() => Some(HtmlDir::new(&args.scenario)?),
+        _ => None,
+    };
+    let outputs_dir = args
+        .outputs_dir
+        .clone()
+        .or_else(|| html_dir.as_ref().map(|d| d.root.join("outputs")));
+    if args.log_out.is_some() || outputs_dir.is_some() {
         // Refuse before any file is created (an outputs/ folder may hold an
         // emulator's own files).
         simulate::log_out_supported(&args.scenario, &options)?;
     }
     let emulator_6_10 = options.policy == boinc_audit::policy::generation::Generation::Ltd66
         && simulate::emulator_6_10_inputs(&args.scenario).is_some();
-    let mut report = if let (Some(dir), true) = (&args.outputs_dir, emulator_6_10) {
+    let mut report = if let (Some(dir), true) = (&outputs_dir, emulator_6_10) {
         // The 6.10 emulator writes sim_log.txt (its other outputs are HTML
         // pages and a summary on standard output).
         std::fs::create_dir_all(dir).with_context(|| format!("--outputs-dir {}", dir.display()))?;
@@ -102,7 +112,7 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
             inputs: None,
         };
         simulate::simulate_scenario_logged(&args.scenario, &options, Some(out))?
-    } else if let Some(dir) = &args.outputs_dir {
+    } else if let Some(dir) = &outputs_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("--outputs-dir {}", dir.display()))?;
         let mut log = create(&dir.join("log.txt"))?;
         let mut timeline = create(&dir.join("timeline.html"))?;
@@ -124,6 +134,16 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     } else {
         simulate::simulate_scenario(&args.scenario, &options)?
     };
+    if let (Some(path), Some(outputs)) = (&args.html, &outputs_dir) {
+        let trace_dir = match &html_dir {
+            Some(dir) => dir.root.clone(),
+            None => outputs
+                .parent()
+                .map(|p| p.to_path_buf())
+                .unwrap_or_default(),
+        };
+        write_run_html(&trace_dir, args, path)?;
+    }
     report.policy_reason = policy_reason;
     report.run_options_from = recorded.map(|r| r.source.display().to_string());
     if let Some(dir) = &args.trace_out {
@@ -202,4 +222,82 @@ fn write_transcripts(dir: &std::path::Path, files: &[(String, String)]) -> Resul
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
+}
+
+/// A temporary scenario folder for `--html`: a copy of the scenario's
+/// inputs under `inputs/`, the run's outputs under `outputs/`.
+struct HtmlDir {
+    root: std::path::PathBuf,
+}
+
+impl HtmlDir {
+    fn new(scenario: &str) -> Result<HtmlDir> {
+        let path = std::path::Path::new(scenario);
+        let inputs = if path.join("inputs").is_dir() {
+            path.join("inputs")
+        } else if path.is_dir() {
+            path.to_path_buf()
+        } else {
+            anyhow::bail!("--html needs a scenario folder (its inputs are copied beside the run)");
+        };
+        let root =
+            std::env::temp_dir().join(format!("boinc-audit-simulate-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        copy_tree(&inputs, &root.join("inputs"))
+            .with_context(|| format!("cannot copy {}", inputs.display()))?;
+        Ok(HtmlDir { root })
+    }
+}
+
+impl Drop for HtmlDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Audits the run written under `trace_dir` with the run's policy and
+/// writes its page: the simulated host's jobs per instance (simulated
+/// above each lane, the replay of that log below).
+fn write_run_html(
+    trace_dir: &std::path::Path,
+    args: &SimulateArgs,
+    path: &std::path::Path,
+) -> Result<()> {
+    let parsed = boinc_audit::parse::load_trace(
+        &[trace_dir.to_path_buf()],
+        &boinc_audit::parse::LogOptions::default(),
+    );
+    let options = boinc_audit::replay::AuditOptions {
+        params: super::params_from_overrides(&args.set)?,
+        policy: (args.policy != "auto").then(|| args.policy.clone()),
+        ..boinc_audit::replay::AuditOptions::default()
+    };
+    let mut report = boinc_audit::audit::audit_trace(&parsed.value, &args.scenario, &options)
+        .context("cannot audit the simulated run for --html")?;
+    report.trace = format!("simulate {}", args.scenario);
+    let sides = boinc_audit::report::html::Sides {
+        top: "simulated",
+        bottom: "replayed",
+        differ: "diverge",
+    };
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+    );
+    boinc_audit::report::html::write_html_with(&report, sides, &mut file)
+        .and_then(|()| file.flush())
+        .with_context(|| format!("cannot write {}", path.display()))
 }

@@ -60,13 +60,46 @@ pub fn esc(text: &str) -> String {
     out
 }
 
+/// What the two sides of the page are called: the recording and the
+/// replay for an audit, `A` and `B` for a comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sides<'a> {
+    /// The upper side of each lane (a report's `recorded` texts).
+    pub top: &'a str,
+    /// The lower side (its `replayed` texts).
+    pub bottom: &'a str,
+    /// What two differing decisions are called (`diverge`, `differ`).
+    pub differ: &'a str,
+}
+
+/// The sides of an audit.
+pub const AUDIT: Sides<'static> = Sides {
+    top: "recorded",
+    bottom: "replayed",
+    differ: "diverge",
+};
+
 /// Writes the page of `report`.
 pub fn write_html(report: &DivergenceReport, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(page(report).as_bytes())
 }
 
-/// The page of `report`.
+/// Writes the page of `report` with its sides named `sides`.
+pub fn write_html_with(
+    report: &DivergenceReport,
+    sides: Sides<'_>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    out.write_all(page_with(report, sides).as_bytes())
+}
+
+/// The page of an audit.
 pub fn page(report: &DivergenceReport) -> String {
+    page_with(report, AUDIT)
+}
+
+/// The page of `report` with its sides named `sides`.
+pub fn page_with(report: &DivergenceReport, sides: Sides<'_>) -> String {
     let lanes = Lanes::of(report);
     let colours = Colours::of(report, &lanes);
     let mut html = String::with_capacity(64 * 1024);
@@ -82,15 +115,15 @@ pub fn page(report: &DivergenceReport) -> String {
         "<header><h1>boinc-audit report</h1><p class=\"trace\">{}</p></header>",
         esc(&report.trace)
     );
-    summary(&mut html, report);
-    timeline(&mut html, report, &lanes, &colours);
+    summary(&mut html, report, sides);
+    timeline(&mut html, report, &lanes, &colours, sides);
     rec_charts(&mut html, report, &colours);
-    divergence_table(&mut html, report);
+    divergence_table(&mut html, report, sides);
     let _ = write!(html, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
     html
 }
 
-fn summary(html: &mut String, report: &DivergenceReport) {
+fn summary(html: &mut String, report: &DivergenceReport, sides: Sides<'_>) {
     let checked = report.n_checked();
     let divergent = report.n_divergent();
     let _ = writeln!(html, "<section id=\"summary\"><h2>Summary</h2>");
@@ -110,7 +143,10 @@ fn summary(html: &mut String, report: &DivergenceReport) {
     } else if divergent == 0 {
         format!("no divergence in {checked} checked decision point(s)")
     } else {
-        format!("{divergent} of {checked} checked decision point(s) diverge")
+        format!(
+            "{divergent} of {checked} checked decision point(s) {}",
+            sides.differ
+        )
     };
     let _ = writeln!(
         html,
@@ -140,7 +176,8 @@ fn summary(html: &mut String, report: &DivergenceReport) {
     let _ = writeln!(
         html,
         "<table class=\"kinds\"><thead><tr><th>kind</th><th>points</th><th>checked</th>\
-         <th>agree</th><th>diverge</th><th>not checked</th></tr></thead><tbody>"
+         <th>agree</th><th>{}</th><th>not checked</th></tr></thead><tbody>",
+        sides.differ
     );
     for (kind, count) in report.by_kind() {
         let checked = count.total - count.unchecked;
@@ -230,7 +267,13 @@ fn offset_label(secs: f64) -> String {
     }
 }
 
-fn timeline(html: &mut String, report: &DivergenceReport, lanes: &Lanes, colours: &Colours) {
+fn timeline(
+    html: &mut String,
+    report: &DivergenceReport,
+    lanes: &Lanes,
+    colours: &Colours,
+    sides: Sides<'_>,
+) {
     let _ = writeln!(html, "<section id=\"timeline\"><h2>Timeline</h2>");
     if lanes.lanes.is_empty() {
         let _ = writeln!(
@@ -255,9 +298,12 @@ fn timeline(html: &mut String, report: &DivergenceReport, lanes: &Lanes, colours
     let _ = writeln!(
         html,
         "<p class=\"note\">Time from the first decision ({}). Each lane is one instance: \
-         recorded jobs above the thin line, replayed below. Markers: work fetch (blue), \
-         scheduler RPCs (black), divergences (red, linked to the table).</p>",
-        esc(&first_label)
+         {} jobs above the thin line, {} below. Markers: work fetch (blue), \
+         scheduler RPCs (black), decisions that {} (red, linked to the table).</p>",
+        esc(&first_label),
+        esc(sides.top),
+        esc(sides.bottom),
+        esc(sides.differ)
     );
     // Rows: three marker rows, then two rows per lane.
     let marker_rows = 3.0;
@@ -380,7 +426,7 @@ fn timeline(html: &mut String, report: &DivergenceReport, lanes: &Lanes, colours
             "<g class=\"lane\" data-lane=\"{}\"><rect class=\"lanebg\" x=\"{LABEL_WIDTH:.0}\" y=\"{y:.1}\" \
              width=\"{PLOT_WIDTH:.0}\" height=\"{:.1}\"/><line class=\"sidesep\" x1=\"{LABEL_WIDTH:.0}\" \
              y1=\"{:.1}\" x2=\"{:.0}\" y2=\"{:.1}\"/><text class=\"lanelabel\" x=\"4\" y=\"{:.1}\">{}</text>\
-             <text class=\"sidelabel\" x=\"{:.0}\" y=\"{:.1}\">rec</text><text class=\"sidelabel\" x=\"{:.0}\" y=\"{:.1}\">rep</text></g>",
+             <text class=\"sidelabel\" x=\"{:.0}\" y=\"{:.1}\">{}</text><text class=\"sidelabel\" x=\"{:.0}\" y=\"{:.1}\">{}</text></g>",
             esc(&lane.label()),
             2.0 * ROW,
             y + ROW,
@@ -390,8 +436,10 @@ fn timeline(html: &mut String, report: &DivergenceReport, lanes: &Lanes, colours
             esc(&label),
             LABEL_WIDTH - 26.0,
             y + ROW - 2.0,
+            esc(&short(sides.top)),
             LABEL_WIDTH - 26.0,
-            y + 2.0 * ROW - 2.0
+            y + 2.0 * ROW - 2.0,
+            esc(&short(sides.bottom))
         );
     }
     for bar in &lanes.bars {
@@ -401,6 +449,7 @@ fn timeline(html: &mut String, report: &DivergenceReport, lanes: &Lanes, colours
             &axis,
             lanes_top + bar.lane as f64 * lane_height,
             colours,
+            sides,
         );
     }
     let _ = writeln!(html, "</svg>");
@@ -418,10 +467,22 @@ fn timeline(html: &mut String, report: &DivergenceReport, lanes: &Lanes, colours
     let _ = writeln!(html, "</section>");
 }
 
-fn bar_svg(html: &mut String, bar: &Bar, axis: &Axis, lane_y: f64, colours: &Colours) {
-    let (class, y) = match bar.side {
-        Side::Recorded => ("recorded", lane_y + 1.0),
-        Side::Replayed => ("replayed", lane_y + ROW + 1.0),
+/// The first three letters of a side's name, for the lane labels.
+fn short(name: &str) -> String {
+    name.chars().take(3).collect()
+}
+
+fn bar_svg(
+    html: &mut String,
+    bar: &Bar,
+    axis: &Axis,
+    lane_y: f64,
+    colours: &Colours,
+    sides: Sides<'_>,
+) {
+    let (class, name, y) = match bar.side {
+        Side::Recorded => ("recorded", sides.top, lane_y + 1.0),
+        Side::Replayed => ("replayed", sides.bottom, lane_y + ROW + 1.0),
     };
     let x0 = axis.x(bar.start);
     let x1 = axis.x(bar.end);
@@ -429,11 +490,12 @@ fn bar_svg(html: &mut String, bar: &Bar, axis: &Axis, lane_y: f64, colours: &Col
     let _ = writeln!(
         html,
         "<rect class=\"bar {class}\" data-project=\"{}\" x=\"{x0:.2}\" y=\"{y:.1}\" width=\"{:.2}\" \
-         height=\"{:.1}\" fill=\"{}\"><title>{class}: {} ({}), {} to {}</title></rect>",
+         height=\"{:.1}\" fill=\"{}\"><title>{}: {} ({}), {} to {}</title></rect>",
         esc(project.unwrap_or("")),
         (x1 - x0).max(0.5),
         ROW - 2.0,
         colours.get(project),
+        esc(name),
         esc(&bar.job),
         esc(project.unwrap_or("project not named")),
         esc(&offset_label(bar.start - axis.start)),
@@ -527,7 +589,7 @@ fn compact(v: f64) -> String {
     }
 }
 
-fn divergence_table(html: &mut String, report: &DivergenceReport) {
+fn divergence_table(html: &mut String, report: &DivergenceReport, sides: Sides<'_>) {
     let _ = writeln!(html, "<section id=\"divergences\"><h2>Divergences</h2>");
     if report.divergences.is_empty() {
         let text = if report.n_checked() == 0 {
@@ -566,8 +628,10 @@ fn divergence_table(html: &mut String, report: &DivergenceReport) {
         html,
         "</select></label> <span id=\"shown\"></span></p>\
          <table id=\"div-table\"><thead><tr><th>#</th><th>time</th><th>kind</th><th>project</th>\
-         <th>resource</th><th>job</th><th>field</th><th>recorded</th><th>replayed</th><th>why</th>\
-         </tr></thead><tbody>"
+         <th>resource</th><th>job</th><th>field</th><th>{}</th><th>{}</th><th>why</th>\
+         </tr></thead><tbody>",
+        esc(sides.top),
+        esc(sides.bottom)
     );
     for (idx, d) in report.divergences.iter().enumerate().take(MAX_ROWS) {
         let context = report
