@@ -128,7 +128,18 @@ pub fn audit_fleet(
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(path) = bundles.get(i) else { break };
-                let report = audit_bundle(path, log, options);
+                // A panic is a bug, but it fails this bundle, not the fleet.
+                let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    audit_bundle(path, log, options)
+                }))
+                .unwrap_or_else(|_| BundleReport {
+                    bundle: path.display().to_string(),
+                    host: None,
+                    client_version: None,
+                    outcome: Err("internal error: the audit of this bundle panicked \
+                                  (a bug of boinc-audit; please report it)"
+                        .to_string()),
+                });
                 if tx.send((i, report)).is_err() {
                     break;
                 }
@@ -291,6 +302,8 @@ impl TempDir {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let dir =
             std::env::temp_dir().join(format!("boinc-audit-bundle-{}-{n}", std::process::id()));
+        // A folder left by an earlier process of the same id is not ours.
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
         Ok(TempDir(dir))
     }

@@ -725,7 +725,7 @@ fn replay_and_compare(
     if let Some(first) = cut.first() {
         unchecked.push(Unchecked {
             what: format!(
-                "{} decision point(s) from {} on",
+                "the last {} decision point(s), from {}",
                 cut.len(),
                 first.time_label
             ),
