@@ -26,9 +26,10 @@
 //! audited.
 //!
 //! Architecture Invariant: report consumes DivergenceReport (and a fleet's
-//! BundleReports) and nothing else. This is the only module that uses polars; its errors leave it as text.
-//! The frame is encoded in memory and then written, so a failing output is an
-//! I/O error like in every other renderer.
+//! BundleReports) and nothing else. This is the only module that uses
+//! polars; its errors leave it as text. A single report's frame is encoded
+//! in memory and then written, so a failing output is an I/O error like in
+//! every other renderer; the fleet's table is written bundle by bundle.
 
 use crate::divergence::{BundleReport, DecisionPoint, DivergenceReport};
 use crate::report::ReportError;
