@@ -15,8 +15,11 @@ const DEFAULT_DELTA: f64 = 300.0;
 /// Simulates the scenario and prints the figures of merit and usage.
 pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     if args.hosts.is_some() || sequences::is_sequence_notation(&args.scenario) {
-        if args.log_out.is_some() || args.outputs_dir.is_some() {
-            anyhow::bail!("--log-out writes one client's log: not with --hosts or work sequences");
+        if args.log_out.is_some() || args.outputs_dir.is_some() || args.html.is_some() {
+            anyhow::bail!(
+                "--log-out, --outputs-dir and --html write one client's run: not with --hosts \
+                 or work sequences"
+            );
         }
         return run_sequences(args);
     }
