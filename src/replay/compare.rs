@@ -159,7 +159,11 @@ pub fn compare_point(
          is recorded"
             .to_string(),
     );
-    let replayed = if point.cut_after { &cut } else { replayed };
+    // A point that was not recomputed keeps its own, more specific reason.
+    let replayed = match replayed {
+        Replayed::Decision { .. } if point.cut_after => &cut,
+        _ => replayed,
+    };
     let replayed_line = match replayed {
         // Not recomputed: not checked, never a divergence.
         Replayed::NotReplayed(why) => format!("(not checked: {why})"),
