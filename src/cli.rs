@@ -244,9 +244,11 @@ pub struct SimulateArgs {
     /// Scenario folder or seed notation.
     #[arg(value_name = "SCENARIO")]
     pub scenario: String,
-    /// Policy generation driving the host: current, ltd-6.6, debt-6.2, or
-    /// auto (the 6.10 emulator's inputs → ltd-6.6; a client_state.xml
-    /// naming a client version → that version's generation; else current).
+    /// Policy driving the host: current, a release X.Y.Z (7.3 on: its rule
+    /// profile; 7.0–7.2, e.g. 7.2.42: the 7.0–7.2 rules under the 7.2.42
+    /// emulator's harness), ltd-6.6, debt-6.2, or auto (the 6.10
+    /// emulator's inputs → ltd-6.6; a client_state.xml naming a client
+    /// version → that version's rules; else current).
     #[arg(long, default_value = "auto")]
     pub policy: String,
     /// Simulated seconds (emulator --duration). Default: the emulator

@@ -97,8 +97,17 @@ fn run_seed(name: &str, seed: u64) -> (SimReport, Expected) {
 /// client_state.xml names (today's when it names none), as `simulate
 /// --policy auto` does.
 fn run_dir(dir: &Path, seed: u64) -> (SimReport, Expected) {
+    run_dir_as(dir, seed, None)
+}
+
+fn run_dir_as(
+    dir: &Path,
+    seed: u64,
+    release: Option<boinc_audit::policy::profile::Release>,
+) -> (SimReport, Expected) {
     let results = std::fs::read_to_string(dir.join("outputs/results.txt")).unwrap();
-    let release = boinc_audit::simulate::scenario::auto_policy(dir.to_str().unwrap()).2;
+    let release =
+        release.or_else(|| boinc_audit::simulate::scenario::auto_policy(dir.to_str().unwrap()).2);
     let options = SimOptions {
         seed,
         release,
@@ -127,16 +136,16 @@ fn figures_of_merit_reproduce_the_emulator_run() {
     check_figures(&dirs);
 }
 
-/// The scenarios of release 7.20.5's emulator: `shared/reference/emulator-7.20.5`
-/// when found among the crate's ancestors, else the trimmed copies in
-/// `traces/valid-7.20.5/`.
-fn release_7_20_5_dirs() -> Vec<PathBuf> {
+/// The scenarios with a results.txt under `shared/reference/<folder>` when
+/// found among the crate's ancestors, else under their copies in
+/// `traces/<copies>` (at least `min` of them).
+fn reference_dirs(folder: &str, copies: &str, min: usize) -> Vec<PathBuf> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let root = manifest
         .ancestors()
-        .map(|dir| dir.join("shared/reference/emulator-7.20.5"))
+        .map(|dir| dir.join("shared/reference").join(folder))
         .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| manifest.join("traces/valid-7.20.5"));
+        .unwrap_or_else(|| manifest.join("traces").join(copies));
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .flatten()
@@ -144,8 +153,16 @@ fn release_7_20_5_dirs() -> Vec<PathBuf> {
         .filter(|p| p.join("outputs/results.txt").is_file())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 8, "7.20.5 scenarios under {root:?}: {dirs:?}");
+    assert!(
+        dirs.len() >= min,
+        "{folder} scenarios under {root:?}: {dirs:?}"
+    );
     dirs
+}
+
+/// The scenarios of release 7.20.5's emulator (or their trimmed copies).
+fn release_7_20_5_dirs() -> Vec<PathBuf> {
+    reference_dirs("emulator-7.20.5", "valid-7.20.5", 8)
 }
 
 /// The 7.20.5 emulator's figures, reproduced under the 7.20.5 profile (the
@@ -155,11 +172,28 @@ fn figures_of_merit_reproduce_the_7_20_5_emulator_run() {
     check_figures(&release_7_20_5_dirs());
 }
 
+/// The 7.2.42 emulator's figures, reproduced under the 7.0–7.2 rules
+/// (`--policy 7.2.42`: its inputs name no client version):
+/// `shared/reference/emulator-7.2.42` when found among the crate's
+/// ancestors, else the copies in `traces/valid-7.2.42/` (trimmed logs, the
+/// full run's results.txt).
+#[test]
+fn figures_of_merit_reproduce_the_7_2_42_emulator_run() {
+    let dirs = reference_dirs("emulator-7.2.42", "valid-7.2.42", 3);
+    check_figures_of(&dirs, Some(boinc_audit::policy::profile::Release(7, 2, 42)));
+}
+
 fn check_figures(dirs: &[PathBuf]) {
+    check_figures_of(dirs, None);
+}
+
+/// Checks each scenario's figures under `release` (else the one its
+/// client_state.xml names).
+fn check_figures_of(dirs: &[PathBuf], release: Option<boinc_audit::policy::profile::Release>) {
     let mut failures = Vec::new();
     for dir in dirs {
         let name = dir.display();
-        let (report, expected) = run_dir(dir, 1);
+        let (report, expected) = run_dir_as(dir, 1, release);
         let f = &report.figures_of_merit;
         for (figure, got, want) in [
             ("wasted", f.wasted_fraction, expected.wasted),

@@ -381,6 +381,10 @@ pub struct Profile {
     pub sim_6_10: bool,
 }
 
+/// The 7.2.42 emulator harness defers a project this long after every
+/// completed RPC (client/sim.cpp 7.2.42 `simulate_rpc`; today's: none).
+pub const RPC_DEFERRAL_7_2: f64 = 900.0;
+
 impl Profile {
     /// A generation's profile with today's emulator harness.
     pub fn of(generation: Generation) -> Self {
@@ -389,6 +393,16 @@ impl Profile {
             fresh_simulations: false,
             rpc_deferral: 0.0,
             sim_6_10: false,
+        }
+    }
+
+    /// The 7.0–7.2 client (a simulation afresh at every scheduling pass and
+    /// work-fetch set-up) under the 7.2.42 emulator's harness.
+    pub fn v7_2() -> Self {
+        Profile {
+            fresh_simulations: true,
+            rpc_deferral: RPC_DEFERRAL_7_2,
+            ..Profile::of(Generation::Current)
         }
     }
 }
@@ -979,9 +993,10 @@ impl<'a> ClientLoop<'a> {
     }
 
     /// The instant's simulation for the RPC poll: the one a scheduling pass
-    /// made at `now`, else a fresh one (§8; 7.0–7.2 too reuse the pass's).
+    /// made at `now`, else a fresh one (§8). 7.0–7.2 simulate afresh in
+    /// every work-fetch setup (work_fetch.cpp WORK_FETCH::setup).
     fn poll_simulation(&mut self, now: f64) -> Result<Option<RrSimOutcome>, LoopError> {
-        if let Some(sim) = self.sim.clone().filter(|s| s.now == now) {
+        if let Some(sim) = self.reusable_sim(now) {
             return Ok(Some(sim));
         }
         let sim = match rr_simulate(&mut self.state, now, &self.params) {

@@ -30,13 +30,17 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
         .policy
         .parse::<boinc_audit::policy::profile::Release>()
         .ok()
-        .filter(|r| (r.0, r.1) > (7, 2))
+        .filter(|r| r.0 >= 7)
     {
+        let profile = if boinc_audit::policy::profile::is_7_2(release) {
+            "7.2.42 (the 7.0-7.2 REC generation, policy-legacy C.1)".to_string()
+        } else {
+            boinc_audit::policy::profile::profile_name(release)
+        };
         (
             boinc_audit::policy::generation::Generation::Current,
             Some(format!(
-                "--policy {release}: profile {} (`policy profiles`)",
-                boinc_audit::policy::profile::profile_name(release)
+                "--policy {release}: profile {profile} (`policy profiles`)"
             )),
             Some(release),
         )

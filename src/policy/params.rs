@@ -229,6 +229,8 @@ numeric_params! {
         "length of the 'as if it ran' REC bump (s); the client divides RECSUM by 24";
     rr_sim_gpu_jobs_use_cpu = 1.0, "§4.3, legacy C.1",
         "1: a GPU job's CPU share counts in the simulation's CPU use (saturation, shortfall, idle); 0: it does not (7.0-7.2 clients)";
+    rr_sim_finish_at_step_end = 1.0, "§4.5, legacy C.1",
+        "1: a simulated completion is timed at the end of the step it ends (7.5.0 on, commit 6fa0940502); 0: at the step's start, as 7.0-7.2 print it";
     gpu_efficiency = 0.2, "§1, §2.4",
         "fraction of GPU peak FLOPS assumed achieved (relative speed)";
     default_gpu_peak_flops = 100e9, "§1",

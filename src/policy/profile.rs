@@ -194,6 +194,27 @@ pub fn params_for_release_keeping(
     undone
 }
 
+/// The 7.0–7.2 variant of the REC generation (policy-legacy C.1), as
+/// client/*.cpp read at client_release/7.2/7.2.42: every catalogued change
+/// undone, and the four rules that differ from 7.16 in what the emulator
+/// can decide or print — GPU jobs' CPU share outside the simulation's CPU
+/// use (rr_sim.cpp RR_SIM::pick_jobs_to_run resets the CPU count after the
+/// GPU passes), completions timed at the start of their step (changed by
+/// 6fa0940502, 7.5.0), and the run list filled to NCPUS for single- and
+/// multithread jobs alike (cpu_sched.cpp PROC_RESOURCES::stop_scan_cpu).
+pub fn params_7_2(params: &mut Params) {
+    params_for_release(params, Release(7, 2, 42));
+    params.rr_sim_gpu_jobs_use_cpu = 0.0;
+    params.rr_sim_finish_at_step_end = 0.0;
+    params.run_list_overfill = 1.0;
+    params.run_list_mt_overfill = 1.0;
+}
+
+/// True for the releases of the 7.0–7.2 variant ([`params_7_2`]).
+pub fn is_7_2(release: Release) -> bool {
+    release.0 == 7 && release.1 <= 2
+}
+
 /// The name of the profile whose rules `release` ran (7.3 onward): the
 /// newest catalogued boundary at or below it, `current` from the newest on,
 /// the oldest catalogued release below all.

@@ -448,6 +448,13 @@ impl<'a> Sim<'a> {
         if r == 0 || (gpu_cpu_counts && !self.state.gpu_suspended) {
             self.sim_nused[0] += job.usage.avg_ncpus;
             self.proj_sim_nused[p][0] += job.usage.avg_ncpus;
+        } else if !gpu_cpu_counts {
+            // ... but the project's CPU counter keeps it, and only a project
+            // with pending CPU jobs has that counter reset at a pick: a
+            // GPU-only project's grows pick after pick, and with it the
+            // REC the simulation accrues to it (rr_sim.cpp 7.2.42
+            // RR_SIM::activate).
+            self.proj_sim_nused[p][0] += job.usage.avg_ncpus;
         }
         if r != 0 {
             self.sim_nused[r] += job.usage.coproc_usage;
@@ -712,7 +719,11 @@ impl<'a> Sim<'a> {
                     sim_now + best_finish - computation_deadline(self.state, job, self.params);
                 let mut finish = SimFinish {
                     job: best_job,
-                    reltime: sim_now + dt - self.now,
+                    reltime: if self.params.rr_sim_finish_at_step_end != 0.0 {
+                        sim_now + dt - self.now
+                    } else {
+                        sim_now - self.now
+                    },
                     flops_remaining: estimated_flops_remaining(self.state, job, self.params),
                     sim_flops: self.sim_flops[best_job],
                     miss_by: None,

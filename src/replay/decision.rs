@@ -325,6 +325,10 @@ pub struct FetchDump {
     /// X instead of shortfall Y`, the line before its `set_request()` line):
     /// (project, resource, X). Not compared.
     pub mc_shortfalls: Vec<(String, String, f64)>,
+    /// The shares were printed as 7.0–7.2 print them (`fetch share %.3f`
+    /// with the project's dont_fetch flags, not a resource reason). Not
+    /// compared.
+    pub share_flags: bool,
 }
 
 /// One run-list entry (`add to run list: JOB (RSC, EDF|FIFO) (prio P)`).

@@ -70,6 +70,8 @@ struct FetchMade {
     projects: Vec<String>,
     rsc_names: Vec<String>,
     ninstances: Vec<u32>,
+    /// Per project and resource: the dont_fetch flags as 7.0–7.2 print them.
+    share_flags: Vec<Vec<String>>,
 }
 
 impl FetchMade {
@@ -82,6 +84,21 @@ impl FetchMade {
                 .collect(),
             ninstances: (0..state.n_rsc())
                 .map(|r| state.ninstances(r) as u32)
+                .collect(),
+            share_flags: (0..state.projects.len())
+                .map(|p| {
+                    (0..state.n_rsc())
+                        .map(|r| {
+                            let rsc = &state.projects[p].rsc[r];
+                            super::recorded::share_flags_text(
+                                rsc.no_rsc_pref,
+                                rsc.no_rsc_apps,
+                                rsc.no_rsc_ams,
+                                r != 0 && state.no_rsc_config(p, r),
+                            )
+                        })
+                        .collect()
+                })
                 .collect(),
         }
     }
@@ -548,7 +565,7 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
     let name = |p: usize| made.name(p);
     let rsc_name = |r: usize| made.rsc_names.get(r).cloned().unwrap_or_default();
     match recorded {
-        Decision::FetchState(_) => {
+        Decision::FetchState(recorded_dump) => {
             let Some(setup) = outcome.state.as_ref() else {
                 return Replayed::NotReplayed(
                     "the engine chose an NCI project without a state dump".into(),
@@ -573,7 +590,8 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                 resources: setup
                     .resources
                     .iter()
-                    .map(|r| RscState {
+                    .enumerate()
+                    .map(|(rsc, r)| RscState {
                         rsc: r.rsc_type.long_name().to_string(),
                         shortfall: r.shortfall,
                         nidle: r.nidle,
@@ -585,7 +603,15 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                             .map(|s| ShareState {
                                 project: name(s.project),
                                 share: s.share,
-                                reason: s.reason.to_string(),
+                                reason: if recorded_dump.share_flags {
+                                    made.share_flags
+                                        .get(s.project)
+                                        .and_then(|flags| flags.get(rsc))
+                                        .cloned()
+                                        .unwrap_or_default()
+                                } else {
+                                    s.reason.to_string()
+                                },
                                 backoff: (s.backoff_left > 0.0)
                                     .then_some((s.backoff_left, s.backoff_interval)),
                             })

@@ -159,42 +159,6 @@ const V6_10: &str = "6.10.60";
 const LTD: &str = "ltd-6.6";
 /// The 7.0–7.2 REC policy (policy-legacy C.1), as the 7.2.42 emulator ran it.
 const V7_2: &str = "7.2.42";
-/// What the 7.2.42 replay checks today: work fetch (choice, request,
-/// backoff) and job scheduling (run list, enforcement), which today's engine
-/// reproduces with the C.1 differences that decide them — GPU jobs' CPU share
-/// left out of the simulation's CPU use, a simulation afresh at every pass,
-/// a run list filled to NCPUS (not twice), the harness deferring a project
-/// 900 s after each RPC — and the log's `scheduling JOB (KIND) (prio P)`
-/// picks read as run-list entries.
-const V7_2_CHECKED: [DecisionKind; 5] = [
-    DecisionKind::WorkFetchChoice,
-    DecisionKind::WorkRequest,
-    DecisionKind::Backoff,
-    DecisionKind::RunList,
-    DecisionKind::Enforcement,
-];
-/// The 7.2.42 emulator harness defers a project this long after every
-/// completed RPC (policy-legacy C.1).
-const V7_2_RPC_DEFERRAL: f64 = 900.0;
-
-/// Why the 7.2.42 replay does not check decisions of `kind` yet.
-fn v7_2_unmodelled(kind: DecisionKind) -> &'static str {
-    match kind {
-        DecisionKind::RrSim => {
-            "7.2.42 prints a finish at the start of the simulation step it falls in \
-             (policy-legacy C.1); not modelled yet"
-        }
-        DecisionKind::FetchState => {
-            "7.2.42 sorts projects by adjusted priority, keeps REC_tmp for projects that cannot \
-             request and words the dump differently (`fetch share`, `(no apps)`); not modelled yet"
-        }
-        DecisionKind::Priority => {
-            "7.2.42 prints a [prio] group for every fresh simulation (no same-instant reuse); \
-             not modelled yet"
-        }
-        _ => "not modelled for 7.2.42 yet",
-    }
-}
 
 /// The release that wrote the trace and where it was read, in this order:
 /// `--client-version`, the log's start-up line, client_state.xml's
@@ -497,16 +461,15 @@ fn replay_and_compare(
         points.iter().map(|p| p.kind()).collect();
     let mut unchecked = Vec::new();
     let mut params = options.params.clone();
-    let mut rpc_deferral = 0.0;
     match policy.as_str() {
         V7_2 => {
-            // Today's engine with the 7.2.42 differences that decide work
-            // fetch (policy-legacy C.1); the decisions whose other
-            // differences are not modelled yet are listed as not checked.
-            params.rr_sim_gpu_jobs_use_cpu = 0.0;
-            params.run_list_overfill = 1.0;
-            params.run_list_mt_overfill = 1.0;
-            rpc_deferral = V7_2_RPC_DEFERRAL;
+            // Today's engine with the 7.2.42 differences (policy-legacy
+            // C.1): GPU jobs' CPU outside the simulation's CPU use (the
+            // project's own counter keeps it), completions timed at the
+            // start of their step, a run list filled to NCPUS, a simulation
+            // afresh at every pass and work-fetch set-up, and the harness's
+            // deferral after each reply. Every decision kind is checked.
+            crate::policy::profile::params_7_2(&mut params);
         }
         V6_10 | LTD => match ltd::audit(trace, options.tolerance) {
             Ok(audit) => {
@@ -623,30 +586,11 @@ fn replay_and_compare(
         coarse_rsc_names: policy == V7_2,
         delta,
     };
-    let profile = Profile {
-        generation: Generation::Current,
-        fresh_simulations: policy == V7_2,
-        rpc_deferral,
-        sim_6_10: false,
+    let profile = if policy == V7_2 {
+        Profile::v7_2()
+    } else {
+        Profile::of(Generation::Current)
     };
-    if policy == V7_2 && state.is_some() && delta > 0.0 {
-        // The anchored 7.2 replay checks only the kinds whose 7.2
-        // differences are modelled.
-        let mut skipped: BTreeMap<DecisionKind, usize> = BTreeMap::new();
-        points.retain(|point| {
-            let keep = V7_2_CHECKED.contains(&point.kind());
-            if !keep {
-                *skipped.entry(point.kind()).or_default() += 1;
-            }
-            keep
-        });
-        for (kind, count) in skipped {
-            unchecked.push(Unchecked {
-                what: format!("{count} {kind} decision(s)"),
-                why: v7_2_unmodelled(kind).to_string(),
-            });
-        }
-    }
     if state.is_some() && delta > 0.0 {
         // choose_project()'s scan lines restate the block's reasons, and
         // the RPC timing restates recorded deferrals: the anchored replay
@@ -746,8 +690,7 @@ fn replay_and_compare(
         (DecisionKind::RunList, "cpu_sched_debug"),
         (DecisionKind::Priority, "priority_debug"),
     ] {
-        let explained = policy == V7_2 && !V7_2_CHECKED.contains(&kind);
-        if !recorded_kinds.contains(&kind) && !explained {
+        if !recorded_kinds.contains(&kind) {
             unchecked.push(Unchecked {
                 what: format!("{kind} decisions"),
                 why: format!("none recorded (log flag {flag} off?)"),

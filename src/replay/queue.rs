@@ -279,6 +279,9 @@ fn refine_draw(
             Message::StateFor { rsc } => current_rsc = Some(rsc.long_name().to_string()),
             Message::WorkFetchShare {
                 backoff: Some(b), ..
+            }
+            | Message::WorkFetchFetchShare {
+                backoff: Some(b), ..
             } if event.project.as_deref() == Some(project)
                 && current_rsc.as_deref() == Some(rsc) =>
             {

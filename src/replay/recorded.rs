@@ -11,7 +11,8 @@
 //!   [work_fetch] request:` or the client's own), with the `set_request()`
 //!   lines printed since the previous request;
 //! - `rr_sim`: each simulation (`[rr_sim] start:` … `end`, plus the
-//!   `projected to miss deadline` lines printed after it);
+//!   `projected to miss deadline` lines printed after it, else its own
+//!   `misses deadline by` lines);
 //! - `run_list`: each `make_run_list(): start` … `end`;
 //! - `enforcement`: each `enforce_run_list(): start` … `end`;
 //! - `priority`: each run of consecutive `[prio]` priority lines, each run of
@@ -120,6 +121,9 @@ struct Extractor<'a> {
     /// Index of the open (or last closed) rr_sim point.
     rr_sim: Option<usize>,
     rr_sim_open: bool,
+    /// The open rr_sim point's misses come from `projected to miss
+    /// deadline` lines (else from its `misses deadline by` lines).
+    rr_sim_projected: bool,
     run_list: Option<usize>,
     enforcement: Option<usize>,
     /// Index of the open `[prio]` / REC group point.
@@ -179,6 +183,7 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         set_requests: Vec::new(),
         rr_sim: None,
         rr_sim_open: false,
+        rr_sim_projected: false,
         run_list: None,
         enforcement: None,
         group: None,
@@ -487,6 +492,31 @@ impl Extractor<'_> {
                     }
                 }
             }
+            // 7.0–7.2: `fetch share %.3f` with the dont_fetch flags as
+            // suffixes; the flags stand where today's resource reason does.
+            Message::WorkFetchFetchShare {
+                share,
+                backoff,
+                flags,
+            } => {
+                let line = ShareState {
+                    project: project.unwrap_or_default(),
+                    share: *share,
+                    reason: share_flags_text(
+                        flags.blocked_by_prefs,
+                        flags.no_apps,
+                        flags.blocked_by_account_manager,
+                        flags.blocked_by_configuration_file,
+                    ),
+                    backoff: backoff.as_ref().map(|b| (b.backoff, b.inc)),
+                };
+                if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
+                    dump.share_flags = true;
+                    if let Some(rsc) = dump.resources.last_mut() {
+                        rsc.shares.push(line);
+                    }
+                }
+            }
             Message::McLimitTime { .. } => {
                 if let Some(p) = project {
                     if !self.pending_mc.contains(&p) {
@@ -633,6 +663,7 @@ impl Extractor<'_> {
                     None,
                 ));
                 self.rr_sim_open = true;
+                self.rr_sim_projected = false;
             }
             Message::SimFinishes { t, job, .. } if self.rr_sim_open => {
                 if let Some(Decision::RrSim { finishes, .. }) = self.decision_mut(self.rr_sim) {
@@ -648,8 +679,23 @@ impl Extractor<'_> {
             // client/cpu_sched.cpp runs after every rr_simulation() call):
             // the same simulation's flags, not a new decision.
             Message::SimAlreadyDone => self.rr_sim = None,
-            Message::ProjectedDeadlineMiss { job } => {
+            // Each simulated miss prints `misses deadline by`; after a
+            // scheduling pass's simulation print_deadline_misses() lists
+            // them again (`projected to miss deadline`). Those lines are
+            // the simulation's flags when printed (7.0–7.2 print them only
+            // in make_run_list, not in the work-fetch set-up): read one set.
+            Message::MissesDeadline { job, .. } if !self.rr_sim_projected => {
                 if let Some(Decision::RrSim { misses, .. }) = self.decision_mut(self.rr_sim) {
+                    misses.push(job.to_string());
+                }
+            }
+            Message::ProjectedDeadlineMiss { job } => {
+                let first = !self.rr_sim_projected;
+                self.rr_sim_projected = true;
+                if let Some(Decision::RrSim { misses, .. }) = self.decision_mut(self.rr_sim) {
+                    if first {
+                        misses.clear();
+                    }
                     misses.push(job.to_string());
                 }
             }
@@ -843,6 +889,22 @@ impl Extractor<'_> {
             actions.push(text);
         }
     }
+}
+
+/// The dont_fetch flags of a 7.0–7.2 `fetch share` line, in printed order
+/// (work_fetch.cpp 7.2.42 RSC_WORK_FETCH::print_state), as one text.
+pub fn share_flags_text(prefs: bool, apps: bool, ams: bool, config: bool) -> String {
+    [
+        (prefs, "blocked by prefs"),
+        (apps, "no apps"),
+        (ams, "blocked by account manager"),
+        (config, "blocked by configuration file"),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, text)| *text)
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 #[cfg(test)]

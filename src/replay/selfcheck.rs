@@ -1026,6 +1026,7 @@ mod tests {
             scan_order: vec!["Alpha".into()],
             mc_projects: Vec::new(),
             mc_shortfalls: Vec::new(),
+            share_flags: false,
         };
         let zero = |_: &str, _: &str| 0.0;
         let inputs = ChoiceInputs {

@@ -37,7 +37,7 @@ pub mod world;
 
 use crate::client_loop::{ClientLoop, LoopError, LoopEvent, LoopOptions, Observer, Profile};
 use crate::policy::generation::Generation;
-use crate::policy::profile::{params_for_release, Release};
+use crate::policy::profile::{is_7_2, params_7_2, params_for_release, Release};
 use crate::policy::state::HostState;
 use crate::policy::work_fetch::RscRequest;
 use crate::policy::{Params, PolicyError, RuntimeModel};
@@ -124,11 +124,26 @@ impl SimOptions {
     pub fn effective_params(&self) -> Params {
         self.params.clone().unwrap_or_else(|| {
             let mut params = emulator_params(self.delta);
-            if let Some(release) = self.release {
-                params_for_release(&mut params, release);
+            match self.release {
+                Some(release) if is_7_2(release) => params_7_2(&mut params),
+                Some(release) => {
+                    params_for_release(&mut params, release);
+                }
+                None => {}
             }
             params
         })
+    }
+
+    /// The loop's profile: the generation's, or the 7.0–7.2 variant of the
+    /// REC generation for a release 7.0–7.2.
+    pub fn profile(&self) -> Profile {
+        match self.release {
+            Some(release) if self.policy == Generation::Current && is_7_2(release) => {
+                Profile::v7_2()
+            }
+            _ => Profile::of(self.policy),
+        }
     }
 }
 
@@ -695,7 +710,7 @@ fn split<'r>(
         delta: options.delta,
         duration: options.duration,
         params: options.effective_params(),
-        profile: Profile::of(options.policy),
+        profile: options.profile(),
     };
     (state, sim_world, loop_options)
 }
@@ -847,6 +862,9 @@ fn report(sim: &RunOutcome<'_>, options: &SimOptions, records: &[RpcRecord]) -> 
         delta: options.delta,
         seed: options.seed,
         policy: match options.release {
+            Some(release) if options.policy == Generation::Current && is_7_2(release) => {
+                "7.2.42".to_string()
+            }
             Some(release) if options.policy == Generation::Current => {
                 crate::policy::profile::profile_name(release)
             }

@@ -255,9 +255,11 @@ pub fn auto_policy(scenario: &str) -> (Generation, String, Option<Release>) {
         Some(v) => {
             let (generation, why) = Generation::for_client_version(v.major, v.minor, v.release);
             let release = Release(v.major, v.minor, v.release);
-            let profiled = (generation == Generation::Current && (v.major, v.minor) > (7, 2))
-                .then_some(release);
+            let profiled = (generation == Generation::Current && v.major >= 7).then_some(release);
             let why = match profiled {
+                Some(r) if crate::policy::profile::is_7_2(r) => {
+                    format!("client_state.xml: {why}; the 7.0-7.2 rules (policy-legacy C.1)")
+                }
                 Some(r) => format!(
                     "client_state.xml: {why}; the rules of profile {} (`policy profiles`)",
                     crate::policy::profile::profile_name(r)
