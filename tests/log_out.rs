@@ -1,7 +1,7 @@
 //! `simulate --log-out` writes the client emulator's log.txt line for line.
 //!
 //! Every trimmed copy of a reference under `traces/valid*/` (today's client,
-//! generated scenarios, releases 7.20.5, 7.16.21 and 8.0.4) is simulated up to the last instant
+//! generated scenarios, releases 7.20.5, 7.16.21, 8.0.4 and 7.2.42) is simulated up to the last instant
 //! its log shows and the written log must equal that log byte for byte.
 //! The expected bytes are the real emulator's, never ours.
 //!
@@ -27,6 +27,7 @@ fn cases() -> Vec<PathBuf> {
         "traces/valid-7.20.5",
         "traces/valid-7.16.21",
         "traces/valid-8.0.4",
+        "traces/valid-7.2.42",
     ] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
         if let Ok(entries) = std::fs::read_dir(root) {
@@ -39,6 +40,17 @@ fn cases() -> Vec<PathBuf> {
     }
     dirs.sort();
     dirs
+}
+
+/// The release a case's emulator ran: the one its client_state.xml names,
+/// else 7.2.42 for the copies of that emulator's references (whose inputs,
+/// today's emulator's, name none).
+fn release_of(dir: &Path) -> Option<boinc_audit::policy::profile::Release> {
+    let named = boinc_audit::simulate::scenario::auto_policy(dir.to_str().unwrap()).2;
+    let copy_of_7_2_42 = dir
+        .parent()
+        .is_some_and(|p| p.ends_with("traces/valid-7.2.42"));
+    named.or(copy_of_7_2_42.then_some(boinc_audit::policy::profile::Release(7, 2, 42)))
 }
 
 /// Seconds of an emulator time stamp (`HH:MM:SS`, `N day(s) HH:MM:SS`).
@@ -80,7 +92,7 @@ fn log_out_is_the_emulators_log_line_for_line() {
         let expected = common::read_reference_log(dir);
         let last = expected.lines().last().map(stamp_secs).unwrap_or(START);
         let inputs = std::fs::read_to_string(dir.join("outputs/inputs.txt")).unwrap();
-        let release = boinc_audit::simulate::scenario::auto_policy(dir.to_str().unwrap()).2;
+        let release = release_of(dir);
         let options = SimOptions {
             duration: (last - START) as f64,
             delta: value_after(&inputs, "Time step:"),
@@ -147,7 +159,7 @@ fn log_out_is_the_emulators_log_line_for_line() {
 fn writing_the_log_changes_no_decision() {
     for dir in cases().iter().step_by(7) {
         let inputs = std::fs::read_to_string(dir.join("outputs/inputs.txt")).unwrap();
-        let release = boinc_audit::simulate::scenario::auto_policy(dir.to_str().unwrap()).2;
+        let release = release_of(dir);
         let options = SimOptions {
             duration: 4.0 * 3600.0,
             delta: value_after(&inputs, "Time step:"),

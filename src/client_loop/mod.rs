@@ -53,6 +53,7 @@
 //! Deterministic: all randomness comes from the world.
 
 pub(crate) mod debt;
+pub mod heap;
 pub mod host;
 pub(crate) mod ltd;
 pub mod merit;
@@ -379,6 +380,17 @@ pub struct Profile {
     /// handler; a new job's UTS flag is the one its reused memory held; each
     /// step is a series of poll passes its log marks (see [`ltd`]).
     pub sim_6_10: bool,
+    /// WORK_FETCH::setup sorts the client's project list itself by
+    /// priority (7.0–7.2; since, it sorts a copy), and the harness puts it
+    /// back in name order at the end of every step (write_recs): in
+    /// between, every loop over projects (and its log lines) follows the
+    /// priority order.
+    pub sorts_projects_in_place: bool,
+    /// A new job's `unfinished_time_slice` is the one the memory it reuses
+    /// held: 7.2.42 never sets the flag of a new `RESULT`, whose memory is
+    /// a freed result's as glibc hands it out ([`heap`]). Its first
+    /// preliminary job list shows that flag.
+    pub new_jobs_reuse_freed_uts: bool,
 }
 
 /// The 7.2.42 emulator harness defers a project this long after every
@@ -393,6 +405,8 @@ impl Profile {
             fresh_simulations: false,
             rpc_deferral: 0.0,
             sim_6_10: false,
+            sorts_projects_in_place: false,
+            new_jobs_reuse_freed_uts: false,
         }
     }
 
@@ -402,6 +416,8 @@ impl Profile {
         Profile {
             fresh_simulations: true,
             rpc_deferral: RPC_DEFERRAL_7_2,
+            sorts_projects_in_place: true,
+            new_jobs_reuse_freed_uts: true,
             ..Profile::of(Generation::Current)
         }
     }
@@ -451,6 +467,10 @@ pub struct ClientLoop<'a> {
     gpu_active: bool,
     /// Task progress or exits happened at the start of this step.
     begin_action: bool,
+    /// 7.0–7.2: the project order the pass's work-fetch set-up left.
+    sorted_by_setup: Option<Vec<usize>>,
+    /// The freed results' memory ([`Profile::new_jobs_reuse_freed_uts`]).
+    freed: heap::ResultHeap,
     /// The ltd-6.6 policy's state when it drives the host.
     ltd: Option<ltd::LtdSim>,
     /// The debt-6.2 policy's state when it drives the host.
@@ -504,6 +524,8 @@ impl<'a> ClientLoop<'a> {
             next_task_seq: 1,
             gpu_active: true,
             begin_action: false,
+            sorted_by_setup: None,
+            freed: heap::ResultHeap::default(),
             ltd: None,
             debt: None,
             state,
@@ -615,7 +637,7 @@ impl<'a> ClientLoop<'a> {
             self.must_schedule = true;
             self.must_check_work_fetch = true;
         }
-        if self.steps_done == 0 {
+        if self.steps_done == 0 || self.profile.sorts_projects_in_place {
             self.sort_projects();
         }
         self.steps_done += 1;
@@ -1026,6 +1048,17 @@ impl<'a> ClientLoop<'a> {
         if self.debt.is_some() {
             return self.debt_rpc_poll(now);
         }
+        let action = self.rec_rpc_poll(now);
+        // 7.0–7.2: the work-fetch set-up left the project list in priority
+        // order (applied once the pass's indices are no longer in use).
+        if let Some(order) = self.sorted_by_setup.take() {
+            self.reorder_projects(order);
+        }
+        action
+    }
+
+    /// The RPC poll of the REC generations.
+    fn rec_rpc_poll(&mut self, now: f64) -> Result<bool, LoopError> {
         if now - self.last_poll < 5.0 {
             return Ok(false);
         }
@@ -1080,6 +1113,7 @@ impl<'a> ClientLoop<'a> {
                     report: Some(p),
                 },
             );
+            self.keep_setup_order(&out);
             return self.do_rpc(p, &out.request, now);
         }
         if !self.must_check_work_fetch && now - self.last_work_fetch < 60.0 {
@@ -1103,6 +1137,7 @@ impl<'a> ClientLoop<'a> {
                 report: None,
             },
         );
+        self.keep_setup_order(&out);
         match out.chosen {
             Some(p) => {
                 self.note(
@@ -1161,10 +1196,20 @@ impl<'a> ClientLoop<'a> {
                 refused: &refused,
             },
         );
+        if self.profile.new_jobs_reuse_freed_uts {
+            for job in &self.state.jobs {
+                if job.ready_to_report && job.project == p {
+                    self.freed.free_result(now, job.unfinished_time_slice);
+                }
+            }
+        }
         self.report_jobs(p, now);
         let start = self.state.jobs.len();
         let n = jobs.len();
-        for job in jobs {
+        for mut job in jobs {
+            if self.profile.new_jobs_reuse_freed_uts {
+                job.unfinished_time_slice = self.freed.new_job(now);
+            }
             let side = JobSide {
                 final_cpu_time: self.world.final_cpu_time(&job),
                 ..JobSide::default()
@@ -1392,6 +1437,17 @@ impl<'a> ClientLoop<'a> {
         self.must_check_work_fetch = true;
     }
 
+    /// 7.0–7.2: the order a work-fetch set-up sorted the projects in,
+    /// for [`Self::reorder_projects`].
+    fn keep_setup_order(&mut self, out: &WorkFetchOutcome) {
+        if !self.profile.sorts_projects_in_place {
+            return;
+        }
+        if let Some(setup) = &out.state {
+            self.sorted_by_setup = Some(setup.projects_sorted.clone());
+        }
+    }
+
     /// Keeps projects in alphabetical order (the emulator after its first
     /// step; the 6.10 harness keeps file order).
     fn sort_projects(&mut self) {
@@ -1405,7 +1461,14 @@ impl<'a> ClientLoop<'a> {
                 .name
                 .cmp(&self.state.projects[b].name)
         });
-        if order.iter().enumerate().all(|(i, &o)| i == o) {
+        self.reorder_projects(order);
+    }
+
+    /// Puts the projects in `order` (new index `i` holds old `order[i]`),
+    /// with everything indexed by project.
+    fn reorder_projects(&mut self, order: Vec<usize>) {
+        let n = self.state.projects.len();
+        if order.len() != n || order.iter().enumerate().all(|(i, &o)| i == o) {
             return;
         }
         let mut new_index = vec![0; n];

@@ -67,9 +67,7 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     let existing_jobs_only =
         args.existing_jobs_only || recorded.as_ref().is_some_and(|r| r.existing_jobs_only);
     let mut params = simulate::emulator_params(delta);
-    if let Some(release) = release {
-        boinc_audit::policy::profile::params_for_release(&mut params, release);
-    }
+    simulate::release_rules(&mut params, release);
     apply_overrides(&mut params, &args.set)?;
     let options = simulate::SimOptions {
         duration,

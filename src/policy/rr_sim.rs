@@ -95,7 +95,9 @@ pub enum RrSimNote {
     PickStart,
     /// `pick_jobs_to_run() end`.
     PickEnd,
-    /// `[rr_sim_detail] T: starting JOB (RSC) (LEFTG/FLOPSG)`.
+    /// A job picked to run (`[rr_sim_detail] T: starting JOB (RSC)
+    /// (LEFTG/FLOPSG)` for its first pick since 7.5.0; 7.0–7.2 print every
+    /// pick, without the FLOPs).
     Starting {
         /// The job.
         job: JobIdx,
@@ -105,6 +107,8 @@ pub enum RrSimNote {
         flops_left: f64,
         /// Its simulated FLOPS.
         flops: f64,
+        /// Its first pick in this simulation (`already_selected` unset).
+        first: bool,
     },
     /// `[rr_sim] at project max concurrent: t T`.
     ProjectMaxConcurrent(ProjectIdx, f64),
@@ -537,15 +541,15 @@ impl<'a> Sim<'a> {
                 } else {
                     self.activate(j);
                     adjust_rec_sched(self.state, j, self.params);
-                    if !self.selected[j] {
-                        self.selected[j] = true;
-                        self.note(RrSimNote::Starting {
-                            job: j,
-                            reltime,
-                            flops_left: self.flops_left[j],
-                            flops: self.sim_flops[j],
-                        });
-                    }
+                    let first = !self.selected[j];
+                    self.selected[j] = true;
+                    self.note(RrSimNote::Starting {
+                        job: j,
+                        reltime,
+                        flops_left: self.flops_left[j],
+                        flops: self.sim_flops[j],
+                        first,
+                    });
                     if !legacy_mc && self.have_mc {
                         if let Some(limit) = self.counters.exceeded(self.state, &self.state.jobs[j])
                         {

@@ -21,7 +21,7 @@ use crate::policy::profile::Release;
 use crate::policy::rec::{PriorityInit, RecAdjustment};
 use crate::policy::rr_sim::{RrSimNote, RrSimOutcome};
 use crate::policy::state::{HostState, JobIdx, ProjectIdx, RscIdx};
-use crate::policy::work_fetch::{ScanNote, WorkFetchOutcome, WorkFetchState};
+use crate::policy::work_fetch::{ProjectReason, ScanNote, WorkFetchOutcome, WorkFetchState};
 use crate::policy::Params;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -134,6 +134,15 @@ struct Wording {
     /// time-slice step` (4bdef6e2a4, 7.20.0); before, none of the first
     /// three, `rpbest: JOB (finish delay T)` and `time-slice step`.
     rr_sim_7_20: bool,
+    /// 7.0–7.2 (client/*.cpp at client_release/7.2/7.2.42): resources by
+    /// their short names (`NVIDIA`), `schedule_cpus()`'s `scheduling JOB
+    /// (KIND) (prio P)` picks, `enforce_schedule()` with each task's
+    /// `sched state` line, `fetch share` lines with the dont_fetch flags, a
+    /// simulation at every call without `doing sim` lines, every pick of
+    /// the simulation printed without its FLOPs, no choose_project() scan
+    /// lines, no app_config or GPU announcement at start-up, memory in
+    /// `MB` without a space.
+    v7_2: bool,
 }
 
 impl Wording {
@@ -148,6 +157,7 @@ impl Wording {
             using_only: at_least(Release(7, 24, 0)),
             request_quit: at_least(Release(8, 2, 9)),
             rr_sim_7_20: at_least(Release(7, 20, 0)),
+            v7_2: !at_least(Release(7, 3, 0)),
         }
     }
 }
@@ -229,6 +239,9 @@ pub struct LogWriter<W: Write> {
     piggyback_project: Option<ProjectIdx>,
     /// The host's GPU types, for the timeline's columns.
     gpu_names: Vec<String>,
+    /// 7.0–7.2: each task's (scheduler state, task state) as the last
+    /// enforcement left them, by job name (`sched state` lines).
+    task_states: BTreeMap<String, (u8, u8)>,
 }
 
 /// `sim_time_string()` of client/sim_util.cpp.
@@ -309,6 +322,7 @@ impl<W: Write> LogWriter<W> {
             pending_run_list: Vec::new(),
             piggyback_project: None,
             gpu_names: Vec::new(),
+            task_states: BTreeMap::new(),
         };
         if let Some(mut timeline) = timeline {
             let head = "<head><style> body, td, th { font-family: Verdana; font-size: 12px;} \
@@ -405,7 +419,8 @@ impl<W: Write> LogWriter<W> {
         self.gpu_names = (1..state.n_rsc())
             .map(|r| state.rsc_type(r).long_name().to_string())
             .collect();
-        for (kind, count) in &header.config_coprocs {
+        let v7_2 = self.wording.v7_2;
+        for (kind, count) in header.config_coprocs.iter().filter(|_| !v7_2) {
             self.emit(
                 now,
                 None,
@@ -414,7 +429,7 @@ impl<W: Write> LogWriter<W> {
                 ),
             );
         }
-        for project in &state.projects {
+        for project in state.projects.iter().filter(|_| !v7_2) {
             if header
                 .app_config_projects
                 .iter()
@@ -424,7 +439,7 @@ impl<W: Write> LogWriter<W> {
             }
         }
         // show_app_config(): project limits, then app limits.
-        for project in &state.projects {
+        for project in state.projects.iter().filter(|_| !v7_2) {
             if let Some(n) = project.project_max_concurrent.filter(|&n| n > 0) {
                 self.emit(
                     now,
@@ -433,7 +448,7 @@ impl<W: Write> LogWriter<W> {
                 );
             }
         }
-        for project in &state.projects {
+        for project in state.projects.iter().filter(|_| !v7_2) {
             for app in &project.apps {
                 if let Some(n) = app.max_concurrent.filter(|&n| n > 0) {
                     self.emit(
@@ -510,15 +525,16 @@ impl<W: Write> LogWriter<W> {
         const MEGA: f64 = 1024.0 * 1024.0;
         let busy = mem * prefs.ram_max_used_busy_frac / MEGA;
         let idle = mem * prefs.ram_max_used_idle_frac / MEGA;
+        let mb = if self.wording.v7_2 { "MB" } else { " MB" };
         self.emit(
             now,
             None,
-            &format!("   max memory usage when active: {busy:.2} MB"),
+            &format!("   max memory usage when active: {busy:.2}{mb}"),
         );
         self.emit(
             now,
             None,
-            &format!("   max memory usage when idle: {idle:.2} MB"),
+            &format!("   max memory usage when idle: {idle:.2}{mb}"),
         );
         let ncpus = state.n_usable_cpus();
         if ncpus != state.host.p_ncpus as usize {
@@ -622,8 +638,9 @@ impl<W: Write> LogWriter<W> {
         );
     }
 
-    /// `rsc_string()` of client/result.h.
-    fn rsc_string(state: &HostState, j: JobIdx) -> String {
+    /// `rsc_string()` of client/result.h (7.0–7.2: client/rr_sim.cpp's,
+    /// with the resource's short name).
+    fn rsc_string(&self, state: &HostState, j: JobIdx) -> String {
         let Some(job) = state.jobs.get(j) else {
             return String::new();
         };
@@ -634,8 +651,22 @@ impl<W: Write> LogWriter<W> {
                 "{:.2} CPU + {:.2} {}",
                 job.usage.avg_ncpus,
                 job.usage.coproc_usage,
-                state.rsc_type(job.usage.rsc).long_name()
+                self.rsc_name(state, job.usage.rsc)
             )
+        }
+    }
+
+    /// A resource as the release names it: `rsc_name_long()` (`NVIDIA
+    /// GPU`), in 7.0–7.2 `rsc_name()` (the coprocessor type, `NVIDIA`).
+    fn rsc_name(&self, state: &HostState, r: RscIdx) -> String {
+        if self.wording.v7_2 {
+            if r == 0 {
+                "CPU".to_string()
+            } else {
+                Self::rsc_type_name(state, r)
+            }
+        } else {
+            Self::rsc_long(state, r)
         }
     }
 
@@ -672,10 +703,12 @@ impl<W: Write> LogWriter<W> {
     /// `rr_simulation(why)` and RR_SIM::simulate() (client/rr_sim.cpp).
     fn simulation(&mut self, now: f64, state: &HostState, why: &str, sim: &RrSimOutcome) {
         let f = self.flags;
-        if f.rr_simulation {
+        let v7_2 = self.wording.v7_2;
+        // 7.0–7.2 simulate at every call, unannounced.
+        if f.rr_simulation && !v7_2 {
             self.emit(now, None, &format!("[rr_sim] doing sim: {why}"));
         }
-        if self.last_sim == sim.now {
+        if self.last_sim == sim.now && !v7_2 {
             if f.rr_simulation {
                 self.emit(now, None, "[rr_sim] already did at this time");
             }
@@ -698,6 +731,22 @@ impl<W: Write> LogWriter<W> {
         for note in &sim.notes {
             match *note {
                 RrSimNote::PickStart | RrSimNote::PickEnd if !new => {}
+                // 7.0–7.2 print every pick, without its FLOPs, and nothing
+                // of the simulation's steps or limits.
+                RrSimNote::Starting { job, reltime, .. } if v7_2 && f.rrsim_detail => {
+                    let message = format!(
+                        "[rr_sim_detail] {reltime:.2}: starting {} ({})",
+                        Self::job_name(state, job),
+                        self.rsc_string(state, job)
+                    );
+                    self.job_line(now, state, job, &message);
+                }
+                RrSimNote::Starting { .. } if v7_2 => {}
+                RrSimNote::ProjectMaxConcurrent(..)
+                | RrSimNote::AppMaxConcurrent(..)
+                | RrSimNote::NextToFinish(..)
+                | RrSimNote::TimeSlice(_)
+                    if v7_2 => {}
                 RrSimNote::PickStart if f.rr_simulation => {
                     self.emit(now, None, "pick_jobs_to_run() start");
                 }
@@ -709,11 +758,12 @@ impl<W: Write> LogWriter<W> {
                     reltime,
                     flops_left,
                     flops,
+                    first: true,
                 } if f.rrsim_detail => {
                     let message = format!(
                         "[rr_sim_detail] {reltime:.2}: starting {} ({}) ({:.2}G/{:.2}G)",
                         Self::job_name(state, job),
-                        Self::rsc_string(state, job),
+                        self.rsc_string(state, job),
                         flops_left / GIGA,
                         flops / GIGA
                     );
@@ -759,13 +809,22 @@ impl<W: Write> LogWriter<W> {
                     };
                     let j = finish.job;
                     let name = Self::job_name(state, j).to_string();
-                    let message = format!(
-                        "[rr_sim] {:.2}: {name} finishes ({}) ({:.2}G/{:.2}G)",
-                        finish.reltime,
-                        Self::rsc_string(state, j),
-                        finish.flops_remaining / GIGA,
-                        finish.sim_flops / GIGA
-                    );
+                    let message = if v7_2 {
+                        format!(
+                            "[rr_sim] {:.2}: {name} finishes ({:.2}G/{:.2}G)",
+                            finish.reltime,
+                            finish.flops_remaining / GIGA,
+                            finish.sim_flops / GIGA
+                        )
+                    } else {
+                        format!(
+                            "[rr_sim] {:.2}: {name} finishes ({}) ({:.2}G/{:.2}G)",
+                            finish.reltime,
+                            self.rsc_string(state, j),
+                            finish.flops_remaining / GIGA,
+                            finish.sim_flops / GIGA
+                        )
+                    };
                     self.job_line(now, state, j, &message);
                     if let Some(by) = finish.miss_by {
                         let message = if finish.miss_counted {
@@ -801,7 +860,7 @@ impl<W: Write> LogWriter<W> {
                     let message = format!(
                         "[rr_sim] Project has {} projected {} deadline misses",
                         rsc.deadlines_missed,
-                        Self::rsc_long(state, r)
+                        self.rsc_name(state, r)
                     );
                     self.project_line(now, state, p, &message);
                 }
@@ -833,11 +892,57 @@ impl<W: Write> LogWriter<W> {
             .iter()
             .take_while(|n| matches!(n, RunNote::Domino(_) | RunNote::Thrashing(_)))
             .count();
+        // 7.0–7.2 print a coprocessor job's reservation after its pick.
+        let mut reserved: Option<JobIdx> = None;
         for (i, note) in run.notes.iter().enumerate() {
             if i == promotions {
                 self.prio(now, state, &run.prio_init);
             }
             match *note {
+                RunNote::Reserve(j) if self.wording.v7_2 => reserved = Some(j),
+                RunNote::Add(i) if self.wording.v7_2 => {
+                    let Some(entry) = run.run_list.get(i) else {
+                        continue;
+                    };
+                    let j = entry.job;
+                    let edf = entry.phase == RunListPhase::Edf;
+                    if debug && edf {
+                        // earliest_deadline_result() names each EDF pick.
+                        let deadline = state.jobs.get(j).map_or(0.0, |job| job.report_deadline);
+                        let message = format!(
+                            "[cpu_sched_debug] earliest deadline: {deadline:.0} {}",
+                            Self::job_name(state, j)
+                        );
+                        self.job_line(now, state, j, &message);
+                    }
+                    if debug {
+                        // PROC_RESOURCES::schedule (7.2.42).
+                        let kind = match (entry.rsc != 0, edf) {
+                            (true, true) => "coprocessor job, EDF",
+                            (true, false) => "coprocessor job, FIFO",
+                            (false, true) => "CPU job, EDF",
+                            (false, false) => "CPU job, priority order",
+                        };
+                        let message = format!(
+                            "[cpu_sched_debug] scheduling {} ({kind}) (prio {:.6})",
+                            Self::job_name(state, j),
+                            entry.priority
+                        );
+                        self.job_line(now, state, j, &message);
+                    }
+                    if let Some(r) = reserved.take() {
+                        if debug {
+                            if let Some(job) = state.jobs.get(r) {
+                                let message = format!(
+                                    "[cpu_sched_debug] reserving {:.6} of coproc {}",
+                                    job.usage.coproc_usage,
+                                    Self::rsc_type_name(state, job.usage.rsc)
+                                );
+                                self.job_line(now, state, r, &message);
+                            }
+                        }
+                    }
+                }
                 RunNote::Domino(j) | RunNote::Thrashing(j) if debug => {
                     let kind = if matches!(note, RunNote::Domino(_)) {
                         "domino"
@@ -903,7 +1008,7 @@ impl<W: Write> LogWriter<W> {
         for (i, &(j, md, uts)) in jobs.iter().enumerate() {
             let yes = |b: bool| if b { "yes" } else { "no" };
             let resources = if self.wording.job_list_resources {
-                format!("{}; ", Self::rsc_string(state, j))
+                format!("{}; ", self.rsc_string(state, j))
             } else {
                 String::new()
             };
@@ -928,8 +1033,17 @@ impl<W: Write> LogWriter<W> {
         tasks: &[TaskAction],
     ) {
         let f = self.flags;
+        let v7_2 = self.wording.v7_2;
         if f.cpu_sched_debug {
-            self.emit(now, None, "[cpu_sched_debug] enforce_run_list(): start");
+            self.emit(
+                now,
+                None,
+                if v7_2 {
+                    "[cpu_sched_debug] enforce_schedule(): start"
+                } else {
+                    "[cpu_sched_debug] enforce_run_list(): start"
+                },
+            );
             self.emit(now, None, "[cpu_sched_debug] preliminary job list:");
             self.job_list(now, state, run_list);
             self.emit(now, None, "[cpu_sched_debug] final job list:");
@@ -951,11 +1065,23 @@ impl<W: Write> LogWriter<W> {
             let skipped = out.skipped.iter().find(|(k, _)| *k == j).map(|(_, r)| *r);
             let message = match skipped {
                 Some(SkipReason::NoCoprocs) => continue,
+                Some(SkipReason::MaxConcurrent) if v7_2 => {
+                    let limit = state
+                        .projects
+                        .get(job.project)
+                        .and_then(|p| p.apps.iter().find(|a| a.name == job.app))
+                        .and_then(|a| a.max_concurrent)
+                        .unwrap_or(0);
+                    format!(
+                        "[cpu_sched_debug] skipping {name}; max concurrent limit {limit} reached"
+                    )
+                }
                 Some(SkipReason::MaxConcurrent) => {
                     format!("[cpu_sched_debug] skipping {name}; max concurrent limit reached")
                 }
                 Some(SkipReason::CpusFull) => {
                     if user_limited
+                        && !v7_2
                         && self.params.enforce_user_cpu_limit != 0.0
                         && used + job.usage.avg_ncpus > n_usable as f64
                     {
@@ -975,7 +1101,7 @@ impl<W: Write> LogWriter<W> {
                     used += job.usage.avg_ncpus;
                     format!(
                         "[cpu_sched_debug] scheduling {name}{}",
-                        if md { " (high priority)" } else { "" }
+                        if md && !v7_2 { " (high priority)" } else { "" }
                     )
                 }
             };
@@ -1008,9 +1134,58 @@ impl<W: Write> LogWriter<W> {
                 }
             }
         }
-        // Preemptions in active-task order, then the scheduled tasks.
-        for action in tasks {
-            if let TaskAction::Preempt { job, removed } = *action {
+        let scheduled_now: std::collections::BTreeSet<JobIdx> = out
+            .actions
+            .iter()
+            .filter_map(|a| match a {
+                EnforceAction::Schedule(j) => Some(*j),
+                _ => None,
+            })
+            .collect();
+        // 7.0–7.2: each task in active-task order prints its states, then
+        // is preempted if it must be (7.2.42 enforce_run_list).
+        let mut in_task_order: Vec<JobIdx> = if v7_2 {
+            (0..state.jobs.len())
+                .filter(|&j| state.jobs[j].task.is_some())
+                .collect()
+        } else {
+            tasks
+                .iter()
+                .filter_map(|a| match *a {
+                    TaskAction::Preempt { job, .. } => Some(job),
+                    _ => None,
+                })
+                .collect()
+        };
+        if v7_2 {
+            in_task_order.sort_by_key(|&j| state.jobs[j].task.as_ref().map_or(u64::MAX, |t| t.seq));
+        }
+        for j in in_task_order {
+            let name = Self::job_name(state, j).to_string();
+            let preempt = tasks.iter().find_map(|a| match *a {
+                TaskAction::Preempt { job, removed } if job == j => Some(removed),
+                _ => None,
+            });
+            if v7_2 {
+                let before = self.task_states.get(&name).copied().unwrap_or((0, 0));
+                let next = if scheduled_now.contains(&j) { 2 } else { 1 };
+                if f.cpu_sched_debug {
+                    let message = format!(
+                        "[cpu_sched_debug] {name} sched state {} next {next} task state {}",
+                        before.0, before.1
+                    );
+                    self.job_line(now, state, j, &message);
+                }
+                let after = match (next, preempt) {
+                    (2, _) => (2, 1),
+                    (_, Some(true)) => (1, 0),
+                    (_, Some(false)) => (1, 9),
+                    _ => (1, before.1),
+                };
+                self.task_states.insert(name.clone(), after);
+            }
+            if let Some(removed) = preempt {
+                let job = j;
                 let name = Self::job_name(state, job).to_string();
                 if f.cpu_sched {
                     let how = if removed {
@@ -1040,14 +1215,7 @@ impl<W: Write> LogWriter<W> {
                 }
             }
         }
-        let mut scheduled: Vec<JobIdx> = out
-            .actions
-            .iter()
-            .filter_map(|a| match a {
-                EnforceAction::Schedule(j) => Some(*j),
-                _ => None,
-            })
-            .collect();
+        let mut scheduled: Vec<JobIdx> = scheduled_now.into_iter().collect();
         scheduled.sort_by_key(|&j| {
             state
                 .jobs
@@ -1081,7 +1249,15 @@ impl<W: Write> LogWriter<W> {
             }
         }
         if f.cpu_sched_debug {
-            self.emit(now, None, "[cpu_sched_debug] enforce_run_list: end");
+            self.emit(
+                now,
+                None,
+                if v7_2 {
+                    "[cpu_sched_debug] enforce_schedule: end"
+                } else {
+                    "[cpu_sched_debug] enforce_run_list: end"
+                },
+            );
         }
     }
 
@@ -1158,6 +1334,7 @@ impl<W: Write> LogWriter<W> {
     /// WORK_FETCH::setup()'s messages and print_state() (client/work_fetch.cpp).
     fn fetch_state(&mut self, now: f64, state: &HostState, setup: &WorkFetchState) {
         let f = self.flags;
+        let v7_2 = self.wording.v7_2;
         self.simulation(now, state, "work fetch", &setup.sim);
         if f.work_fetch_debug {
             let total = state.work_buf_total(&self.params);
@@ -1182,22 +1359,43 @@ impl<W: Write> LogWriter<W> {
         );
         self.emit(now, None, &message);
         self.emit(now, None, "[work_fetch] --- project states ---");
-        for project in &setup.projects {
-            let message = format!("[work_fetch] {}", project.log_text());
+        // 7.0–7.2 print after sorting the project list itself.
+        let order: Vec<ProjectIdx> = if v7_2 {
+            setup.projects_sorted.clone()
+        } else {
+            (0..state.projects.len()).collect()
+        };
+        let rank = |p: ProjectIdx| order.iter().position(|&q| q == p).unwrap_or(p);
+        let mut projects: Vec<_> = setup.projects.iter().collect();
+        projects.sort_by_key(|x| rank(x.project));
+        for project in projects {
+            let text = if v7_2 {
+                // 7.2.42 WORK_FETCH::print_state.
+                let mut text = match &project.reason {
+                    ProjectReason::None => "can req work".to_string(),
+                    reason => format!("can't req work: {reason}"),
+                };
+                if project.rpc_backoff_left > 0.0 {
+                    let _ = write!(text, " (backoff: {:.2} sec)", project.rpc_backoff_left);
+                }
+                format!("REC {:.3} prio {:.6} {text}", project.rec, project.priority)
+            } else {
+                project.log_text()
+            };
+            let message = format!("[work_fetch] {text}");
             self.project_line(now, state, project.project, &message);
         }
-        for rsc in &setup.resources {
-            let message = format!(
-                "[work_fetch] --- state for {} ---",
-                rsc.rsc_type.long_name()
-            );
+        for (r, rsc) in setup.resources.iter().enumerate() {
+            let message = format!("[work_fetch] --- state for {} ---", self.rsc_name(state, r));
             self.emit(now, None, &message);
             let message = format!(
                 "[work_fetch] shortfall {:.2} nidle {:.2} saturated {:.2} busy {:.2}",
                 rsc.shortfall, rsc.nidle, rsc.saturated, rsc.busy
             );
             self.emit(now, None, &message);
-            for row in &rsc.projects {
+            let mut rows: Vec<_> = rsc.projects.iter().collect();
+            rows.sort_by_key(|x| rank(x.project));
+            for row in rows {
                 let backoff = if row.backoff_left > 0.0 {
                     format!(
                         " (resource backoff: {:.2}, inc {:.2})",
@@ -1206,10 +1404,33 @@ impl<W: Write> LogWriter<W> {
                 } else {
                     String::new()
                 };
-                let message = format!(
-                    "[work_fetch] share {:.3} {} {backoff}",
-                    row.share, row.reason
-                );
+                let message = if v7_2 {
+                    // 7.2.42 RSC_WORK_FETCH::print_state: the dont_fetch flags.
+                    let flags = state
+                        .projects
+                        .get(row.project)
+                        .and_then(|p| p.rsc.get(r))
+                        .map(|x| (x.no_rsc_pref, x.no_rsc_apps, x.no_rsc_ams))
+                        .unwrap_or_default();
+                    let config = r != 0 && state.no_rsc_config(row.project, r);
+                    let mut text = format!("[work_fetch] fetch share {:.3}{backoff}", row.share);
+                    for (on, flag) in [
+                        (flags.0, " (blocked by prefs)"),
+                        (flags.1, " (no apps)"),
+                        (flags.2, " (blocked by account manager)"),
+                        (config, " (blocked by configuration file)"),
+                    ] {
+                        if on {
+                            text.push_str(flag);
+                        }
+                    }
+                    text
+                } else {
+                    format!(
+                        "[work_fetch] share {:.3} {} {backoff}",
+                        row.share, row.reason
+                    )
+                };
                 self.project_line(now, state, row.project, &message);
             }
         }
@@ -1229,13 +1450,16 @@ impl<W: Write> LogWriter<W> {
         report: Option<ProjectIdx>,
     ) {
         let f = self.flags;
+        let v7_2 = self.wording.v7_2;
         self.piggyback_project = report;
         if let Some(p) = report {
-            if f.work_fetch_debug {
+            if f.work_fetch_debug && !v7_2 {
                 self.project_line(now, state, p, "piggyback_work_request()");
             }
         } else {
-            if self.wording.choose_project_time && f.work_fetch_debug {
+            if v7_2 && f.work_fetch_debug {
+                self.emit(now, None, "[work_fetch] entering choose_project()");
+            } else if self.wording.choose_project_time && f.work_fetch_debug {
                 self.emit(now, None, &format!("choose_project(): {now:.6}"));
             }
             if outcome.nci {
@@ -1249,7 +1473,11 @@ impl<W: Write> LogWriter<W> {
             self.fetch_state(now, state, setup);
         }
         for note in &outcome.scan {
-            self.scan_note(now, state, note);
+            // 7.0–7.2 print only set_request() of the scan (its other lines
+            // are DEBUG() macros compiled out).
+            if !v7_2 || matches!(note, ScanNote::SetRequest { .. }) {
+                self.scan_note(now, state, note);
+            }
         }
         if report.is_none() && outcome.chosen.is_none() && f.work_fetch_debug {
             self.emit(now, None, "[work_fetch] No project chosen for work fetch");
@@ -1325,11 +1553,15 @@ impl<W: Write> LogWriter<W> {
                 req_secs,
             } => (
                 Some(*project),
-                format!(
-                    "[work_fetch] set_request() for {}: ninst {} nused_total {nused_total:.2} nidle_now {nidle_now:.2} fetch share {share:.2} req_inst {req_instances:.2} req_secs {req_secs:.2}",
-                    long(*rsc),
-                    *ninstances as i64
-                ),
+                {
+                    // 7.0–7.2 print %f.
+                    let d = if self.wording.v7_2 { 6 } else { 2 };
+                    format!(
+                        "[work_fetch] set_request() for {}: ninst {} nused_total {nused_total:.d$} nidle_now {nidle_now:.d$} fetch share {share:.d$} req_inst {req_instances:.d$} req_secs {req_secs:.d$}",
+                        self.rsc_name(state, *rsc),
+                        *ninstances as i64
+                    )
+                },
                 f.work_fetch_debug,
             ),
             ScanNote::Request(p, r, req, excluded) => (
@@ -1404,7 +1636,7 @@ impl<W: Write> LogWriter<W> {
             let _ = write!(
                 text,
                 " {} ({:.2} sec, {:.2} inst)",
-                Self::rsc_long(state, r),
+                self.rsc_name(state, r),
                 req.req_secs,
                 req.req_instances
             );
@@ -1566,7 +1798,7 @@ impl<W: Write> Observer for LogWriter<W> {
                 if self.flags.work_fetch_debug {
                     let message = format!(
                         "[work_fetch] backing off {} {secs:.0} sec",
-                        Self::rsc_long(state, rsc)
+                        self.rsc_name(state, rsc)
                     );
                     self.project_line(now, state, project, &message);
                 }

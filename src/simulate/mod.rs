@@ -124,13 +124,7 @@ impl SimOptions {
     pub fn effective_params(&self) -> Params {
         self.params.clone().unwrap_or_else(|| {
             let mut params = emulator_params(self.delta);
-            match self.release {
-                Some(release) if is_7_2(release) => params_7_2(&mut params),
-                Some(release) => {
-                    params_for_release(&mut params, release);
-                }
-                None => {}
-            }
+            release_rules(&mut params, self.release);
             params
         })
     }
@@ -144,6 +138,18 @@ impl SimOptions {
             }
             _ => Profile::of(self.policy),
         }
+    }
+}
+
+/// Applies the rules of `release` to `params`: its profile (7.3 on) or the
+/// 7.0–7.2 variant; `None` leaves today's rules.
+pub fn release_rules(params: &mut Params, release: Option<Release>) {
+    match release {
+        Some(release) if is_7_2(release) => params_7_2(params),
+        Some(release) => {
+            params_for_release(params, release);
+        }
+        None => {}
     }
 }
 
@@ -380,9 +386,12 @@ fn log_out_generation(options: &SimOptions) -> Result<(), SimError> {
             options.policy
         )));
     }
-    if let Some(release) = options.release.filter(|r| *r < Release(7, 16, 0)) {
+    if let Some(release) = options
+        .release
+        .filter(|r| *r < Release(7, 16, 0) && !is_7_2(*r))
+    {
         return Err(SimError::Options(format!(
-            "--log-out writes the logs of releases 7.16 on; not {release}"
+            "--log-out writes the logs of releases 7.0-7.2 and 7.16 on; not {release}"
         )));
     }
     Ok(())
