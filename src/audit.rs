@@ -79,26 +79,18 @@ fn unknown_lines(trace: &Trace) -> Option<Unchecked> {
     })
 }
 
-/// For an emulator reference of today's client (its state file in an
-/// `inputs/` folder beside `outputs/`): the jobs its servers generated, with
-/// the estimates the log does not print, reproduced by the emulator's own
-/// generator ([`crate::simulate::generated_jobs`]). Empty otherwise, or when
-/// the simulation cannot run; the replay checks each against the log.
+/// For an emulator reference (its state file in an `inputs/` folder beside
+/// `outputs/`) of a release from 7.0 on: the jobs its servers generated,
+/// with the estimates the log does not print, reproduced by the emulator's
+/// own generator under that release's harness
+/// ([`crate::simulate::generated_jobs`]; sim.cpp's make_job draws the same
+/// way from 7.2.42 to today's). Empty for the 6.x generations, otherwise,
+/// or when the simulation cannot run; the replay checks each against the
+/// log.
 fn emulator_generated_jobs(trace: &Trace, options: &AuditOptions) -> Vec<GeneratedJob> {
-    // The job generator of sim.cpp is the same from 7.20.5 to today's
-    // (make_job, one drand() per job); the 7.2.42 and 6.10 emulators drew
-    // differently.
-    let before_7_3 = |v: &crate::trace::ClientVersion| (v.major, v.minor) < (7, 3);
-    let generator_differs = match options.policy.as_deref() {
-        Some("current") => false,
-        Some(other) => other
-            .parse::<crate::policy::profile::Release>()
-            .map_or(true, |r| (r.0, r.1) < (7, 3)),
-        None => options.client_version.is_some_and(|r| (r.0, r.1) < (7, 3)),
-    };
-    if generator_differs {
+    let crate::replay::Harness::Rec(release) = crate::replay::harness_of(trace, options) else {
         return Vec::new();
-    }
+    };
     let Some(state) = trace.state.client_states.first() else {
         return Vec::new();
     };
@@ -109,12 +101,12 @@ fn emulator_generated_jobs(trace: &Trace, options: &AuditOptions) -> Vec<Generat
         && inputs
             .parent()
             .is_some_and(|root| root.join("outputs").is_dir());
-    let stated = options.client_version.is_none()
-        && (trace.meta.client_version.as_ref().is_some_and(before_7_3)
-            || state.core_client_version.as_ref().is_some_and(before_7_3));
-    if !is_reference || stated {
+    if !is_reference {
         return Vec::new();
     }
-    crate::simulate::generated_jobs(&inputs.to_string_lossy(), options.client_version)
-        .unwrap_or_default()
+    crate::simulate::generated_jobs(
+        &inputs.to_string_lossy(),
+        release.or(options.client_version),
+    )
+    .unwrap_or_default()
 }

@@ -1,6 +1,7 @@
 //! The differential test of the one client loop: `boinc-audit scenario
 //! random` writes emulator inputs for seeds 1..=N (N = 200, or
-//! `BOINC_AUDIT_DIFFERENTIAL_SEEDS`), `simulate --outputs-dir` runs each
+//! `BOINC_AUDIT_DIFFERENTIAL_SEEDS`; and, under the 7.0–7.2 rules, seeds
+//! 1001.. (40, or `BOINC_AUDIT_DIFFERENTIAL_SEEDS_7_2`), `simulate --outputs-dir` runs each
 //! with the scenario's own emulator options and writes the emulator's
 //! log.txt, inputs.txt and timeline.html, and `audit` replays that log. The
 //! simulation and the replay are the same loop with two worlds (simulated
@@ -41,13 +42,16 @@ fn seeds() -> u64 {
         .unwrap_or(200)
 }
 
-/// One scenario: simulate, audit; `Err` says what failed.
-fn check(dir: &Path, options: &str) -> Result<(), String> {
+/// One scenario: simulate, audit (both under `policy` if given); `Err`
+/// says what failed.
+fn check(dir: &Path, options: &str, policy: Option<&str>) -> Result<(), String> {
     let mut args = vec![
         "simulate".to_string(),
         dir.join("inputs").display().to_string(),
     ];
     args.extend(options.split_whitespace().map(String::from));
+    let policy_args: Vec<&str> = policy.map_or(Vec::new(), |p| vec!["--policy", p]);
+    args.extend(policy_args.iter().map(|a| a.to_string()));
     args.push("--outputs-dir".into());
     args.push(dir.join("outputs").display().to_string());
     let simulated = Command::new(bin())
@@ -62,6 +66,7 @@ fn check(dir: &Path, options: &str) -> Result<(), String> {
     }
     let audited = Command::new(bin())
         .args(["audit", &dir.display().to_string(), "--format", "json"])
+        .args(&policy_args)
         .output()
         .map_err(|e| e.to_string())?;
     let report: serde_json::Value = serde_json::from_slice(&audited.stdout).map_err(|e| {
@@ -84,9 +89,26 @@ fn check(dir: &Path, options: &str) -> Result<(), String> {
 
 #[test]
 fn simulated_logs_audit_at_one_hundred_percent() {
-    let n = seeds();
-    let root: PathBuf =
-        std::env::temp_dir().join(format!("boinc-audit-differential-{}", std::process::id()));
+    run(1, seeds(), None);
+}
+
+/// The same under the 7.0–7.2 rules (`--policy 7.2.42` for both): seeds
+/// 1001.. (`BOINC_AUDIT_DIFFERENTIAL_SEEDS_7_2`, default 40).
+#[test]
+fn simulated_7_2_logs_audit_at_one_hundred_percent() {
+    let n = std::env::var("BOINC_AUDIT_DIFFERENTIAL_SEEDS_7_2")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    run(1001, n, Some("7.2.42"));
+}
+
+/// Seeds `first..first + n`: each simulated, logged and audited.
+fn run(first: u64, n: u64, policy: Option<&str>) {
+    let root: PathBuf = std::env::temp_dir().join(format!(
+        "boinc-audit-differential-{}-{first}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&root);
     let mut guard = Cleanup {
         root: root.clone(),
@@ -97,7 +119,7 @@ fn simulated_logs_audit_at_one_hundred_percent() {
             "scenario",
             "random",
             "--seed",
-            "1",
+            &first.to_string(),
             "--count",
             &n.to_string(),
             "--out",
@@ -128,7 +150,7 @@ fn simulated_logs_audit_at_one_hundred_percent() {
                 let Some((dir, options)) = scenarios.get(i) else {
                     break;
                 };
-                match check(dir, options) {
+                match check(dir, options, policy) {
                     // The logs are large: keep only the failing folders.
                     Ok(()) => {
                         let _ = std::fs::remove_dir_all(dir);

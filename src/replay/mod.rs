@@ -337,6 +337,33 @@ fn choose_policy(trace: &Trace, options: &AuditOptions) -> PolicyChoice {
     }
 }
 
+/// Whose emulator harness would have produced a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Harness {
+    /// Today's client (`None`) or a release from 7.0 on: its servers' job
+    /// draws can be reproduced (`simulate::generated_jobs`).
+    Rec(Option<Release>),
+    /// A 6.x generation, whose emulators drew differently.
+    Debt,
+}
+
+/// The harness of `trace` under the options' policy.
+pub fn harness_of(trace: &Trace, options: &AuditOptions) -> Harness {
+    let choice = choose_policy(trace, options);
+    match choice.name.as_str() {
+        V7_2 => Harness::Rec(Some(Release(7, 2, 42))),
+        V6_10 | LTD => Harness::Debt,
+        _ if options
+            .policy
+            .as_deref()
+            .is_some_and(|p| p.starts_with("debt")) =>
+        {
+            Harness::Debt
+        }
+        _ => Harness::Rec(choice.release),
+    }
+}
+
 /// Audits one trace: extracts the recorded decisions, replays them and compares.
 pub fn audit(
     trace: &Trace,
@@ -605,7 +632,6 @@ fn replay_and_compare(
     let (results, divergences, not_replayed) = match state {
         Some(state) if delta > 0.0 => {
             let mut comparer = driver::Comparer::new(&points, &trace.events, settings);
-            let generated = if policy == V7_2 { &[] } else { generated };
             let (stopped, unknown) = run_recorded(
                 trace,
                 state,
