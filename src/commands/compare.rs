@@ -167,12 +167,12 @@ fn simulation(
     let delta = args.delta.or(recorded.delta).unwrap_or(300.0);
     let run = |spec: &SideSpec| -> Result<SimulationRun> {
         use boinc_audit::policy::generation::Generation;
-        use boinc_audit::policy::profile::{params_for_release, profile_name, Release};
+        use boinc_audit::policy::profile::{is_7_2, profile_name, Release};
         let release_named = spec
             .policy
             .as_deref()
             .and_then(|name| name.parse::<Release>().ok())
-            .filter(|r| (r.0, r.1) > (7, 2));
+            .filter(|r| r.0 >= 7);
         let (policy, release): (Generation, Option<Release>) =
             match (spec.policy.as_deref(), release_named) {
                 (_, Some(release)) => (Generation::Current, Some(release)),
@@ -187,12 +187,14 @@ fn simulation(
                 }
             };
         let mut params = simulate::emulator_params(delta);
-        if let Some(release) = release {
-            params_for_release(&mut params, release);
-        }
+        simulate::release_rules(&mut params, release);
         apply_overrides(&mut params, &spec.overrides)?;
         let mut spec = spec.clone();
-        spec.policy = Some(release.map_or_else(|| policy.to_string(), profile_name));
+        spec.policy = Some(match release {
+            Some(r) if is_7_2(r) => "7.2.42".to_string(),
+            Some(r) => profile_name(r),
+            None => policy.to_string(),
+        });
         Ok(SimulationRun {
             spec,
             options: SimOptions {
