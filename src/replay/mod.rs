@@ -310,10 +310,16 @@ struct PolicyChoice {
 /// named after the profile.
 fn choose_policy(trace: &Trace, options: &AuditOptions) -> PolicyChoice {
     if let Some(policy) = &options.policy {
-        let release = policy
-            .parse::<Release>()
-            .ok()
-            .filter(|r| r.0 >= 7 && (r.0, r.1) > (7, 2));
+        let named = policy.parse::<Release>().ok();
+        // Any 7.0–7.2 release runs the rules read at 7.2.42.
+        if named.is_some_and(profile::is_7_2) {
+            return PolicyChoice {
+                name: V7_2.to_string(),
+                reason: format!("--policy {policy}: the 7.0-7.2 rules (read at 7.2.42)"),
+                release: None,
+            };
+        }
+        let release = named.filter(|r| r.0 >= 7 && (r.0, r.1) > (7, 2));
         return PolicyChoice {
             name: release.map_or_else(|| policy.clone(), profile::profile_name),
             reason: "--policy given".into(),
