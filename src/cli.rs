@@ -585,6 +585,11 @@ pub struct BenchSimulateArgs {
     /// How many timed runs per scenario (the best is reported).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub runs: u32,
+    /// The release whose rules run every scenario (e.g. 7.2.42 for the
+    /// 7.2.42 emulator's references, whose inputs name none); default: the
+    /// one each client_state.xml names, else today's.
+    #[arg(long, value_name = "X.Y.Z")]
+    pub client_version: Option<String>,
 }
 
 /// Arguments of `bench audit`.

@@ -146,6 +146,20 @@ fn emulator_value(dir: &std::path::Path, file: &str, label: &str) -> Option<f64>
 pub fn run_bench_simulate(args: &BenchSimulateArgs) -> Result<u8> {
     use boinc_audit::simulate::{self, scenario, SimOptions};
     // params: None = the emulator's (rec_adjust_period = delta, …).
+    let given = args
+        .client_version
+        .as_deref()
+        .map(|v| {
+            v.parse::<boinc_audit::policy::profile::Release>()
+                .map_err(|e| anyhow::anyhow!("--client-version: {e}"))
+        })
+        .transpose()?;
+    if let Some(release) = given.filter(|r| r.0 < 7) {
+        anyhow::bail!(
+            "--client-version {release}: the 6.x emulators' inputs (sim_projects.xml) pick \
+             their own generation; give 7.0 or later"
+        );
+    }
     let dirs = scenario_dirs(&args.dirs);
     if dirs.is_empty() {
         anyhow::bail!("no scenario folder (with inputs/) under the given paths");
@@ -159,7 +173,14 @@ pub fn run_bench_simulate(args: &BenchSimulateArgs) -> Result<u8> {
     writeln!(out, "|---|---|---|---|---|---|---|")?;
     for dir in &dirs {
         let text = dir.to_string_lossy().into_owned();
-        let (policy, _, release) = scenario::auto_policy(&text);
+        let (policy, _, release) = match given {
+            Some(release) => (
+                boinc_audit::policy::generation::Generation::Current,
+                String::new(),
+                Some(release),
+            ),
+            None => scenario::auto_policy(&text),
+        };
         let recorded = scenario::recorded_run(&text).unwrap_or_default();
         let options = SimOptions {
             duration: recorded.duration.unwrap_or(172_800.0),
