@@ -198,6 +198,13 @@ pub trait World {
     }
     /// Projects were put in a new order: new index `i` holds old `order[i]`.
     fn projects_reordered(&mut self, _order: &[usize]) {}
+    /// The `unfinished_time_slice` a new job's reused memory held, when the
+    /// world knows it (a recording's first preliminary job list that lists
+    /// the job); `None` for the loop's own model
+    /// ([`Profile::new_jobs_reuse_freed_uts`]).
+    fn new_job_uts(&mut self, _job: &str) -> Option<bool> {
+        None
+    }
     /// Jobs the world delivered at `now` that no RPC of the loop asked for
     /// (a recording whose client made an RPC the loop did not), with the
     /// index of their project; added so that the loop stays anchored.
@@ -1208,7 +1215,8 @@ impl<'a> ClientLoop<'a> {
         let n = jobs.len();
         for mut job in jobs {
             if self.profile.new_jobs_reuse_freed_uts {
-                job.unfinished_time_slice = self.freed.new_job(now);
+                let modelled = self.freed.new_job(now);
+                job.unfinished_time_slice = self.world.new_job_uts(&job.name).unwrap_or(modelled);
             }
             let side = JobSide {
                 final_cpu_time: self.world.final_cpu_time(&job),

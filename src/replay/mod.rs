@@ -905,7 +905,8 @@ fn run_recorded(
         apps,
         params.clone(),
     )
-    .with_estimates(estimates);
+    .with_estimates(estimates)
+    .with_first_uts(world::first_preliminary_uts(&trace.events));
     let last = comparer.last_time().unwrap_or(build::EMULATOR_START);
     // The emulator's settings of the engine: exact remaining work and REC
     // accounting once per time step (§9.7).

@@ -78,6 +78,9 @@ pub struct RecordedWorld {
     estimates: BTreeMap<String, GeneratedJob>,
     /// Received jobs whose estimate was not known (taken as their true size).
     pub unknown_estimates: usize,
+    /// Each job's `UTS` in the first preliminary job list that lists it
+    /// ([`World::new_job_uts`]).
+    first_uts: BTreeMap<String, bool>,
 }
 
 impl RecordedWorld {
@@ -98,7 +101,15 @@ impl RecordedWorld {
             params,
             estimates: BTreeMap::new(),
             unknown_estimates: 0,
+            first_uts: BTreeMap::new(),
         }
+    }
+
+    /// Sets each job's `UTS` as the first preliminary job list that lists
+    /// it shows ([`first_preliminary_uts`]).
+    pub fn with_first_uts(mut self, first_uts: BTreeMap<String, bool>) -> Self {
+        self.first_uts = first_uts;
+        self
     }
 
     /// Sets the estimates and versions of received jobs ([`matched_jobs`]).
@@ -283,6 +294,10 @@ impl client_loop::World for RecordedWorld {
         })
     }
 
+    fn new_job_uts(&mut self, job: &str) -> Option<bool> {
+        self.first_uts.get(job).copied()
+    }
+
     fn tie_order(&mut self, _now: f64) -> Option<Vec<String>> {
         self.step.iter_mut().find_map(|(event, used)| match event {
             ExternalEvent::TieOrder { jobs, .. } if !*used => {
@@ -342,5 +357,66 @@ impl client_loop::World for RecordedWorld {
 
     fn unsolicited_jobs(&mut self, state: &HostState, now: f64) -> Vec<Job> {
         self.take_arrivals(state, now, None, |_| true)
+    }
+}
+
+/// Each job's `UTS` in the first `preliminary job list` that lists it: what
+/// a release that never initialises the flag (7.0–7.2) shows of a new job's
+/// reused memory.
+pub fn first_preliminary_uts(events: &[crate::trace::LogEvent]) -> BTreeMap<String, bool> {
+    use crate::trace::Message;
+    let mut out = BTreeMap::new();
+    let mut preliminary = false;
+    for event in events {
+        match &event.message {
+            Message::PreliminaryJobList => preliminary = true,
+            Message::FinalJobList => preliminary = false,
+            Message::JobListEntry {
+                job,
+                uts: Some(uts),
+                ..
+            } if preliminary => {
+                out.entry(job.to_string()).or_insert(*uts);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::event_log::read_event_log;
+    use crate::trace::FileKind;
+
+    fn events(text: &str) -> Vec<crate::trace::LogEvent> {
+        let mut out = Vec::new();
+        let path: std::sync::Arc<str> = "log.txt".into();
+        read_event_log(
+            &path,
+            FileKind::EmulatorLog,
+            &mut text.as_bytes(),
+            &crate::parse::LogOptions::default(),
+            &mut |e| out.push(e),
+        );
+        out
+    }
+
+    #[test]
+    fn first_preliminary_uts_is_the_first_listing_of_each_job() {
+        let log = "\
+01:00:00 [---] [cpu_sched_debug] preliminary job list:
+01:00:00 [A] [cpu_sched_debug] 0: A_0 (MD: no; UTS: yes)
+01:00:00 [---] [cpu_sched_debug] final job list:
+01:00:00 [A] [cpu_sched_debug] 0: A_1 (MD: no; UTS: yes)
+01:05:00 [---] [cpu_sched_debug] preliminary job list:
+01:05:00 [A] [cpu_sched_debug] 0: A_0 (MD: no; UTS: no)
+01:05:00 [A] [cpu_sched_debug] 1: A_1 (MD: no; UTS: no)
+";
+        let first = first_preliminary_uts(&events(log));
+        // A_0's first listing says yes; a final list does not count.
+        assert_eq!(first.get("A_0"), Some(&true));
+        assert_eq!(first.get("A_1"), Some(&false));
     }
 }
