@@ -2,77 +2,463 @@
 //! the scheduler rules on its RPC transcripts (server side), merged into one
 //! [`DivergenceReport`].
 //!
-//! Architecture Invariant: orchestration only — it calls `replay` and `server`
-//! and merges their neutral results (and, for an emulator reference, asks
+//! Architecture Invariant: orchestration only — it calls `parse` (for the
+//! streaming audit), `replay` and `server` and merges their neutral results (and, for an emulator reference, asks
 //! `simulate` for the emulator's undrawn-in-the-log job estimates); it holds
 //! no policy or rule logic and renders nothing.
 
-use crate::divergence::{DivergenceReport, Unchecked};
+use crate::divergence::{DivergenceReport, HostActivity, Unchecked};
+use crate::parse::{self, LogOptions, ParseError, Select};
 use crate::replay::{self, AuditOptions, ReplayError};
 use crate::server;
 use crate::simulate::GeneratedJob;
-use crate::trace::Trace;
+use crate::trace::{ClientVersion, EventTime, LogEvent, Message, TimeBase, Trace};
+use std::path::PathBuf;
 
 /// Audits `trace`: replays the policy over its event log (when it has one)
 /// and checks the scheduler rules on its transcripts (when it has any).
 ///
 /// A trace with transcripts but no event log is audited on the server side
-/// only; the client-side replay is then listed as unchecked.
+/// only; the client-side replay is then listed as unchecked. A log that
+/// holds several client sessions (a restart, logs concatenated) is audited
+/// session by session, each under its own client's rules ([`Sessions`]).
 pub fn audit_trace(
     trace: &Trace,
     trace_name: &str,
     options: &AuditOptions,
 ) -> Result<DivergenceReport, ReplayError> {
-    let generated = emulator_generated_jobs(trace, options);
-    let mut report = match replay::audit_with_draws(trace, trace_name, options, &generated) {
-        Ok(report) => report,
-        Err(ReplayError::NoEvents) if !trace.rpcs.is_empty() => DivergenceReport {
-            trace: trace_name.to_string(),
-            policy: options
-                .policy
-                .clone()
-                .unwrap_or_else(|| "current".to_string()),
-            policy_reason: "no event log: only the scheduler transcripts were audited".to_string(),
-            unchecked: vec![Unchecked {
-                what: "client-side policy replay".to_string(),
-                why: "the trace holds no event log (stdoutdae.txt or the emulator's log.txt)"
-                    .to_string(),
-            }],
-            ..DivergenceReport::default()
-        },
-        Err(err) => return Err(err),
+    let skeleton = Trace {
+        events: Vec::new(),
+        ..trace.clone()
     };
-    if let Some(note) = unknown_lines(trace) {
-        report.unchecked.push(note);
+    let mut sessions = Sessions::new(skeleton, trace_name, options, true);
+    for event in &trace.events {
+        sessions.see(event);
     }
-    if !trace.rpcs.is_empty() {
-        let server_audit = server::audit_transcripts(trace);
-        report.points.extend(server_audit.points);
-        report.divergences.extend(server_audit.divergences);
-        report.unchecked.extend(server_audit.unchecked);
-    }
-    Ok(report)
+    sessions.finish()
 }
 
-/// Log lines of no known format: kept, counted and named in the report
-/// (no decision reads them), never dropped silently.
-fn unknown_lines(trace: &Trace) -> Option<Unchecked> {
-    let mut unknown = trace
-        .events
+/// What [`audit_paths`] read and found.
+pub struct StreamedAudit {
+    /// The report, or why the trace could not be audited.
+    pub report: Result<DivergenceReport, ReplayError>,
+    /// Inputs that could not be read (the audit went on without them).
+    pub errors: Vec<ParseError>,
+    /// Problems that did not make the trace incomplete.
+    pub warnings: Vec<ParseError>,
+}
+
+/// Audits the inputs under `paths` while their logs are read: the state,
+/// configuration and RPC files first, then each log event as it is parsed,
+/// audited one client session at a time ([`Sessions`]): memory holds one
+/// session's events, not the log's. With `keep_points` false the agreeing
+/// and unchecked decision points are kept only as counts
+/// ([`DivergenceReport::fold_agreeing`]): for the reporters that print
+/// totals and divergences. `observe` sees every event (progress).
+pub fn audit_paths(
+    paths: &[PathBuf],
+    log_options: &LogOptions,
+    trace_name: &str,
+    options: &AuditOptions,
+    keep_points: bool,
+    observe: &mut dyn FnMut(&LogEvent),
+) -> StreamedAudit {
+    let state = parse::parse_selected(paths, log_options, Select::StateOnly, &mut |_| {});
+    let mut errors = state.errors;
+    let mut warnings = state.warnings;
+    let mut skeleton = state.trace;
+    let state_version = skeleton
+        .state
+        .client_states
         .iter()
-        .filter_map(|event| match &event.message {
-            crate::trace::Message::Unrecognized { text } => Some((event, text)),
-            _ => None,
-        });
-    let (first, text) = unknown.next()?;
-    let n = 1 + unknown.count();
+        .find_map(|s| s.core_client_version);
+    skeleton.meta.client_version = None;
+    let mut sessions = Sessions::new(skeleton, trace_name, options, keep_points);
+    let logs = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
+        observe(event);
+        sessions.see(event);
+    });
+    errors.extend(logs.errors);
+    warnings.extend(logs.warnings);
+    // The trace's facts as `load_trace` gives them: the logs' first values,
+    // the state file's client version when no log states one.
+    let mut meta = logs.trace.meta;
+    if meta.client_version.is_none() {
+        meta.client_version = state_version;
+    }
+    sessions.skeleton.meta = meta;
+    StreamedAudit {
+        report: sessions.finish(),
+        errors,
+        warnings,
+    }
+}
+
+/// The audit of a log one client session at a time.
+///
+/// A session ends where the next begins: a `Starting BOINC client` or
+/// `SIMULATION START` line after other lines (the client restarted; the
+/// .old and current logs of a host concatenated), the emulator's clock
+/// going back, or the times switching between the emulator's seconds and
+/// dates (another run appended). Nothing a client decides carries over a
+/// restart but what its state file holds, so each session is replayed by
+/// itself, under the rules of the release its own start-up line names.
+/// Memory then follows the longest session, not the log.
+pub struct Sessions<'a> {
+    /// The trace without its events: state, configuration, transcripts.
+    skeleton: Trace,
+    trace_name: &'a str,
+    options: &'a AuditOptions,
+    keep_points: bool,
+    /// The events of the session being read.
+    current: Vec<LogEvent>,
+    /// The emulator's clock at the last event, if it runs one.
+    last_simulated: Option<u64>,
+    /// Which clock the last timed event showed.
+    last_clock: Clock,
+    /// The client version of the latest session that named one.
+    last_version: Option<ClientVersion>,
+    /// The UTC offset the log stated last.
+    last_utc_offset: Option<i32>,
+    /// The sessions' reports merged so far.
+    merged: Option<DivergenceReport>,
+    /// Each session's rules, in order.
+    policies: Vec<SessionPolicy>,
+    /// The first error that stopped a session's replay.
+    failed: Option<ReplayError>,
+    /// The events the server-side audit reads (RPC lines), when the trace
+    /// has transcripts.
+    rpc_events: Vec<LogEvent>,
+    /// Lines of no known format: how many, and the first.
+    unknown: (usize, Option<(String, u32, String)>),
+}
+
+impl<'a> Sessions<'a> {
+    /// An audit over `skeleton`'s state and transcripts, before any event.
+    pub fn new(
+        skeleton: Trace,
+        trace_name: &'a str,
+        options: &'a AuditOptions,
+        keep_points: bool,
+    ) -> Self {
+        Sessions {
+            last_version: None,
+            last_utc_offset: None,
+            skeleton,
+            trace_name,
+            options,
+            keep_points,
+            current: Vec::new(),
+            last_simulated: None,
+            last_clock: Clock::Unknown,
+            merged: None,
+            policies: Vec::new(),
+            failed: None,
+            rpc_events: Vec::new(),
+            unknown: (0, None),
+        }
+    }
+
+    /// Takes the next event of the log.
+    pub fn see(&mut self, event: &LogEvent) {
+        if let Message::Unrecognized { text } = &event.message {
+            if self.unknown.1.is_none() {
+                self.unknown.1 = Some((
+                    event.location.path.to_string(),
+                    event.location.line,
+                    text.chars().take(81).collect(),
+                ));
+            }
+            self.unknown.0 += 1;
+        }
+        if !self.skeleton.rpcs.is_empty() && server::reads_event(event) {
+            self.rpc_events.push(event.clone());
+        }
+        let new_session = !self.current.is_empty()
+            && match (&event.message, &event.time) {
+                (Message::ClientStart { .. } | Message::EmuSimulationStart, _) => true,
+                // The emulator's clock going back, or another clock.
+                (_, EventTime::Simulated(t)) => {
+                    self.last_clock == Clock::Wall
+                        || self.last_simulated.is_some_and(|last| *t < last)
+                }
+                (_, EventTime::Local(_) | EventTime::Unix(_)) => self.last_clock == Clock::Emulator,
+                (_, EventTime::None) => false,
+            };
+        if new_session {
+            self.flush();
+        }
+        match event.time {
+            EventTime::Simulated(t) => {
+                self.last_simulated = Some(t);
+                self.last_clock = Clock::Emulator;
+            }
+            EventTime::Local(_) | EventTime::Unix(_) => {
+                self.last_simulated = None;
+                self.last_clock = Clock::Wall;
+            }
+            EventTime::None => {}
+        }
+        self.current.push(event.clone());
+    }
+
+    /// Audits the session read so far and merges its report.
+    fn flush(&mut self) {
+        if self.current.is_empty() {
+            return;
+        }
+        let events = std::mem::take(&mut self.current);
+        let fallback = self.skeleton.meta.clone();
+        let mut meta = fallback.clone();
+        meta.client_version = None;
+        for event in &events {
+            match &event.message {
+                Message::ClientStart { version, .. } if meta.client_version.is_none() => {
+                    meta.client_version = Some(*version);
+                }
+                Message::LocalTime { utc_offset_hours } if meta.utc_offset_hours.is_none() => {
+                    meta.utc_offset_hours = Some(*utc_offset_hours);
+                }
+                _ => {}
+            }
+        }
+        meta.client_version = meta
+            .client_version
+            .or(self.last_version)
+            .or(fallback.client_version);
+        meta.utc_offset_hours = meta.utc_offset_hours.or(self.last_utc_offset);
+        meta.time_base = match events.first().map(|e| &e.time) {
+            Some(EventTime::Simulated(_)) => TimeBase::Simulated,
+            Some(EventTime::Local(_) | EventTime::Unix(_)) => TimeBase::WallClock,
+            _ => fallback.time_base,
+        };
+        self.last_version = meta.client_version;
+        self.last_utc_offset = meta.utc_offset_hours;
+        let saved = std::mem::replace(&mut self.skeleton.meta, meta);
+        self.skeleton.events = events;
+        let generated = emulator_generated_jobs(&self.skeleton, self.options);
+        let result =
+            replay::audit_session(&self.skeleton, self.trace_name, self.options, &generated);
+        // The next session reuses the vector (no regrowth, no fresh pages).
+        self.current = std::mem::take(&mut self.skeleton.events);
+        self.current.clear();
+        self.skeleton.meta = saved;
+        match result {
+            Ok(mut report) => {
+                if !self.keep_points {
+                    report.fold_agreeing();
+                    report.activity = HostActivity::default();
+                }
+                self.policies.push(SessionPolicy {
+                    policy: report.policy.clone(),
+                    reason: report.policy_reason.clone(),
+                    release: report.release.clone(),
+                });
+                match &mut self.merged {
+                    None => self.merged = Some(report),
+                    Some(merged) => merge(merged, report),
+                }
+            }
+            Err(err) => {
+                if self.failed.is_none() {
+                    self.failed = Some(err);
+                }
+            }
+        }
+    }
+
+    /// Audits the last session, the transcripts, and gives the report.
+    pub fn finish(mut self) -> Result<DivergenceReport, ReplayError> {
+        self.flush();
+        if let Some(err) = self.failed.take() {
+            return Err(err);
+        }
+        let n_sessions = self.policies.len();
+        let mut report = match self.merged.take() {
+            Some(report) => report,
+            None if !self.skeleton.rpcs.is_empty() => DivergenceReport {
+                trace: self.trace_name.to_string(),
+                policy: self
+                    .options
+                    .policy
+                    .clone()
+                    .unwrap_or_else(|| "current".to_string()),
+                policy_reason: "no event log: only the scheduler transcripts were audited"
+                    .to_string(),
+                unchecked: vec![Unchecked {
+                    what: "client-side policy replay".to_string(),
+                    why: "the trace holds no event log (stdoutdae.txt or the emulator's log.txt)"
+                        .to_string(),
+                }],
+                ..DivergenceReport::default()
+            },
+            None => return Err(ReplayError::NoEvents),
+        };
+        if n_sessions > 1 {
+            describe_sessions(&mut report, &self.policies);
+        }
+        report.contexts = replay::log_contexts(&report.divergences);
+        if let Some(note) = unknown_lines(self.unknown) {
+            report.unchecked.push(note);
+        }
+        if !self.skeleton.rpcs.is_empty() {
+            self.skeleton.events = std::mem::take(&mut self.rpc_events);
+            let server_audit = server::audit_transcripts(&self.skeleton);
+            report.points.extend(server_audit.points);
+            report.divergences.extend(server_audit.divergences);
+            report.unchecked.extend(server_audit.unchecked);
+            if !self.keep_points {
+                report.fold_agreeing();
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// The clock a log's times are read on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Clock {
+    /// No timed event yet.
+    Unknown,
+    /// The emulator's simulated seconds.
+    Emulator,
+    /// A date and time (a real client, the 6.10 emulator's dates).
+    Wall,
+}
+
+/// The rules one session was audited under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct SessionPolicy {
+    policy: String,
+    reason: String,
+    release: Option<String>,
+}
+
+/// The policy line of a report over several sessions: one policy when they
+/// all ran under the same rules, else `mixed` and each session's.
+fn describe_sessions(report: &mut DivergenceReport, policies: &[SessionPolicy]) {
+    let mut distinct: Vec<(&SessionPolicy, usize)> = Vec::new();
+    for p in policies {
+        match distinct.iter_mut().find(|(q, _)| *q == p) {
+            Some((_, n)) => *n += 1,
+            None => distinct.push((p, 1)),
+        }
+    }
+    let sessions = format!(
+        "{} client sessions (a restart or logs appended), each audited by itself",
+        policies.len()
+    );
+    if let [(one, _)] = distinct.as_slice() {
+        report.policy = one.policy.clone();
+        report.release = one.release.clone();
+        report.policy_reason = format!("{}; {sessions}", one.reason);
+        return;
+    }
+    report.policy = "mixed".to_string();
+    report.release = None;
+    report.policy_reason = format!(
+        "{sessions} under their own clients' rules: {}",
+        distinct
+            .iter()
+            .map(|(p, n)| format!("{n} × {} ({})", p.policy, p.reason))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+}
+
+/// Adds one session's report to the reports of the sessions before it.
+fn merge(into: &mut DivergenceReport, session: DivergenceReport) {
+    into.points.extend(session.points);
+    for f in session.folded {
+        match into
+            .folded
+            .iter_mut()
+            .find(|g| (g.kind, &g.project, &g.resource) == (f.kind, &f.project, &f.resource))
+        {
+            Some(g) => {
+                g.count.total += f.count.total;
+                g.count.divergent += f.count.divergent;
+                g.count.unchecked += f.count.unchecked;
+            }
+            None => into.folded.push(f),
+        }
+    }
+    into.divergences.extend(session.divergences);
+    for u in session.unchecked {
+        merge_unchecked(&mut into.unchecked, u);
+    }
+    if into.first_context.is_empty() {
+        into.first_context = session.first_context;
+    }
+    into.since_changed = match (into.since_changed.take(), session.since_changed) {
+        (Some(mut a), Some(b)) if a.release == b.release => {
+            a.both += b.both;
+            a.release_only += b.release_only;
+            a.today_only += b.today_only;
+            a.neither += b.neither;
+            a.today_not_checked += b.today_not_checked;
+            for (k, n) in b.release_only_by_kind {
+                *a.release_only_by_kind.entry(k).or_default() += n;
+            }
+            for (k, n) in b.by_change {
+                *a.by_change.entry(k).or_default() += n;
+            }
+            a.first = a.first.or(b.first);
+            Some(a)
+        }
+        (a, b) => a.or(b),
+    };
+    let activity = session.activity;
+    if into.activity.resources.is_empty() {
+        into.activity.resources = activity.resources;
+    }
+    into.activity.job_projects.extend(activity.job_projects);
+    into.activity.rpcs.extend(activity.rpcs);
+    into.activity.rec.extend(activity.rec);
+}
+
+/// Adds `u` to `list`: the same note of another session is counted once,
+/// with the counts that open both `what`s added (`12 run_list decision(s)
+/// not checked` and `3 run_list …` make `15 run_list …`).
+fn merge_unchecked(list: &mut Vec<Unchecked>, u: Unchecked) {
+    if list.contains(&u) {
+        return;
+    }
+    let (n, rest) = leading_count(&u.what);
+    if let Some(n) = n {
+        if let Some(same) = list
+            .iter_mut()
+            .find(|v| v.why == u.why && leading_count(&v.what).1 == rest)
+        {
+            if let (Some(m), _) = leading_count(&same.what) {
+                same.what = format!("{}{rest}", m + n);
+                return;
+            }
+        }
+    }
+    list.push(u);
+}
+
+/// `"12 run_list decision(s)"` → (Some(12), `" run_list decision(s)"`).
+fn leading_count(what: &str) -> (Option<usize>, &str) {
+    let digits = what.bytes().take_while(u8::is_ascii_digit).count();
+    match what[..digits].parse() {
+        Ok(n) => (Some(n), &what[digits..]),
+        Err(_) => (None, what),
+    }
+}
+
+/// Log lines of no known format (`unknown`: how many, and the first one's
+/// file, line and first characters): kept, counted and named in the report
+/// (no decision reads them), never dropped silently.
+fn unknown_lines(unknown: (usize, Option<(String, u32, String)>)) -> Option<Unchecked> {
+    let (n, Some((path, line, text))) = unknown else {
+        return None;
+    };
     let shown: String = text.chars().take(80).collect();
     let more = if shown.len() < text.len() { "…" } else { "" };
     Some(Unchecked {
-        what: format!(
-            "{n} log line(s) of no known format (first: {}:{} `{shown}{more}`)",
-            first.location.path, first.location.line
-        ),
+        what: format!("{n} log line(s) of no known format (first: {path}:{line} `{shown}{more}`)"),
         why: "kept and counted, but no decision reads them: another client version's \
               wording or a damaged line (`boinc-audit parse --format ndjson` lists them)"
             .to_string(),

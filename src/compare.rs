@@ -245,7 +245,7 @@ fn replay_side(spec: &SideSpec, report: &DivergenceReport) -> ReplaySide {
         spec: spec.clone(),
         policy: report.policy.clone(),
         policy_reason: report.policy_reason.clone(),
-        decision_points: report.points.len(),
+        decision_points: report.n_points(),
         divergent: report.n_divergent(),
         agreement: report.agreement(),
     }

@@ -154,6 +154,19 @@ pub struct KindCount {
     pub unchecked: usize,
 }
 
+/// Decision points of one (kind, project, resource) kept only as counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoldedCount {
+    /// Which kind of decision.
+    pub kind: DecisionKind,
+    /// The project concerned, if any.
+    pub project: Option<String>,
+    /// The resource concerned, if any.
+    pub resource: Option<String>,
+    /// How many points.
+    pub count: KindCount,
+}
+
 /// A trace of an older release judged under both its own release's rules
 /// and today's: which decisions today's client makes differently.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -199,8 +212,14 @@ pub struct DivergenceReport {
     /// again under today's rules.
     #[serde(default)]
     pub since_changed: Option<SinceChanged>,
-    /// Every decision point, in trace order.
+    /// Every decision point, in trace order (those folded into `folded`
+    /// excepted).
     pub points: Vec<DecisionPoint>,
+    /// Decision points kept only as counts, by (kind, project, resource): a
+    /// summary audit of a long log ([`DivergenceReport::fold_agreeing`])
+    /// keeps the diverging points and counts the rest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folded: Vec<FoldedCount>,
     /// Every divergence, in trace order.
     pub divergences: Vec<Divergence>,
     /// What could not be checked.
@@ -365,26 +384,103 @@ pub fn run_list_resources(text: &str) -> Vec<(&str, &str)> {
 }
 
 impl DivergenceReport {
+    /// Decision points, folded ones included.
+    pub fn n_points(&self) -> usize {
+        self.points.len() + self.folded.iter().map(|f| f.count.total).sum::<usize>()
+    }
+
     /// Decision points that diverge.
     pub fn n_divergent(&self) -> usize {
         self.points.iter().filter(|point| point.diverges()).count()
+            + self.folded.iter().map(|f| f.count.divergent).sum::<usize>()
     }
 
     /// Decision points the replay recomputed (agreeing or diverging).
     pub fn n_checked(&self) -> usize {
         self.points.iter().filter(|point| point.checked).count()
+            + self
+                .folded
+                .iter()
+                .map(|f| f.count.total - f.count.unchecked)
+                .sum::<usize>()
     }
 
     /// Totals by decision kind, in kind order.
     pub fn by_kind(&self) -> BTreeMap<DecisionKind, KindCount> {
         let mut counts: BTreeMap<DecisionKind, KindCount> = BTreeMap::new();
+        for ((kind, _, _), count) in self.counts() {
+            let into = counts.entry(kind).or_default();
+            into.total += count.total;
+            into.divergent += count.divergent;
+            into.unchecked += count.unchecked;
+        }
+        counts
+    }
+
+    /// Totals by (kind, project, resource), folded points included.
+    pub fn counts(&self) -> BTreeMap<(DecisionKind, Option<&str>, Option<&str>), KindCount> {
+        let mut counts: BTreeMap<(DecisionKind, Option<&str>, Option<&str>), KindCount> =
+            BTreeMap::new();
         for point in &self.points {
-            let count = counts.entry(point.kind).or_default();
+            let count = counts
+                .entry((
+                    point.kind,
+                    point.project.as_deref(),
+                    point.resource.as_deref(),
+                ))
+                .or_default();
             count.total += 1;
             count.divergent += usize::from(point.diverges());
             count.unchecked += usize::from(!point.checked);
         }
+        for f in &self.folded {
+            let count = counts
+                .entry((f.kind, f.project.as_deref(), f.resource.as_deref()))
+                .or_default();
+            count.total += f.count.total;
+            count.divergent += f.count.divergent;
+            count.unchecked += f.count.unchecked;
+        }
         counts
+    }
+
+    /// Keeps only the diverging points and counts the others in `folded`
+    /// (memory bounded by the divergences, not the log's length): for the
+    /// reporters that print totals and divergences (table, JSON, diff).
+    pub fn fold_agreeing(&mut self) {
+        let mut index: std::collections::HashMap<
+            (DecisionKind, Option<String>, Option<String>),
+            usize,
+        > = self
+            .folded
+            .iter()
+            .enumerate()
+            .map(|(i, f)| ((f.kind, f.project.clone(), f.resource.clone()), i))
+            .collect();
+        let points = std::mem::take(&mut self.points);
+        for point in points {
+            if point.diverges() {
+                self.points.push(point);
+                continue;
+            }
+            let key = (point.kind, point.project, point.resource);
+            let at = match index.get(&key) {
+                Some(&at) => at,
+                None => {
+                    self.folded.push(FoldedCount {
+                        kind: key.0,
+                        project: key.1.clone(),
+                        resource: key.2.clone(),
+                        count: KindCount::default(),
+                    });
+                    index.insert(key, self.folded.len() - 1);
+                    self.folded.len() - 1
+                }
+            };
+            let count = &mut self.folded[at].count;
+            count.total += 1;
+            count.unchecked += usize::from(!point.checked);
+        }
     }
 
     /// The first divergence in trace order, if any.

@@ -8,7 +8,6 @@ use super::{
 use crate::cli::{AuditArgs, AuditFormat, ColorChoice};
 use anyhow::{Context, Result};
 use boinc_audit::audit;
-use boinc_audit::parse;
 use boinc_audit::replay::AuditOptions;
 use boinc_audit::report::{render_with, Format, RenderOptions};
 use std::io::{self, IsTerminal, Write};
@@ -35,10 +34,20 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         return super::fleet::run_fleet(list, args, &options);
     }
     let mut progress = Progress::on_stderr();
-    let parsed =
-        parse::load_trace_observed(&args.paths, &log_options(args.date_order), &mut |event| {
-            progress.event(event)
-        });
+    let trace_name = trace_name(&args.paths);
+    let options = audit_options(args)?;
+    // The per-point reporters need every point; the others keep totals and
+    // divergences, so memory follows one client session, not the log.
+    let keep_points =
+        args.html.is_some() || !matches!(format, Format::Table | Format::Json | Format::Diff);
+    let parsed = audit::audit_paths(
+        &args.paths,
+        &log_options(args.date_order),
+        &trace_name,
+        &options,
+        keep_points,
+        &mut |event| progress.event(event),
+    );
     progress.finish();
     for warning in &parsed.warnings {
         eprintln!("{warning}");
@@ -48,13 +57,7 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
     for error in &parsed.errors {
         eprintln!("{error}");
     }
-    let trace_name = trace_name(&args.paths);
-    let options = audit_options(args)?;
-    progress.phase(&format!(
-        "replaying the policy over {} events",
-        parsed.value.events.len()
-    ));
-    let mut report = match audit::audit_trace(&parsed.value, &trace_name, &options) {
+    let mut report = match parsed.report {
         Ok(report) => report,
         Err(err) if !parsed.errors.is_empty() => {
             return Err(anyhow::anyhow!(

@@ -119,7 +119,7 @@ pub fn run_bench_audit(args: &BenchAuditArgs) -> Result<u8> {
         writeln!(
             out,
             "| {name} | {} | {:.2}% | {best:.3} s | {emulator} | {ratio} |",
-            report.points.len(),
+            report.n_points(),
             report.agreement() * 100.0,
         )?;
     }

@@ -11,7 +11,7 @@ const INTERVAL: Duration = Duration::from_millis(250);
 /// Events between two looks at the clock.
 const EVENTS_PER_CHECK: u64 = 1 << 14;
 
-/// A progress line for parsing (events) and later phases (a fixed message).
+/// A progress line while the logs are read (and, for `audit`, replayed).
 pub struct Progress {
     enabled: bool,
     started: Instant,
@@ -42,20 +42,13 @@ impl Progress {
         }
         if self.last_print.elapsed() >= INTERVAL {
             let text = format!(
-                "parsing {} line {} ({} events, {:.1} s)",
+                "reading {} line {} ({} events, {:.1} s)",
                 event.location.path,
                 event.location.line,
                 self.n_events,
                 self.started.elapsed().as_secs_f64()
             );
             self.show(&text);
-        }
-    }
-
-    /// Shows a phase message (`replaying 75 000 events …`) until the next one.
-    pub fn phase(&mut self, text: &str) {
-        if self.enabled && self.started.elapsed() >= INTERVAL {
-            self.show(text);
         }
     }
 

@@ -78,12 +78,47 @@ pub fn parse_paths(
     options: &LogOptions,
     on_event: &mut dyn FnMut(&LogEvent),
 ) -> ParseOutcome {
+    parse_selected(paths, options, Select::All, on_event)
+}
+
+/// Which inputs [`parse_selected`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Select {
+    /// Every input.
+    All,
+    /// Only the state, configuration and RPC files (no event log): what a
+    /// streaming reader needs before the first event.
+    StateOnly,
+    /// Only the event logs (discovery problems are not repeated).
+    LogsOnly,
+}
+
+/// [`parse_paths`] over the inputs `select` names: a streaming audit reads
+/// the state files first, then streams the logs.
+pub fn parse_selected(
+    paths: &[PathBuf],
+    options: &LogOptions,
+    select: Select,
+    on_event: &mut dyn FnMut(&LogEvent),
+) -> ParseOutcome {
     let (inputs, discover_errors) = discover::discover(paths);
     let mut outcome = ParseOutcome {
-        errors: discover_errors,
+        errors: if select == Select::LogsOnly {
+            Vec::new()
+        } else {
+            discover_errors
+        },
         ..ParseOutcome::default()
     };
     for input in inputs {
+        let wanted = match select {
+            Select::All => true,
+            Select::StateOnly => !is_log_kind(input.kind),
+            Select::LogsOnly => is_log_kind(input.kind),
+        };
+        if !wanted {
+            continue;
+        }
         let mut summary = FileSummary {
             path: input.display.clone(),
             kind: input.kind,

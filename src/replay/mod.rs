@@ -396,6 +396,24 @@ pub fn audit_with_draws(
 /// Log lines shown before and after each divergence's line.
 const CONTEXT_LINES: usize = 2;
 
+/// [`audit_with_draws`] without the log lines around the divergences: one
+/// client session of a longer log, whose contexts are read once at the end
+/// ([`log_contexts`]).
+pub fn audit_session(
+    trace: &Trace,
+    trace_name: &str,
+    options: &AuditOptions,
+    generated: &[world::GeneratedJob],
+) -> Result<DivergenceReport, ReplayError> {
+    replay_and_compare(trace, trace_name, options, generated)
+}
+
+/// The log lines around each of the first [`MAX_CONTEXTS`] divergences, read
+/// from their files (each file read once).
+pub fn log_contexts(divergences: &[Divergence]) -> Vec<Vec<String>> {
+    divergence_contexts(divergences, CONTEXT_LINES)
+}
+
 /// The log lines around each of the first [`MAX_CONTEXTS`] divergences
 /// (each file read once).
 fn divergence_contexts(divergences: &[Divergence], n: usize) -> Vec<Vec<String>> {
@@ -434,7 +452,7 @@ fn line_windows(path: &str, lines: &[usize], n: usize) -> HashMap<usize, Vec<Str
         return out;
     };
     let reader: Box<dyn Read> = if path.ends_with(".gz") {
-        Box::new(flate2::read::GzDecoder::new(file))
+        Box::new(flate2::read::MultiGzDecoder::new(file))
     } else {
         Box::new(file)
     };
@@ -994,7 +1012,7 @@ fn read_lines(path: &str, line: u32, n: usize) -> Option<Vec<String>> {
     use std::io::{BufRead, BufReader, Read};
     let file = std::fs::File::open(path).ok()?;
     let reader: Box<dyn Read> = if path.ends_with(".gz") {
-        Box::new(flate2::read::GzDecoder::new(file))
+        Box::new(flate2::read::MultiGzDecoder::new(file))
     } else {
         Box::new(file)
     };

@@ -60,7 +60,7 @@ impl FleetSummary {
                         Some(release) => format!("{} ({release})", report.policy),
                         None => report.policy.clone(),
                     },
-                    points: report.points.len(),
+                    points: report.n_points(),
                     checked: report.n_checked(),
                     divergent: report.n_divergent(),
                     error: report

@@ -168,8 +168,8 @@ fn summary(html: &mut String, report: &DivergenceReport, sides: Sides<'_>) {
         &format!(
             "{} ({} decision points, {checked} checked, {} not checked)",
             fixed(report.agreement(), 4),
-            report.points.len(),
-            report.points.len() - checked
+            report.n_points(),
+            report.n_points() - checked
         ),
     );
     let _ = writeln!(html, "</dl>");

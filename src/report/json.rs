@@ -70,9 +70,9 @@ impl<'a> JsonReport<'a> {
             policy: &report.policy,
             policy_reason: &report.policy_reason,
             release: report.release.as_deref(),
-            decision_points: report.points.len(),
+            decision_points: report.n_points(),
             checked: report.n_checked(),
-            not_checked: report.points.len() - report.n_checked(),
+            not_checked: report.n_points() - report.n_checked(),
             divergent: report.n_divergent(),
             agreement: report.agreement(),
             by_kind: report

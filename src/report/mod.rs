@@ -247,6 +247,7 @@ pub(crate) mod tests {
             policy_reason: "client version 8.0.2 seen in the log".into(),
             release: Some("8.0.2".into()),
             since_changed: None,
+            folded: Vec::new(),
             points: vec![
                 point(
                     3600.0,
@@ -413,6 +414,7 @@ mod no_panic {
                     since_changed: None,
                     policy,
                     points,
+                    folded: Vec::new(),
                     divergences,
                     unchecked: unchecked
                         .into_iter()

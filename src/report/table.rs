@@ -72,7 +72,7 @@ fn write_first_divergence(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let Some(first) = report.first_divergence() else {
-        let n_points = report.points.len();
+        let n_points = report.n_points();
         let n_checked = report.n_checked();
         let text = if n_checked == 0 {
             // Never "no divergence" when nothing was recomputed.
@@ -147,16 +147,12 @@ fn write_first_divergence(
 /// Counts by (kind, project, resource), in that order; `-` stands for none.
 fn counts(report: &DivergenceReport) -> BTreeMap<(&'static str, &str, &str), KindCount> {
     let mut counts: BTreeMap<(&'static str, &str, &str), KindCount> = BTreeMap::new();
-    for point in &report.points {
-        let key = (
-            point.kind.name(),
-            or_dash(point.project.as_deref()),
-            or_dash(point.resource.as_deref()),
-        );
-        let count = counts.entry(key).or_default();
-        count.total += 1;
-        count.divergent += usize::from(point.diverges());
-        count.unchecked += usize::from(!point.checked);
+    for ((kind, project, resource), count) in report.counts() {
+        let key = (kind.name(), or_dash(project), or_dash(resource));
+        let into = counts.entry(key).or_default();
+        into.total += count.total;
+        into.divergent += count.divergent;
+        into.unchecked += count.unchecked;
     }
     counts
 }
@@ -172,7 +168,7 @@ fn write_counts(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) -
         .load_preset(presets::ASCII_MARKDOWN)
         .set_width(TABLE_WIDTH);
     // The "not checked" column appears when some point was not recomputed.
-    let n_unchecked = report.points.len() - report.n_checked();
+    let n_unchecked = report.n_points() - report.n_checked();
     let mut header = vec!["kind", "project", "resource", "total", "divergent"];
     if n_unchecked > 0 {
         header.push("not checked");
@@ -196,7 +192,7 @@ fn write_counts(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) -
         Cell::new("all"),
         Cell::new(""),
         Cell::new(""),
-        right(report.points.len()),
+        right(report.n_points()),
         right(report.n_divergent()),
     ];
     if n_unchecked > 0 {
@@ -224,7 +220,7 @@ fn write_summary(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) 
         one_line(policy)
     )?;
     let n_checked = report.n_checked();
-    let n_unchecked = report.points.len() - n_checked;
+    let n_unchecked = report.n_points() - n_checked;
     let n_divergent = report.n_divergent();
     if n_checked == 0 {
         writeln!(

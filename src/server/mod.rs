@@ -48,6 +48,23 @@ pub struct ServerAudit {
     pub unchecked: Vec<Unchecked>,
 }
 
+/// True for the event-log lines the server-side audit reads (a project's
+/// work request, scheduler request, its outcome and requested delay): a
+/// streaming audit keeps only these for it.
+pub fn reads_event(event: &crate::trace::LogEvent) -> bool {
+    use crate::trace::Message;
+    event.project.is_some()
+        && matches!(
+            event.message,
+            Message::WorkRequest { .. }
+                | Message::SendingSchedulerRequest { .. }
+                | Message::SchedOpWorkRequest { .. }
+                | Message::SchedulerRequestCompleted { .. }
+                | Message::ProjectRequestedDelay { .. }
+                | Message::SchedulerRequestFailed { .. }
+        )
+}
+
 /// Audits every exchange of `trace` against S1–S10 and the whole series
 /// against W1–W9.
 pub fn audit_transcripts(trace: &Trace) -> ServerAudit {

@@ -1,0 +1,148 @@
+//! The streaming audit of a long log (`audit::audit_paths`): a log that
+//! holds several client sessions (emulator runs appended one after another,
+//! every generation under traces/valid*) is audited session by session, each
+//! under its own rules, and the totals are those of the sessions audited
+//! alone; keeping only counts (`keep_points = false`) changes no total.
+
+use boinc_audit::audit::audit_paths;
+use boinc_audit::divergence::DivergenceReport;
+use boinc_audit::parse::LogOptions;
+use boinc_audit::replay::AuditOptions;
+use std::path::{Path, PathBuf};
+
+/// The first scenario's bare log of each traces/valid* folder (one per
+/// generation and release).
+fn one_log_per_folder() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces");
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("traces/ is readable")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("valid"))
+        })
+        .collect();
+    folders.sort();
+    let mut logs = Vec::new();
+    for folder in folders {
+        let mut scenarios: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .expect("a traces/valid* folder is readable")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        scenarios.sort();
+        let log = scenarios.iter().find_map(|s| {
+            [
+                "outputs/log.txt",
+                "outputs/log.txt.gz",
+                "outputs/sim_log.txt",
+                "outputs/sim_log.txt.gz",
+            ]
+            .iter()
+            .map(|name| s.join(name))
+            .find(|p| p.is_file())
+        });
+        if let Some(log) = log {
+            logs.push(log);
+        }
+    }
+    logs
+}
+
+fn audit(path: &Path, keep_points: bool) -> DivergenceReport {
+    let options = AuditOptions::default();
+    let streamed = audit_paths(
+        &[path.to_path_buf()],
+        &LogOptions::default(),
+        "t",
+        &options,
+        keep_points,
+        &mut |_| {},
+    );
+    assert!(streamed.errors.is_empty(), "{:?}", streamed.errors);
+    streamed
+        .report
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn totals(report: &DivergenceReport) -> (usize, usize, usize) {
+    (report.n_points(), report.n_checked(), report.n_divergent())
+}
+
+#[test]
+fn appended_logs_are_audited_session_by_session() {
+    let logs = one_log_per_folder();
+    assert!(logs.len() >= 5, "one log per generation: {logs:?}");
+    let alone: Vec<DivergenceReport> = logs.iter().map(|l| audit(l, true)).collect();
+    let policies: std::collections::BTreeSet<&str> =
+        alone.iter().map(|r| r.policy.as_str()).collect();
+    assert!(policies.len() >= 2, "several generations: {policies:?}");
+    assert!(
+        alone.iter().filter(|r| r.n_checked() > 0).count() >= 4,
+        "most bare logs check something"
+    );
+
+    let dir = std::env::temp_dir().join(format!("boinc-audit-streaming-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let joined = dir.join("appended.log");
+    let mut bytes = Vec::new();
+    for log in &logs {
+        let raw = std::fs::read(log).expect("log readable");
+        if log.extension().is_some_and(|e| e == "gz") {
+            use std::io::Read;
+            flate2::read::MultiGzDecoder::new(&raw[..])
+                .read_to_end(&mut bytes)
+                .expect("a gzip log");
+        } else {
+            bytes.extend(raw);
+        }
+    }
+    std::fs::write(&joined, &bytes).expect("write the appended log");
+
+    let mut by_kind = std::collections::BTreeMap::new();
+    for report in &alone {
+        for (kind, count) in report.by_kind() {
+            let into: &mut (usize, usize, usize) = by_kind.entry(kind).or_default();
+            into.0 += count.total;
+            into.1 += count.divergent;
+            into.2 += count.unchecked;
+        }
+    }
+    for keep_points in [true, false] {
+        let report = audit(&joined, keep_points);
+        let sum = alone
+            .iter()
+            .map(totals)
+            .fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+        assert_eq!(totals(&report), sum, "keep_points={keep_points}");
+        let got: std::collections::BTreeMap<_, _> = report
+            .by_kind()
+            .into_iter()
+            .map(|(k, c)| (k, (c.total, c.divergent, c.unchecked)))
+            .collect();
+        assert_eq!(got, by_kind, "keep_points={keep_points}");
+        assert_eq!(report.policy, "mixed");
+        assert!(
+            report
+                .policy_reason
+                .starts_with(&format!("{} client sessions", logs.len())),
+            "{}",
+            report.policy_reason
+        );
+        for policy in &policies {
+            assert!(
+                report.policy_reason.contains(&format!("× {policy} (")),
+                "{policy} named in {}",
+                report.policy_reason
+            );
+        }
+        if keep_points {
+            assert!(report.folded.is_empty());
+        } else {
+            assert_eq!(report.points.len(), report.n_divergent());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
