@@ -33,7 +33,7 @@ pub fn audit_trace(
     };
     let mut sessions = Sessions::new(skeleton, trace_name, options, true);
     for event in &trace.events {
-        sessions.see(event);
+        sessions.take(event.clone());
     }
     sessions.finish()
 }
@@ -75,8 +75,8 @@ pub fn audit_paths(
     skeleton.meta.client_version = None;
     let mut sessions = Sessions::new(skeleton, trace_name, options, keep_points);
     let logs = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
-        observe(event);
-        sessions.see(event);
+        observe(&event);
+        sessions.take(event);
     });
     errors.extend(logs.errors);
     warnings.extend(logs.warnings);
@@ -108,7 +108,8 @@ pub struct Sessions<'a> {
     /// The trace without its events: state, configuration, transcripts.
     skeleton: Trace,
     trace_name: &'a str,
-    options: &'a AuditOptions,
+    /// The audit's options (`summary` set when points are not kept).
+    options: AuditOptions,
     keep_points: bool,
     /// The events of the session being read.
     current: Vec<LogEvent>,
@@ -138,7 +139,7 @@ impl<'a> Sessions<'a> {
     pub fn new(
         skeleton: Trace,
         trace_name: &'a str,
-        options: &'a AuditOptions,
+        options: &AuditOptions,
         keep_points: bool,
     ) -> Self {
         Sessions {
@@ -146,7 +147,10 @@ impl<'a> Sessions<'a> {
             last_utc_offset: None,
             skeleton,
             trace_name,
-            options,
+            options: AuditOptions {
+                summary: !keep_points,
+                ..options.clone()
+            },
             keep_points,
             current: Vec::new(),
             last_simulated: None,
@@ -160,7 +164,7 @@ impl<'a> Sessions<'a> {
     }
 
     /// Takes the next event of the log.
-    pub fn see(&mut self, event: &LogEvent) {
+    pub fn take(&mut self, event: LogEvent) {
         if let Message::Unrecognized { text } = &event.message {
             if self.unknown.1.is_none() {
                 self.unknown.1 = Some((
@@ -171,7 +175,7 @@ impl<'a> Sessions<'a> {
             }
             self.unknown.0 += 1;
         }
-        if !self.skeleton.rpcs.is_empty() && server::reads_event(event) {
+        if !self.skeleton.rpcs.is_empty() && server::reads_event(&event) {
             self.rpc_events.push(event.clone());
         }
         let new_session = !self.current.is_empty()
@@ -199,7 +203,7 @@ impl<'a> Sessions<'a> {
             }
             EventTime::None => {}
         }
-        self.current.push(event.clone());
+        self.current.push(event);
     }
 
     /// Audits the session read so far and merges its report.
@@ -236,9 +240,9 @@ impl<'a> Sessions<'a> {
         self.last_utc_offset = meta.utc_offset_hours;
         let saved = std::mem::replace(&mut self.skeleton.meta, meta);
         self.skeleton.events = events;
-        let generated = emulator_generated_jobs(&self.skeleton, self.options);
+        let generated = emulator_generated_jobs(&self.skeleton, &self.options);
         let result =
-            replay::audit_session(&self.skeleton, self.trace_name, self.options, &generated);
+            replay::audit_session(&self.skeleton, self.trace_name, &self.options, &generated);
         // The next session reuses the vector (no regrowth, no fresh pages).
         self.current = std::mem::take(&mut self.skeleton.events);
         self.current.clear();
@@ -474,10 +478,10 @@ fn unknown_lines(unknown: (usize, Option<(String, u32, String)>)) -> Option<Unch
 /// or when the simulation cannot run; the replay checks each against the
 /// log.
 fn emulator_generated_jobs(trace: &Trace, options: &AuditOptions) -> Vec<GeneratedJob> {
-    let crate::replay::Harness::Rec(release) = crate::replay::harness_of(trace, options) else {
+    let Some(state) = trace.state.client_states.first() else {
         return Vec::new();
     };
-    let Some(state) = trace.state.client_states.first() else {
+    let crate::replay::Harness::Rec(release) = crate::replay::harness_of(trace, options) else {
         return Vec::new();
     };
     let Some(inputs) = std::path::Path::new(&state.path).parent() else {

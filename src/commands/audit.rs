@@ -114,5 +114,6 @@ fn audit_options(args: &AuditArgs) -> Result<AuditOptions> {
             .transpose()?,
         since_changed: args.since_changed,
         user_set: boinc_audit::policy::Params::assignment_keys(&args.set),
+        summary: false,
     })
 }

@@ -141,6 +141,7 @@ fn replay(args: &CompareArgs, a: &SideSpec, b: &SideSpec) -> Result<compare::Rep
                 client_version: None,
                 since_changed: false,
                 user_set: Params::assignment_keys(&spec.overrides),
+                summary: false,
             },
         })
     };

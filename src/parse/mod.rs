@@ -78,7 +78,7 @@ pub fn parse_paths(
     options: &LogOptions,
     on_event: &mut dyn FnMut(&LogEvent),
 ) -> ParseOutcome {
-    parse_selected(paths, options, Select::All, on_event)
+    parse_selected(paths, options, Select::All, &mut |event| on_event(&event))
 }
 
 /// Which inputs [`parse_selected`] reads.
@@ -93,13 +93,14 @@ pub enum Select {
     LogsOnly,
 }
 
-/// [`parse_paths`] over the inputs `select` names: a streaming audit reads
-/// the state files first, then streams the logs.
+/// [`parse_paths`] over the inputs `select` names, handing each event over
+/// (no copy): a streaming audit reads the state files first, then streams
+/// the logs.
 pub fn parse_selected(
     paths: &[PathBuf],
     options: &LogOptions,
     select: Select,
-    on_event: &mut dyn FnMut(&LogEvent),
+    on_event: &mut dyn FnMut(LogEvent),
 ) -> ParseOutcome {
     let (inputs, discover_errors) = discover::discover(paths);
     let mut outcome = ParseOutcome {
@@ -168,9 +169,9 @@ pub fn load_trace_observed(
     observe: &mut dyn FnMut(&LogEvent),
 ) -> Parsed<Trace> {
     let mut events = Vec::with_capacity(expected_events(paths));
-    let outcome = parse_paths(paths, options, &mut |event| {
-        observe(event);
-        events.push(event.clone());
+    let outcome = parse_selected(paths, options, Select::All, &mut |event| {
+        observe(&event);
+        events.push(event);
     });
     let mut trace = outcome.trace;
     trace.events = events;
@@ -216,7 +217,7 @@ fn parse_log_file(
     options: &LogOptions,
     summary: &mut FileSummary,
     meta: &mut TraceMeta,
-    on_event: &mut dyn FnMut(&LogEvent),
+    on_event: &mut dyn FnMut(LogEvent),
 ) -> Parsed<()> {
     let mut reader = match input::open_input(&input.path) {
         Ok(reader) => reader,
@@ -255,7 +256,7 @@ fn parse_log_file(
             } else {
                 typed += 1;
             }
-            on_event(&event);
+            on_event(event);
         },
     );
     summary.lines = parsed.value.lines;

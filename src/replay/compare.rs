@@ -123,16 +123,38 @@ fn matching<'a>(fields: &'a [Field], idx: usize, field: &Field) -> Option<&'a Fi
     }
 }
 
+/// Why a point whose pass the log cuts off is not checked.
+const CUT_INSIDE_PASS: &str = "the log ends inside this pass (a truncated or still-growing \
+                               file): only its start is recorded";
+
 /// Compares one point; returns the decision point and its divergences.
+/// With `lines` false (a summary audit) a point that agrees or was not
+/// checked carries neither side's text, and one not checked is not
+/// rendered at all: only diverging points are shown field by field.
 pub fn compare_point(
     point: &RecordedPoint,
     replayed: &Replayed,
     tolerance: f64,
     events: &[LogEvent],
+    lines: bool,
 ) -> (DecisionPoint, Vec<Divergence>) {
     let kind = point.kind();
+    let brief = |checked: bool| DecisionPoint {
+        time: point.time,
+        time_label: String::new(),
+        kind,
+        project: point.project.clone(),
+        resource: point.resource.clone(),
+        recorded: String::new(),
+        replayed: String::new(),
+        n_divergences: 0,
+        checked,
+        location: None,
+    };
+    if !lines && matches!(replayed, Replayed::NotReplayed(_)) {
+        return (brief(false), Vec::new());
+    }
     let recorded_fields = point.decision.fields();
-    let recorded_line = fields_line(&recorded_fields);
     let loc = location(events, point.event_idx);
     let divergence = |field: &Field, recorded: String, replayed: String, reason: &str| Divergence {
         time: point.time,
@@ -153,17 +175,15 @@ pub fn compare_point(
     };
     let mut divergences = Vec::new();
     // The log ends inside this point's pass: the recorded side is only its
-    // start, so there is nothing whole to compare with.
-    let cut = Replayed::NotReplayed(
-        "the log ends inside this pass (a truncated or still-growing file): only its start \
-         is recorded"
-            .to_string(),
-    );
-    // A point that was not recomputed keeps its own, more specific reason.
-    let replayed = match replayed {
-        Replayed::Decision { .. } if point.cut_after => &cut,
-        _ => replayed,
-    };
+    // start, so there is nothing whole to compare with. A point that was
+    // not recomputed keeps its own, more specific reason.
+    if point.cut_after && matches!(replayed, Replayed::Decision { .. }) {
+        if !lines {
+            return (brief(false), Vec::new());
+        }
+        let cut = Replayed::NotReplayed(CUT_INSIDE_PASS.to_string());
+        return compare_point(point, &cut, tolerance, events, lines);
+    }
     let replayed_line = match replayed {
         // Not recomputed: not checked, never a divergence.
         Replayed::NotReplayed(why) => format!("(not checked: {why})"),
@@ -199,6 +219,9 @@ pub fn compare_point(
                     ));
                 }
             }
+            if !lines && divergences.is_empty() {
+                return (brief(true), divergences);
+            }
             fields_line(&replayed_fields)
         }
     };
@@ -208,7 +231,7 @@ pub fn compare_point(
         kind,
         project: point.project.clone(),
         resource: point.resource.clone(),
-        recorded: recorded_line,
+        recorded: fields_line(&recorded_fields),
         replayed: replayed_line,
         n_divergences: divergences.len(),
         checked: !matches!(replayed, Replayed::NotReplayed(_)),

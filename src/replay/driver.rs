@@ -202,6 +202,9 @@ pub struct CompareSettings {
     pub coarse_rsc_names: bool,
     /// The time step, for messages.
     pub delta: f64,
+    /// Points that agree or were not checked carry their text (for the
+    /// per-point reports).
+    pub lines: bool,
 }
 
 /// The comparing observer.
@@ -290,8 +293,13 @@ impl<'t> Comparer<'t> {
                 .or_insert_with(|| (0, why.clone()));
             entry.0 += 1;
         }
-        let (decision_point, divergences) =
-            compare_point(point, replayed, self.settings.tolerance, self.events);
+        let (decision_point, divergences) = compare_point(
+            point,
+            replayed,
+            self.settings.tolerance,
+            self.events,
+            self.settings.lines,
+        );
         self.results.push(decision_point);
         self.divergences.extend(divergences);
     }

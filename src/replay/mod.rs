@@ -115,6 +115,10 @@ pub struct AuditOptions {
     /// The keys of `params` the user set (`--set`): a release's profile
     /// leaves them alone.
     pub user_set: Vec<String>,
+    /// Only totals and divergences are wanted (the table, JSON and diff
+    /// reports of a long log): points that agree or were not checked carry
+    /// no text and the host's activity is not gathered.
+    pub summary: bool,
 }
 
 impl Default for AuditOptions {
@@ -126,6 +130,7 @@ impl Default for AuditOptions {
             client_version: None,
             since_changed: false,
             user_set: Vec::new(),
+            summary: false,
         }
     }
 }
@@ -507,7 +512,9 @@ fn replay_and_compare(
         ..DivergenceReport::default()
     };
     let mut points = recorded::extract(&trace.events);
-    report.activity = activity::host_activity(&trace.events, &points, None);
+    if !options.summary {
+        report.activity = activity::host_activity(&trace.events, &points, None);
+    }
     let recorded_kinds: std::collections::BTreeSet<DecisionKind> =
         points.iter().map(|p| p.kind()).collect();
     let mut unchecked = Vec::new();
@@ -546,8 +553,13 @@ fn replay_and_compare(
                     } else {
                         why.clone()
                     });
-                    let (decision_point, _) =
-                        compare::compare_point(point, &not, options.tolerance, &trace.events);
+                    let (decision_point, _) = compare::compare_point(
+                        point,
+                        &not,
+                        options.tolerance,
+                        &trace.events,
+                        !options.summary,
+                    );
                     report.points.push(decision_point);
                 }
                 report.unchecked.push(Unchecked {
@@ -617,7 +629,7 @@ fn replay_and_compare(
         .events
         .iter()
         .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
-    let delta = if emulator_clock {
+    let delta = if emulator_clock && state.is_some() {
         queue::time_step(&trace.events).unwrap_or(0.0)
     } else {
         0.0
@@ -636,6 +648,7 @@ fn replay_and_compare(
         tolerance: options.tolerance,
         coarse_rsc_names: policy == V7_2,
         delta,
+        lines: !options.summary,
     };
     let profile = if policy == V7_2 {
         Profile::v7_2()
@@ -705,8 +718,13 @@ fn replay_and_compare(
                         .or_insert_with(|| (0, why.clone()));
                     entry.0 += 1;
                 }
-                let (decision_point, found) =
-                    compare::compare_point(point, &replayed, options.tolerance, &trace.events);
+                let (decision_point, found) = compare::compare_point(
+                    point,
+                    &replayed,
+                    options.tolerance,
+                    &trace.events,
+                    !options.summary,
+                );
                 results.push(decision_point);
                 divergences.extend(found);
             }

@@ -175,7 +175,7 @@ fn shifted(time: &EventTime, secs: f64) -> EventTime {
 pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
     let mut extractor = Extractor {
         events,
-        points: Vec::new(),
+        points: Vec::with_capacity(events.len() / 8),
         dump: None,
         dump_rsc: None,
         choice: None,

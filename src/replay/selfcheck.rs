@@ -415,15 +415,15 @@ fn same_request(dump: &FetchDump, project: &str, secs: f64, reason: String) -> C
 
 /// The recorded dump and `set_request()` lines a choice or request refers to.
 #[derive(Clone, Debug)]
-pub struct PointContext {
+pub struct PointContext<'d> {
     /// The dump.
-    pub dump: FetchDump,
+    pub dump: &'d FetchDump,
     /// The `set_request()` lines of the request (inputs: ninst, nused_total).
     pub set_requests: Vec<SetRequestLine>,
 }
 
 /// A point's context, or what the log lacks for one (said as "not checked").
-pub type Linked = Result<PointContext, String>;
+pub type Linked<'d> = Result<PointContext<'d>, String>;
 
 /// What a pass lacks when its state block starts before the log.
 const BLOCK_BEFORE_LOG: &str = "this pass's work-fetch state block starts before the log: its \
@@ -482,7 +482,7 @@ fn usable(dump: &FetchDump, limits: bool) -> Result<(), String> {
 /// pass (a choice to the block printed at its own line, the others to the
 /// last block before them) and a choice to the `set_request()` lines of the
 /// request that follows it. Keyed by the point's event index.
-pub fn link_contexts(points: &[RecordedPoint]) -> BTreeMap<usize, Linked> {
+pub fn link_contexts<'d>(points: &'d [RecordedPoint]) -> BTreeMap<usize, Linked<'d>> {
     let dumps: HashMap<usize, &FetchDump> = points
         .iter()
         .filter_map(|p| match &p.decision {
@@ -490,11 +490,11 @@ pub fn link_contexts(points: &[RecordedPoint]) -> BTreeMap<usize, Linked> {
             _ => None,
         })
         .collect();
-    let context = |dump: Option<&FetchDump>, limits: bool| -> Linked {
+    let context = |dump: Option<&'d FetchDump>, limits: bool| -> Linked<'d> {
         let dump = dump.ok_or_else(|| BLOCK_BEFORE_LOG.to_string())?;
         usable(dump, limits)?;
         Ok(PointContext {
-            dump: dump.clone(),
+            dump,
             set_requests: Vec::new(),
         })
     };
@@ -672,7 +672,7 @@ fn rpc_timing(at: f64, until: f64, until_label: &str, user: bool) -> Replayed {
 /// their pass; the other points are not checked.
 pub struct SelfCheck<'a> {
     state: Option<&'a HostState>,
-    contexts: BTreeMap<usize, Linked>,
+    contexts: BTreeMap<usize, Linked<'a>>,
     run_lists: BTreeMap<usize, super::joblog::Recomputed>,
     facts: super::joblog::LogFacts,
 }
@@ -682,7 +682,7 @@ impl<'a> SelfCheck<'a> {
     /// lists recomputed from the log's own lines ([`super::joblog::run_lists`]).
     pub fn new(
         state: Option<&'a HostState>,
-        contexts: BTreeMap<usize, Linked>,
+        contexts: BTreeMap<usize, Linked<'a>>,
         run_lists: BTreeMap<usize, super::joblog::Recomputed>,
         facts: super::joblog::LogFacts,
     ) -> Self {
@@ -773,7 +773,7 @@ impl<'a> SelfCheck<'a> {
     }
 
     /// The point's context, or why it has none (said as "not checked").
-    fn context(&self, point: &RecordedPoint) -> Result<&PointContext, String> {
+    fn context(&self, point: &RecordedPoint) -> Result<&PointContext<'a>, String> {
         match self.contexts.get(&point.event_idx) {
             Some(Ok(context)) => Ok(context),
             Some(Err(why)) => Err(why.clone()),
@@ -874,18 +874,18 @@ impl<'a> SelfCheck<'a> {
         let choice = if point.piggyback {
             let project = point.project.as_deref().unwrap_or_default();
             let zero_rec = self.facts.zero_rec.get(&point.event_idx);
-            match piggyback(&context.dump, &inputs, project, zero_rec) {
+            match piggyback(context.dump, &inputs, project, zero_rec) {
                 // The piggyback prints its set_request() lines, then the
                 // initial request replaces what it asked for.
                 Ok(choice) if initial => Choice {
                     set_requests: choice.set_requests,
-                    ..initial_request(&context.dump, project)
+                    ..initial_request(context.dump, project)
                 },
                 Ok(choice) => choice,
                 Err(why) => return Replayed::NotReplayed(why),
             }
         } else {
-            choose(&context.dump, &inputs)
+            choose(context.dump, &inputs)
         };
         if let Some(why) = choice.undecidable {
             return Replayed::NotReplayed(why);
