@@ -118,10 +118,13 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
         }
         let mut trigger = None;
         for r in 0..n_rsc {
-            let reason = share_of(&project.project, r)
-                .map(|s| s.reason.as_str())
-                .unwrap_or("");
-            if !reason.is_empty() {
+            let share = share_of(&project.project, r);
+            let reason = share.map(|s| s.reason.as_str()).unwrap_or("");
+            // 7.0–7.2 print a resource backoff beside the fetch share, not
+            // as a reason: choose_project() skips the resource here
+            // (RSC_WORK_FETCH::backed_off), not in the request loop below.
+            let backed_off = dump.share_flags && share.is_some_and(|s| s.backoff.is_some());
+            if !reason.is_empty() || backed_off {
                 continue;
             }
             if found[r].is_none() {
@@ -276,8 +279,8 @@ fn mc_shortfall(dump: &FetchDump, project: &str, rsc: &str) -> Result<f64, Strin
         })
 }
 
-/// Mirrors WORK_FETCH::piggyback_work_request() (7.16 on) over the dump of
-/// its pass: for an RPC the poll made to `project` (results to report, a
+/// Mirrors WORK_FETCH::piggyback_work_request() (7.0 on; 7.0–7.2 print
+/// resource backoffs beside the shares) over the dump of its pass: for an RPC the poll made to `project` (results to report, a
 /// user request), the work asked for on top. The project must have no
 /// project reason but an RPC backoff; per resource, its own reason must be
 /// none or a backoff, the resource's saturated time below the whole buffer,
@@ -332,11 +335,23 @@ pub fn piggyback(
             ));
             continue;
         }
+        // 7.0–7.2 print a resource backoff beside the fetch share: a
+        // backed-off project is no better project (RSC_WORK_FETCH::backed_off).
+        let backed_off = |p: &str| {
+            dump.share_flags
+                && rsc
+                    .shares
+                    .iter()
+                    .any(|s| s.project == p && s.backoff.is_some())
+        };
         let rivals: Vec<&super::decision::ProjectState> = dump
             .projects
             .iter()
             .filter(|p| {
-                p.project != project && p.reason.is_empty() && reason(&p.project).is_empty()
+                p.project != project
+                    && p.reason.is_empty()
+                    && reason(&p.project).is_empty()
+                    && !backed_off(&p.project)
             })
             .collect();
         let exact = |p: &str| exact_zero(p) && exact_zero(project);
