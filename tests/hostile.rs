@@ -1,7 +1,8 @@
 //! Hostile inputs: mutated copies of every small input under `traces/`
 //! (field excerpts, parse samples, broken inputs, RPC transcripts) go
-//! through the whole pipeline — parse, audit, and the table, JSON and HTML
-//! reports — and none may panic or run longer than ten seconds. Every
+//! through the whole pipeline — parse, audit (in memory, and streamed
+//! session by session as the command line does), and the table, JSON and
+//! HTML reports — and none may panic or run longer than ten seconds. Every
 //! problem a parser reports must name its file.
 //!
 //! The mutations are what field input looks like: cut at any byte or at a
@@ -206,6 +207,21 @@ fn pipeline(dir: &Path) -> Vec<String> {
         boinc_audit::audit::audit_trace(&parsed.value, "hostile", &AuditOptions::default())
     {
         for format in [Format::Table, Format::Json, Format::Html] {
+            let mut out = Vec::new();
+            let _ = render(&report, format, &mut out);
+        }
+    }
+    // The command line's streaming audit (session by session, totals only).
+    let streamed = boinc_audit::audit::audit_paths(
+        &[dir.to_path_buf()],
+        &LogOptions::default(),
+        "hostile",
+        &AuditOptions::default(),
+        false,
+        &mut |_| {},
+    );
+    if let Ok(report) = streamed.report {
+        for format in [Format::Table, Format::Json] {
             let mut out = Vec::new();
             let _ = render(&report, format, &mut out);
         }

@@ -51,10 +51,8 @@ pub fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
         n_events = events;
         n_unrecognized = unrecognized;
     }
-    timings.sort_by(f64::total_cmp);
     let megabytes = log.len() as f64 / 1e6;
-    let best = timings[0];
-    let median = timings[timings.len() / 2];
+    let (best, median) = best_and_median(&mut timings);
     println!(
         "parsed {megabytes:.1} MB ({n_events} events, {n_unrecognized} unrecognized) in {best:.3} s best, {median:.3} s median"
     );
@@ -63,7 +61,66 @@ pub fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
         megabytes / best,
         megabytes / median
     );
+    // The whole audit of the same bytes, as `audit LOG --format json` runs
+    // it: parsed and audited session by session, totals kept.
+    let audit_options = AuditOptions::default();
+    let mut audit_timings = Vec::new();
+    let mut summary = String::new();
+    for _ in 0..args.runs.max(1) {
+        let mut reader = io::Cursor::new(&log[..]);
+        let start = Instant::now();
+        let mut sessions = audit::Sessions::new(
+            boinc_audit::trace::Trace::default(),
+            "<bench>",
+            &audit_options,
+            false,
+        );
+        let _ = event_log::read_event_log(&path, kind, &mut reader, &options, &mut |event| {
+            sessions.take(event)
+        });
+        let report = sessions.finish();
+        audit_timings.push(start.elapsed().as_secs_f64());
+        summary = match std::hint::black_box(report) {
+            Ok(report) => format!(
+                "{} decision points, {} checked, {} divergent",
+                report.n_points(),
+                report.n_checked(),
+                report.n_divergent()
+            ),
+            Err(err) => format!("no report: {err}"),
+        };
+    }
+    let (audit_best, audit_median) = best_and_median(&mut audit_timings);
+    println!(
+        "audit of the same log ({summary}): {audit_best:.3} s best, {audit_median:.3} s median: \
+         {:.0} MB/s best, {:.0} MB/s median (one core)",
+        megabytes / audit_best,
+        megabytes / audit_median
+    );
+    // What any reader of these bytes pays: counting their lines, as
+    // `grep -c` does (from memory here, not from the page cache).
+    let mut count_timings = Vec::new();
+    let mut n_lines = 0;
+    for _ in 0..args.runs.max(1) {
+        let start = Instant::now();
+        n_lines = std::hint::black_box(memchr::memchr_iter(b'\n', &log).count());
+        count_timings.push(start.elapsed().as_secs_f64());
+    }
+    let (count_best, _) = best_and_median(&mut count_timings);
+    println!(
+        "line count ({n_lines} lines, as grep -c): {:.0} MB/s best; parse at {:.2}x and audit \
+         at {:.2}x its time",
+        megabytes / count_best,
+        best / count_best,
+        audit_best / count_best
+    );
     Ok(EXIT_OK)
+}
+
+/// Sorts `timings` and gives the best and the median.
+fn best_and_median(timings: &mut [f64]) -> (f64, f64) {
+    timings.sort_by(f64::total_cmp);
+    (timings[0], timings[timings.len() / 2])
 }
 
 /// The scenario folders under `dirs`: a folder with `inputs/` is one;
