@@ -4,6 +4,8 @@
 //! under its own rules, and the totals are those of the sessions audited
 //! alone; keeping only counts (`keep_points = false`) changes no total.
 
+mod common;
+
 use boinc_audit::audit::audit_paths;
 use boinc_audit::divergence::DivergenceReport;
 use boinc_audit::parse::LogOptions;
@@ -11,44 +13,13 @@ use boinc_audit::replay::AuditOptions;
 use std::path::{Path, PathBuf};
 
 /// The first scenario's bare log of each traces/valid* folder (one per
-/// generation and release).
-fn one_log_per_folder() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces");
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("traces/ is readable")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("valid"))
-        })
-        .collect();
-    folders.sort();
-    let mut logs = Vec::new();
-    for folder in folders {
-        let mut scenarios: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .expect("a traces/valid* folder is readable")
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        scenarios.sort();
-        let log = scenarios.iter().find_map(|s| {
-            [
-                "outputs/log.txt",
-                "outputs/log.txt.gz",
-                "outputs/sim_log.txt",
-                "outputs/sim_log.txt.gz",
-            ]
-            .iter()
-            .map(|name| s.join(name))
-            .find(|p| p.is_file())
-        });
-        if let Some(log) = log {
-            logs.push(log);
-        }
-    }
-    logs
+/// generation and release), with its text.
+fn one_log_per_folder() -> Vec<(PathBuf, String)> {
+    let mut logs: Vec<(PathBuf, PathBuf, String)> = common::valid_logs();
+    logs.dedup_by(|b, a| a.0 == b.0);
+    logs.into_iter()
+        .map(|(_, path, text)| (path, text))
+        .collect()
 }
 
 fn audit(path: &Path, keep_points: bool) -> DivergenceReport {
@@ -74,8 +45,8 @@ fn totals(report: &DivergenceReport) -> (usize, usize, usize) {
 #[test]
 fn appended_logs_are_audited_session_by_session() {
     let logs = one_log_per_folder();
-    assert!(logs.len() >= 5, "one log per generation: {logs:?}");
-    let alone: Vec<DivergenceReport> = logs.iter().map(|l| audit(l, true)).collect();
+    assert!(logs.len() >= 5, "one log per generation: {}", logs.len());
+    let alone: Vec<DivergenceReport> = logs.iter().map(|(l, _)| audit(l, true)).collect();
     let policies: std::collections::BTreeSet<&str> =
         alone.iter().map(|r| r.policy.as_str()).collect();
     assert!(policies.len() >= 2, "several generations: {policies:?}");
@@ -88,16 +59,8 @@ fn appended_logs_are_audited_session_by_session() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let joined = dir.join("appended.log");
     let mut bytes = Vec::new();
-    for log in &logs {
-        let raw = std::fs::read(log).expect("log readable");
-        if log.extension().is_some_and(|e| e == "gz") {
-            use std::io::Read;
-            flate2::read::MultiGzDecoder::new(&raw[..])
-                .read_to_end(&mut bytes)
-                .expect("a gzip log");
-        } else {
-            bytes.extend(raw);
-        }
+    for (_, text) in &logs {
+        bytes.extend(text.as_bytes());
     }
     std::fs::write(&joined, &bytes).expect("write the appended log");
 

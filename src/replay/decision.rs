@@ -329,6 +329,12 @@ pub struct FetchDump {
     /// with the project's dont_fetch flags, not a resource reason). Not
     /// compared.
     pub share_flags: bool,
+    /// The log starts at this block, after the lines that name the
+    /// projects with max_concurrent limits would have been printed, on a
+    /// host that has such projects (a share line says `max concurrent job
+    /// limit`, or the log names them later): which projects have limits is
+    /// not told for this pass. Not compared.
+    pub mc_unknown: bool,
 }
 
 /// One run-list entry (`add to run list: JOB (RSC, EDF|FIFO) (prio P)`).

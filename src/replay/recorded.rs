@@ -137,6 +137,19 @@ struct Extractor<'a> {
     report_project: Option<String>,
     /// A `start work fetch state` line was seen.
     seen_dump: bool,
+    /// A line that opens a pass (a simulation's start, `entering
+    /// choose_project()`, `piggyback_work_request()`, an RPC the poll chose)
+    /// was seen.
+    seen_pass_start: bool,
+    /// A line from inside a pass (a simulated job, a `[prio]` line) came
+    /// before any line that opens one: the log starts inside a pass.
+    starts_inside_pass: bool,
+    /// The choice and request of the pass under way are cut at the log's
+    /// start: what printed its block is before the log.
+    cut_pass: bool,
+    /// The block under way is the log's first and no line of its pass came
+    /// before it.
+    dump_pass_unseen: bool,
     /// A choice whose block starts before the log (a fragment) was recorded.
     orphan_choice: bool,
     /// An enforcement pass was opened (or one cut at the log's start recorded).
@@ -193,6 +206,10 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         report_rpc: false,
         report_project: None,
         seen_dump: false,
+        seen_pass_start: false,
+        starts_inside_pass: false,
+        cut_pass: false,
+        dump_pass_unseen: false,
         orphan_choice: false,
         seen_enforcement: false,
         seen_enforcement_end: false,
@@ -240,6 +257,8 @@ fn request_lines(resources: &[ResourceRequest]) -> Vec<RscRequestLine> {
 impl Extractor<'_> {
     fn push(&mut self, idx: usize, decision: Decision, resource: Option<String>) -> usize {
         let event = &self.events[idx];
+        let cut_before =
+            self.cut_pass && matches!(decision, Decision::Choice(_) | Decision::Request { .. });
         self.points.push(RecordedPoint {
             time: self.last_time,
             time_label: self.last_label.clone(),
@@ -249,7 +268,7 @@ impl Extractor<'_> {
             piggyback: matches!(decision, Decision::Request { .. } | Decision::Choice(_))
                 && self.report_rpc,
             before_fetch: false,
-            cut_before: false,
+            cut_before,
             cut_after: false,
             decision,
         });
@@ -385,7 +404,30 @@ impl Extractor<'_> {
             self.group = None;
         }
         match message {
+            Message::RrSimStart { .. }
+            | Message::RrSimStartTotal { .. }
+            | Message::EnteringChooseProject
+            | Message::PiggybackWorkRequest
+            | Message::EmuRpcReportResults
+            | Message::EmuRpcGetWork => self.seen_pass_start = true,
+            Message::SimStarting { .. }
+            | Message::SimFinishes { .. }
+            | Message::SimFinishesAfter { .. }
+            | Message::ProjectPriority { .. }
+                if !self.seen_pass_start =>
+            {
+                self.starts_inside_pass = true;
+            }
+            _ => {}
+        }
+        match message {
             Message::WorkFetchStateStart => {
+                // The first block of a log that starts inside its pass:
+                // whether choose_project() or a piggybacked request (an RPC
+                // the poll chose) printed it is said before the log.
+                self.dump_pass_unseen = !self.seen_dump && !self.seen_pass_start;
+                self.cut_pass = self.dump_pass_unseen && self.starts_inside_pass;
+                self.seen_pass_start = true;
                 if let Some(last) = self.points.last_mut() {
                     if matches!(last.decision, Decision::Priority(_)) {
                         last.before_fetch = true;
@@ -416,8 +458,27 @@ impl Extractor<'_> {
                 self.seen_dump = true;
             }
             Message::WorkFetchStateEnd => {
+                // The log starts at this block: the `rsc type N last MC
+                // limit time` lines naming the max_concurrent projects
+                // (printed before it, 7.20 on) are before the log. A host
+                // with such projects shows them in a share's reason or in
+                // the log's later passes.
+                let unseen = self.dump_pass_unseen;
+                let later_mc = |from: usize| {
+                    self.events[from..]
+                        .iter()
+                        .any(|e| matches!(e.message, Message::McLimitTime { .. }))
+                };
                 if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
                     dump.complete = true;
+                    let mc_reason = dump
+                        .resources
+                        .iter()
+                        .flat_map(|r| &r.shares)
+                        .any(|s| s.reason.contains("max concurrent"));
+                    if unseen && dump.mc_projects.is_empty() && (mc_reason || later_mc(idx)) {
+                        dump.mc_unknown = true;
+                    }
                 }
                 self.dump = None;
                 self.dump_rsc = None;
@@ -652,6 +713,7 @@ impl Extractor<'_> {
                 };
                 self.push(idx, decision, None);
                 self.report_rpc = false;
+                self.cut_pass = false;
             }
             Message::RrSimStart { .. } | Message::RrSimStartTotal { .. } => {
                 self.rr_sim = Some(self.push(

@@ -440,6 +440,12 @@ pub struct PointContext<'d> {
 /// A point's context, or what the log lacks for one (said as "not checked").
 pub type Linked<'d> = Result<PointContext<'d>, String>;
 
+/// What a pass lacks when the log starts inside it, before its block.
+const PASS_BEFORE_LOG: &str = "the log starts inside this pass (its simulation or priorities \
+     come first): the line that says whether choose_project() or a piggybacked request (an \
+     RPC the poll chose: `entering choose_project()`, `piggyback_work_request()`, results to \
+     report) printed its work-fetch block is before the log";
+
 /// What a pass lacks when its state block starts before the log.
 const BLOCK_BEFORE_LOG: &str = "this pass's work-fetch state block starts before the log: its \
      `------- start work fetch state -------` line and the project and resource states up to \
@@ -451,6 +457,15 @@ const BLOCK_BEFORE_LOG: &str = "this pass's work-fetch state block starts before
 /// does not).
 fn usable(dump: &FetchDump, limits: bool) -> Result<(), String> {
     let mut missing = Vec::new();
+    if limits && dump.mc_unknown {
+        missing.push(
+            "the log starts at this pass's work-fetch state block, on a host with \
+             max_concurrent limits: the `rsc type N last MC limit time` lines that name the \
+             limited projects (printed before the block) are before the log, and the choice \
+             rests on their MC shortfalls"
+                .to_string(),
+        );
+    }
     if !dump.complete {
         missing.push(match dump.resources.last() {
             None => "the log ends inside this pass's work-fetch state block, before the \
@@ -743,6 +758,9 @@ impl<'a> SelfCheck<'a> {
                     why = format!("{why}; {more}");
                 }
                 Replayed::NotReplayed(why)
+            }
+            Decision::Choice(_) | Decision::Request { .. } if point.cut_before => {
+                Replayed::NotReplayed(PASS_BEFORE_LOG.to_string())
             }
             Decision::Choice(_) | Decision::Request { .. } => self.recompute(point),
             Decision::ScanLine { rsc, .. } => self.scan_line(point, rsc.as_deref()),
@@ -1042,6 +1060,7 @@ mod tests {
             mc_projects: Vec::new(),
             mc_shortfalls: Vec::new(),
             share_flags: false,
+            mc_unknown: false,
         };
         let zero = |_: &str, _: &str| 0.0;
         let inputs = ChoiceInputs {

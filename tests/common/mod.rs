@@ -38,3 +38,44 @@ pub fn read_reference_log(dir: &Path) -> String {
         .unwrap();
     text
 }
+
+/// Every reference log under `traces/valid*` (`<folder>/<scenario>/outputs/`
+/// log.txt or sim_log.txt, plain or gzipped), decompressed, in path order:
+/// (folder, log path, text).
+#[allow(dead_code)]
+pub fn valid_logs() -> Vec<(PathBuf, PathBuf, String)> {
+    use std::io::Read;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces");
+    let sorted = |dir: &Path| -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        paths.sort();
+        paths
+    };
+    let mut out = Vec::new();
+    for folder in sorted(&root).into_iter().filter(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("valid"))
+    }) {
+        for scenario in sorted(&folder) {
+            for name in ["log.txt", "log.txt.gz", "sim_log.txt", "sim_log.txt.gz"] {
+                let path = scenario.join("outputs").join(name);
+                let Ok(raw) = std::fs::read(&path) else {
+                    continue;
+                };
+                let mut text = String::new();
+                if name.ends_with(".gz") {
+                    flate2::read::MultiGzDecoder::new(&raw[..])
+                        .read_to_string(&mut text)
+                        .expect("a gzip log");
+                } else {
+                    text = String::from_utf8_lossy(&raw).into_owned();
+                }
+                out.push((folder.clone(), path, text));
+            }
+        }
+    }
+    out
+}
