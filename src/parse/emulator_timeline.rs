@@ -146,6 +146,33 @@ fn step_seconds(label: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+    proptest::proptest! {
+        /// Any bytes, and rows cut or mangled anywhere: an error or a
+        /// result, never a panic.
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let path: Arc<str> = Arc::from("timeline.html");
+            let _ = parse_emulator_timeline(&path, &bytes);
+            let _ = parse_sim_out_html(&path, &bytes);
+        }
+
+        #[test]
+        fn mangled_rows_never_panic(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "<td valign=top>", "01:00:00", "1 day 01:06:00", "24:00:00", "</td>",
+                    "BOINC not running", "GPUs disabled", "<br>", "Starting ", "Beta_0", ": ",
+                    "10510.653347", "<h2>Simulator output</h2>", "\n", "\u{0}", "\u{fc}", "x",
+                ]),
+                0..24,
+            ),
+        ) {
+            let text = pieces.concat();
+            let path: Arc<str> = Arc::from("timeline.html");
+            let _ = parse_emulator_timeline(&path, text.as_bytes());
+            let _ = parse_sim_out_html(&path, text.as_bytes());
+        }
+    }
 
     #[test]
     fn sim_out_html_job_starts() {
