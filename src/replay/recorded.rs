@@ -141,11 +141,10 @@ struct Extractor<'a> {
     /// choose_project()`, `piggyback_work_request()`, an RPC the poll chose)
     /// was seen.
     seen_pass_start: bool,
-    /// A line from inside a pass (a simulated job, a `[prio]` line) came
-    /// before any line that opens one: the log starts inside a pass.
-    starts_inside_pass: bool,
     /// The choice and request of the pass under way are cut at the log's
-    /// start: what printed its block is before the log.
+    /// start: what printed its block (choose_project(), or a piggybacked
+    /// request for an RPC the poll chose) is before the log, until a line
+    /// only choose_project() prints says.
     cut_pass: bool,
     /// The block under way is the log's first and no line of its pass came
     /// before it.
@@ -207,7 +206,6 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         report_project: None,
         seen_dump: false,
         seen_pass_start: false,
-        starts_inside_pass: false,
         cut_pass: false,
         dump_pass_unseen: false,
         orphan_choice: false,
@@ -356,6 +354,19 @@ impl Extractor<'_> {
         }
     }
 
+    /// A line only choose_project() prints (`No project chosen`, its scan
+    /// lines) in a pass cut at the log's start: the choice is
+    /// choose_project()'s after all, and checked.
+    fn proved_choose_project(&mut self) {
+        if !self.cut_pass {
+            return;
+        }
+        self.cut_pass = false;
+        if let Some(point) = self.choice.and_then(|idx| self.points.get_mut(idx)) {
+            point.cut_before = false;
+        }
+    }
+
     /// An enforcement line in a log that starts inside the pass (a
     /// fragment): the pass is recorded, cut at its start.
     fn orphan_enforcement(&mut self, idx: usize) {
@@ -410,14 +421,6 @@ impl Extractor<'_> {
             | Message::PiggybackWorkRequest
             | Message::EmuRpcReportResults
             | Message::EmuRpcGetWork => self.seen_pass_start = true,
-            Message::SimStarting { .. }
-            | Message::SimFinishes { .. }
-            | Message::SimFinishesAfter { .. }
-            | Message::ProjectPriority { .. }
-                if !self.seen_pass_start =>
-            {
-                self.starts_inside_pass = true;
-            }
             _ => {}
         }
         match message {
@@ -426,7 +429,7 @@ impl Extractor<'_> {
                 // whether choose_project() or a piggybacked request (an RPC
                 // the poll chose) printed it is said before the log.
                 self.dump_pass_unseen = !self.seen_dump && !self.seen_pass_start;
-                self.cut_pass = self.dump_pass_unseen && self.starts_inside_pass;
+                self.cut_pass = self.dump_pass_unseen;
                 self.seen_pass_start = true;
                 if let Some(last) = self.points.last_mut() {
                     if matches!(last.decision, Decision::Priority(_)) {
@@ -604,8 +607,12 @@ impl Extractor<'_> {
                 "GPU exclusions (`needs work - excluded instance starved` line)",
             ),
             Message::NoProjectChosen if self.choice.is_none() => self.orphan_choice(idx, None),
-            Message::NoProjectChosen => self.resolve_choice(None),
+            Message::NoProjectChosen => {
+                self.proved_choose_project();
+                self.resolve_choice(None);
+            }
             Message::ChooseProjectScanning => {
+                self.proved_choose_project();
                 if let (Some(Decision::FetchState(dump)), Some(p)) =
                     (self.decision_mut(self.last_dump), project)
                 {

@@ -441,10 +441,11 @@ pub struct PointContext<'d> {
 pub type Linked<'d> = Result<PointContext<'d>, String>;
 
 /// What a pass lacks when the log starts inside it, before its block.
-const PASS_BEFORE_LOG: &str = "the log starts inside this pass (its simulation or priorities \
-     come first): the line that says whether choose_project() or a piggybacked request (an \
-     RPC the poll chose: `entering choose_project()`, `piggyback_work_request()`, results to \
-     report) printed its work-fetch block is before the log";
+const PASS_BEFORE_LOG: &str = "the log starts inside this pass or at its work-fetch block: \
+     the line that says whether choose_project() or a piggybacked request for an RPC the poll \
+     chose printed the block (`entering choose_project()`, `piggyback_work_request()`, results \
+     to report) is before the log, and no `No project chosen` or `choose_project: scanning` \
+     line after it settles it";
 
 /// What a pass lacks when its state block starts before the log.
 const BLOCK_BEFORE_LOG: &str = "this pass's work-fetch state block starts before the log: its \
