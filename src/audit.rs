@@ -46,6 +46,9 @@ pub struct StreamedAudit {
     pub errors: Vec<ParseError>,
     /// Problems that did not make the trace incomplete.
     pub warnings: Vec<ParseError>,
+    /// The trace without its events: state, configuration, transcripts and
+    /// the log's facts (client version, UTC offset).
+    pub trace: Trace,
 }
 
 /// Audits the inputs under `paths` while their logs are read: the state,
@@ -87,10 +90,12 @@ pub fn audit_paths(
         meta.client_version = state_version;
     }
     sessions.skeleton.meta = meta;
+    let (report, trace) = sessions.finish_with_trace();
     StreamedAudit {
-        report: sessions.finish(),
+        report,
         errors,
         warnings,
+        trace,
     }
 }
 
@@ -272,7 +277,19 @@ impl<'a> Sessions<'a> {
     }
 
     /// Audits the last session, the transcripts, and gives the report.
-    pub fn finish(mut self) -> Result<DivergenceReport, ReplayError> {
+    pub fn finish(self) -> Result<DivergenceReport, ReplayError> {
+        self.finish_with_trace().0
+    }
+
+    /// [`Sessions::finish`], also giving back the trace without its events
+    /// (state, configuration, transcripts, the log's facts).
+    pub fn finish_with_trace(mut self) -> (Result<DivergenceReport, ReplayError>, Trace) {
+        let report = self.report();
+        self.skeleton.events = Vec::new();
+        (report, self.skeleton)
+    }
+
+    fn report(&mut self) -> Result<DivergenceReport, ReplayError> {
         self.flush();
         if let Some(err) = self.failed.take() {
             return Err(err);
@@ -302,7 +319,7 @@ impl<'a> Sessions<'a> {
             describe_sessions(&mut report, &self.policies);
         }
         report.contexts = replay::log_contexts(&report.divergences);
-        if let Some(note) = unknown_lines(self.unknown) {
+        if let Some(note) = unknown_lines(std::mem::take(&mut self.unknown)) {
             report.unchecked.push(note);
         }
         if !self.skeleton.rpcs.is_empty() {

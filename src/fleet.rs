@@ -6,7 +6,7 @@
 //! ```text
 //!  LIST or DIR ──bundles()──▶ shard() ──▶ audit_fleet(N workers) ──▶ on_done(i, BundleReport)
 //!                                              │ archive: unpacked into a temporary folder
-//!                                              ▼ parse::load_trace → audit::audit_trace
+//!                                              ▼ audit::audit_paths (streamed, session by session)
 //! ```
 //!
 //! Bundles are handed to `on_done` in list order (a finished bundle waits
@@ -20,9 +20,8 @@
 //! Architecture Invariant: orchestration only, like [`crate::audit`]; it
 //! renders nothing.
 
-use crate::audit::audit_trace;
 use crate::divergence::{BundleReport, DivergenceReport};
-use crate::parse::{self, LogOptions};
+use crate::parse::LogOptions;
 use crate::replay::AuditOptions;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -183,8 +182,16 @@ pub fn audit_bundle(path: &Path, log: &LogOptions, options: &AuditOptions) -> Bu
     if !root.exists() {
         return failed("no such file or folder".to_string());
     }
-    let parsed = parse::load_trace(std::slice::from_ref(&root), log);
-    let trace = parsed.value;
+    // Streamed session by session: memory follows one client session.
+    let parsed = crate::audit::audit_paths(
+        std::slice::from_ref(&root),
+        log,
+        &name,
+        options,
+        true,
+        &mut |_| {},
+    );
+    let trace = &parsed.trace;
     let host = trace
         .state
         .client_states
@@ -195,7 +202,7 @@ pub fn audit_bundle(path: &Path, log: &LogOptions, options: &AuditOptions) -> Bu
         .meta
         .client_version
         .map(|v| format!("{}.{}.{}", v.major, v.minor, v.release));
-    let outcome = audit_trace(&trace, &name, options);
+    let outcome = parsed.report;
     let unpacked_at = (root != path).then(|| root.display().to_string());
     match outcome {
         Ok(mut report) => {
