@@ -154,6 +154,16 @@ pub fn compare_point(
     if !lines && matches!(replayed, Replayed::NotReplayed(_)) {
         return (brief(false), Vec::new());
     }
+    // The log ends inside this point's pass: the recorded side is only its
+    // start, so there is nothing whole to compare with. A point that was
+    // not recomputed keeps its own, more specific reason.
+    if point.cut_after && matches!(replayed, Replayed::Decision { .. }) {
+        if !lines {
+            return (brief(false), Vec::new());
+        }
+        let cut = Replayed::NotReplayed(CUT_INSIDE_PASS.to_string());
+        return compare_point(point, &cut, tolerance, events, lines);
+    }
     let recorded_fields = point.decision.fields();
     let loc = location(events, point.event_idx);
     let divergence = |field: &Field, recorded: String, replayed: String, reason: &str| Divergence {
@@ -174,16 +184,6 @@ pub fn compare_point(
         location: loc.clone(),
     };
     let mut divergences = Vec::new();
-    // The log ends inside this point's pass: the recorded side is only its
-    // start, so there is nothing whole to compare with. A point that was
-    // not recomputed keeps its own, more specific reason.
-    if point.cut_after && matches!(replayed, Replayed::Decision { .. }) {
-        if !lines {
-            return (brief(false), Vec::new());
-        }
-        let cut = Replayed::NotReplayed(CUT_INSIDE_PASS.to_string());
-        return compare_point(point, &cut, tolerance, events, lines);
-    }
     let replayed_line = match replayed {
         // Not recomputed: not checked, never a divergence.
         Replayed::NotReplayed(why) => format!("(not checked: {why})"),

@@ -393,25 +393,13 @@ pub fn audit_with_draws(
     options: &AuditOptions,
     generated: &[world::GeneratedJob],
 ) -> Result<DivergenceReport, ReplayError> {
-    let mut report = replay_and_compare(trace, trace_name, options, generated)?;
+    let mut report = audit_session(trace, trace_name, options, generated)?;
     report.contexts = divergence_contexts(&report.divergences, CONTEXT_LINES);
     Ok(report)
 }
 
 /// Log lines shown before and after each divergence's line.
 const CONTEXT_LINES: usize = 2;
-
-/// [`audit_with_draws`] without the log lines around the divergences: one
-/// client session of a longer log, whose contexts are read once at the end
-/// ([`log_contexts`]).
-pub fn audit_session(
-    trace: &Trace,
-    trace_name: &str,
-    options: &AuditOptions,
-    generated: &[world::GeneratedJob],
-) -> Result<DivergenceReport, ReplayError> {
-    replay_and_compare(trace, trace_name, options, generated)
-}
 
 /// The log lines around each of the first [`MAX_CONTEXTS`] divergences, read
 /// from their files (each file read once).
@@ -489,8 +477,10 @@ fn line_windows(path: &str, lines: &[usize], n: usize) -> HashMap<usize, Vec<Str
     out
 }
 
-/// [`audit_with_draws`] without the log lines around the divergences.
-fn replay_and_compare(
+/// [`audit_with_draws`] without the log lines around the divergences: one
+/// client session of a longer log, whose contexts are read once at the end
+/// ([`log_contexts`]).
+pub fn audit_session(
     trace: &Trace,
     trace_name: &str,
     options: &AuditOptions,
