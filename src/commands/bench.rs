@@ -33,7 +33,7 @@ pub fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
     while log.len() < min_bytes.max(1) {
         log.extend_from_slice(&one_pass);
     }
-    let path: std::sync::Arc<str> = std::sync::Arc::from("<bench>");
+    let path: boinc_audit::source::SourcePath = boinc_audit::source::SourcePath::from("<bench>");
     let options = LogOptions::default();
     let mut timings = Vec::new();
     let mut n_events = 0u64;
@@ -53,10 +53,10 @@ pub fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
     }
     let megabytes = log.len() as f64 / 1e6;
     let (best, median) = best_and_median(&mut timings);
-    println!(
+    outln!(
         "parsed {megabytes:.1} MB ({n_events} events, {n_unrecognized} unrecognized) in {best:.3} s best, {median:.3} s median"
     );
-    println!(
+    outln!(
         "throughput: {:.0} MB/s best, {:.0} MB/s median (one core)",
         megabytes / best,
         megabytes / median
@@ -91,7 +91,7 @@ pub fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
         };
     }
     let (audit_best, audit_median) = best_and_median(&mut audit_timings);
-    println!(
+    outln!(
         "audit of the same log ({summary}): {audit_best:.3} s best, {audit_median:.3} s median: \
          {:.0} MB/s best, {:.0} MB/s median (one core)",
         megabytes / audit_best,
@@ -107,7 +107,7 @@ pub fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
         count_timings.push(start.elapsed().as_secs_f64());
     }
     let (count_best, _) = best_and_median(&mut count_timings);
-    println!(
+    outln!(
         "line count ({n_lines} lines, as grep -c): {:.0} MB/s best; parse at {:.2}x and audit \
          at {:.2}x its time",
         megabytes / count_best,

@@ -16,8 +16,8 @@ pub fn run(args: &LabArgs) -> Result<u8> {
         app: args.app.clone(),
     };
     let summary = run_lab(&options, &mut |line| eprintln!("{line}"))?;
-    println!("data directory: {}", summary.out.display());
-    println!(
+    outln!("data directory: {}", summary.out.display());
+    outln!(
         "client: {} ran {:.0} s{}",
         summary
             .client_version
@@ -31,21 +31,24 @@ pub fn run(args: &LabArgs) -> Result<u8> {
             .unwrap_or_default()
     );
     let s = &summary.server;
-    println!(
+    outln!(
         "server: {} scheduler requests ({} refused), {} tasks sent, {} reported, {} input files served",
         s.requests, s.refused, s.tasks_sent, s.tasks_reported, s.downloads
     );
-    println!(
+    outln!(
         "event log: {} lines, {} work-fetch blocks, {} scheduler requests sent, {} tasks finished",
-        summary.log_lines, summary.work_fetch_blocks, summary.rpcs_logged, summary.tasks_finished
+        summary.log_lines,
+        summary.work_fetch_blocks,
+        summary.rpcs_logged,
+        summary.tasks_finished
     );
     for problem in &summary.problems {
-        println!("note: {problem}");
+        outln!("note: {problem}");
     }
     for problem in &s.unreadable {
-        println!("server could not read: {problem}");
+        outln!("server could not read: {problem}");
     }
-    println!("audit it: boinc-audit audit {}", summary.out.display());
+    outln!("audit it: boinc-audit audit {}", summary.out.display());
     if summary.exited_early.is_some() || s.requests == 0 || summary.actions_failed > 0 {
         return Ok(EXIT_DIVERGED);
     }

@@ -1,6 +1,18 @@
 //! Command runners: one file per subcommand, called from `main.rs`; this
 //! file holds what they share (exit codes, output, `--set` overrides).
 
+/// `println!` for command output: a closed pipe (`| head`) ends the command
+/// with status 0, as main does for errors it is handed; any other write
+/// error is reported and ends it with status 2. `println!` would panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(err) = writeln!(std::io::stdout(), $($arg)*) {
+            $crate::commands::output_failed(&err);
+        }
+    }};
+}
+
 pub mod audit;
 pub mod bench;
 pub mod compare;
@@ -26,6 +38,15 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_DIVERGED: u8 = 1;
 /// Trouble: usage, I/O or parse errors.
 pub const EXIT_TROUBLE: u8 = 2;
+
+/// Ends the process after a failed write to standard output (see `outln!`).
+pub fn output_failed(err: &io::Error) -> ! {
+    if err.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(i32::from(EXIT_OK));
+    }
+    eprintln!("error: writing to standard output: {err}");
+    std::process::exit(i32::from(EXIT_TROUBLE));
+}
 
 pub fn params_from_overrides(overrides: &[String]) -> Result<Params> {
     let mut params = Params::default();

@@ -27,6 +27,7 @@
 //! `simulate --trace-out` writes.
 
 use crate::parse::sched_rpc::parse_sched_rpc;
+use crate::source::SourcePath;
 use crate::trace::rpc::SchedRequest;
 use crate::trace::state::escaped_master_url;
 use std::collections::HashMap;
@@ -299,7 +300,10 @@ fn scheduler(shared: &mut Shared, index: usize, body: &[u8]) -> (u16, String) {
         shared.stats.refused += 1;
         return (500, "project down (boinc-audit lab)\n".into());
     }
-    let parsed = parse_sched_rpc(&Arc::from(request_path.to_string_lossy().as_ref()), body);
+    let parsed = parse_sched_rpc(
+        &SourcePath::from(request_path.to_string_lossy().as_ref()),
+        body,
+    );
     if let Some(e) = parsed.errors.first() {
         shared.stats.unreadable.push(e.to_string());
     }

@@ -9,11 +9,11 @@
 
 use crate::parse::error::Parsed;
 use crate::parse::xml::{fields, parse_whole, XmlDoc};
+use crate::source::SourcePath;
 use crate::trace::state::{AppConfig, AppConfigApp, AppConfigVersion, GpuVersions};
-use std::sync::Arc;
 
 /// Parses a whole app_config.xml.
-pub fn parse_app_config(path: &Arc<str>, bytes: &[u8]) -> Parsed<AppConfig> {
+pub fn parse_app_config(path: &SourcePath, bytes: &[u8]) -> Parsed<AppConfig> {
     parse_whole(path, bytes, read_app_config_doc)
 }
 
@@ -88,7 +88,7 @@ mod tests {
     #[test]
     fn apps_versions_and_limits() {
         let parsed = parse_app_config(
-            &Arc::from("data/projects/einstein.phys.uwm.edu/app_config.xml"),
+            &SourcePath::from("data/projects/einstein.phys.uwm.edu/app_config.xml"),
             b"<app_config>\n<app><name>hsgamma</name><max_concurrent>2</max_concurrent>\n\
               <gpu_versions><gpu_usage>0.5</gpu_usage><cpu_usage>0.4</cpu_usage></gpu_versions></app>\n\
               <app_version><app_name>hsgamma</app_name><plan_class>opencl</plan_class>\

@@ -11,9 +11,9 @@
 use crate::parse::client_state::{old_rsc_name, read_coproc};
 use crate::parse::error::Parsed;
 use crate::parse::xml::{fields, Element, XmlDoc};
+use crate::source::SourcePath;
 use crate::trace::state::{CcConfig, CcOptions, ExcludeGpu, IgnoredDevice, LogFlagsFile};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// What a cc_config-kind file held: a `<cc_config>` or a bare `<log_flags>`.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,7 +25,7 @@ pub enum CcConfigFile {
 }
 
 /// Parses a whole cc_config.xml (or log_flags.xml).
-pub fn parse_cc_config(path: &Arc<str>, bytes: &[u8]) -> Parsed<Option<CcConfigFile>> {
+pub fn parse_cc_config(path: &SourcePath, bytes: &[u8]) -> Parsed<Option<CcConfigFile>> {
     let mut doc = XmlDoc::new(path, bytes);
     let value = read_cc_config_doc(&mut doc);
     doc.into_parsed(value)
@@ -137,7 +137,7 @@ mod tests {
     #[test]
     fn options_flags_and_exclusions() {
         let parsed = parse_cc_config(
-            &Arc::from("cc_config.xml"),
+            &SourcePath::from("cc_config.xml"),
             b"<cc_config>\n<log_flags><work_fetch_debug>1</work_fetch_debug><task>0</task></log_flags>\n\
               <options>\n<ncpus>4</ncpus>\n<exclude_gpu><url>http://a.org/</url><device_num>1</device_num>\
               <type>NVIDIA</type></exclude_gpu>\n<ignore_ati_dev>0</ignore_ati_dev>\n\
@@ -166,7 +166,7 @@ mod tests {
     #[test]
     fn bare_log_flags_file() {
         let parsed = parse_cc_config(
-            &Arc::from("log_flags.xml"),
+            &SourcePath::from("log_flags.xml"),
             b"<log_flags>\n<task>1</task>\n</log_flags>\n",
         );
         let Some(CcConfigFile::LogFlags(file)) = parsed.value else {

@@ -27,12 +27,12 @@
 use crate::parse::error::Parsed;
 use crate::parse::xml::{fields, parse_whole, Element, XmlDoc};
 use crate::resource::ResourceType;
+use crate::source::SourcePath;
 use crate::trace::state::{
     ActiveTask, App, AppVersion, Availability, ClientState, Coproc, CoprocUsage, FileInfo,
     FpopsDistribution, HostInfo, Job, Project, RscBackoff, RscDebt, TimeStats, Workunit,
 };
 use crate::trace::ClientVersion;
-use std::sync::Arc;
 
 /// Top-level elements that are known and deliberately not modelled.
 const SKIPPED_TOP: &[&str] = &[
@@ -54,7 +54,7 @@ const SKIPPED_TOP: &[&str] = &[
 ];
 
 /// Parses a whole client_state.xml.
-pub fn parse_client_state(path: &Arc<str>, bytes: &[u8]) -> Parsed<ClientState> {
+pub fn parse_client_state(path: &SourcePath, bytes: &[u8]) -> Parsed<ClientState> {
     parse_whole(path, bytes, read_client_state_doc)
 }
 
@@ -881,7 +881,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Parsed<ClientState> {
-        parse_client_state(&Arc::from("client_state.xml"), text.as_bytes())
+        parse_client_state(&SourcePath::from("client_state.xml"), text.as_bytes())
     }
 
     #[test]

@@ -8,11 +8,10 @@
 use crate::parse::error::{ParseError, ParseErrorKind};
 use crate::parse::event_log;
 use crate::parse::input::{display_path, open_input};
-use crate::source::Location;
+use crate::source::{Location, SourcePath};
 use crate::trace::FileKind;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// How deep below a given directory inputs are looked for
 /// (`DIR/projects/NAME/app_config.xml` is three levels down).
@@ -28,7 +27,7 @@ pub struct Input {
     /// Where to read it.
     pub path: PathBuf,
     /// The path as shown in messages.
-    pub display: Arc<str>,
+    pub display: SourcePath,
     /// What its content says it is.
     pub kind: FileKind,
 }

@@ -8,16 +8,16 @@
 use crate::parse::client_state::{read_host_info, read_project};
 use crate::parse::error::Parsed;
 use crate::parse::xml::{parse_whole, XmlDoc};
+use crate::source::SourcePath;
 use crate::trace::state::{SimHost, SimProjects};
-use std::sync::Arc;
 
 /// Parses a whole sim_host.xml.
-pub fn parse_sim_host(path: &Arc<str>, bytes: &[u8]) -> Parsed<SimHost> {
+pub fn parse_sim_host(path: &SourcePath, bytes: &[u8]) -> Parsed<SimHost> {
     parse_whole(path, bytes, read_sim_host_doc)
 }
 
 /// Parses a whole sim_projects.xml.
-pub fn parse_sim_projects(path: &Arc<str>, bytes: &[u8]) -> Parsed<SimProjects> {
+pub fn parse_sim_projects(path: &SourcePath, bytes: &[u8]) -> Parsed<SimProjects> {
     parse_whole(path, bytes, read_sim_projects_doc)
 }
 
@@ -56,14 +56,14 @@ mod tests {
     #[test]
     fn host_and_projects() {
         let host = parse_sim_host(
-            &Arc::from("sim_host.xml"),
+            &SourcePath::from("sim_host.xml"),
             b"<host>\n<p_fpops>3e9</p_fpops>\n<m_nbytes>16e9</m_nbytes>\n<p_ncpus>2</p_ncpus>\n</host>",
         );
         assert!(host.errors.is_empty());
         assert_eq!(host.value.host.p_ncpus, Some(2));
         assert_eq!(host.value.host.m_nbytes, Some(16e9));
         let projects = parse_sim_projects(
-            &Arc::from("sim_projects.xml"),
+            &SourcePath::from("sim_projects.xml"),
             b"<projects><project><project_name>A</project_name><resource_share>300</resource_share>\
               <app><latency_bound>864000</latency_bound><fpops><mean>1e14</mean><stdev>5e12</stdev></fpops>\
               </app></project></projects>",

@@ -12,9 +12,9 @@
 //! Architecture Invariant: parse knows nothing of policy, replay or report.
 
 use crate::parse::error::{ParseError, Parsed};
+use crate::source::SourcePath;
 use crate::source::{LineIndex, Location};
 use crate::trace::StepAvailability;
-use std::sync::Arc;
 
 /// What opens a step row.
 const ROW_OPEN: &[u8] = b"<td valign=top>";
@@ -31,7 +31,7 @@ pub fn is_emulator_timeline(head: &[u8]) -> bool {
 /// Reads the step rows: one [`StepAvailability`] per distinct step time, in
 /// file order (a step printed in two rows — its events, then its jobs — is
 /// one step).
-pub fn parse_emulator_timeline(path: &Arc<str>, bytes: &[u8]) -> Parsed<Vec<StepAvailability>> {
+pub fn parse_emulator_timeline(path: &SourcePath, bytes: &[u8]) -> Parsed<Vec<StepAvailability>> {
     let mut steps: Vec<StepAvailability> = Vec::new();
     let mut errors = Vec::new();
     let index = LineIndex::new(bytes);
@@ -50,7 +50,7 @@ pub fn parse_emulator_timeline(path: &Arc<str>, bytes: &[u8]) -> Parsed<Vec<Step
         let Some(time) = step_seconds(label) else {
             let (line, column) = index.line_col(bytes, label_start);
             errors.push(ParseError::expected(
-                Location::new(path.clone(), line, column),
+                Location::new(*path, line, column),
                 "a step time such as 01:06:00 or 1 day 01:06:00",
                 label,
             ));
@@ -91,7 +91,7 @@ const STARTING: &[u8] = b"Starting ";
 /// (client/sim.cpp of 6.10: the CPU time left when a task starts, `%f`) in
 /// file order. A job's first entry is its true CPU time: the replay's job
 /// size, known to the microsecond (the log prints it with two decimals).
-pub fn parse_sim_out_html(path: &Arc<str>, bytes: &[u8]) -> Parsed<Vec<(String, f64)>> {
+pub fn parse_sim_out_html(path: &SourcePath, bytes: &[u8]) -> Parsed<Vec<(String, f64)>> {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     let index = LineIndex::new(bytes);
@@ -108,7 +108,7 @@ pub fn parse_sim_out_html(path: &Arc<str>, bytes: &[u8]) -> Parsed<Vec<(String, 
             None => {
                 let (line, column) = index.line_col(bytes, start);
                 errors.push(ParseError::expected(
-                    Location::new(path.clone(), line, column),
+                    Location::new(*path, line, column),
                     "`Starting JOB: SECONDS`",
                     &text,
                 ));
@@ -151,7 +151,7 @@ mod tests {
         /// result, never a panic.
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
-            let path: Arc<str> = Arc::from("timeline.html");
+            let path: SourcePath = SourcePath::from("timeline.html");
             let _ = parse_emulator_timeline(&path, &bytes);
             let _ = parse_sim_out_html(&path, &bytes);
         }
@@ -168,7 +168,7 @@ mod tests {
             ),
         ) {
             let text = pieces.concat();
-            let path: Arc<str> = Arc::from("timeline.html");
+            let path: SourcePath = SourcePath::from("timeline.html");
             let _ = parse_emulator_timeline(&path, text.as_bytes());
             let _ = parse_sim_out_html(&path, text.as_bytes());
         }
@@ -178,7 +178,7 @@ mod tests {
     fn sim_out_html_job_starts() {
         let html = b"<h2>Simulator output</h2>\n<tr><td>x</td><td><font size=-2>RPC to Beta<br>Starting Beta_0: 10510.653347<br>Starting Beta_1: 11702.947123<br>Starting bad<br></font></td></tr>";
         assert!(is_sim_out_html(html));
-        let path: Arc<str> = Arc::from("sim_out_0.html");
+        let path: SourcePath = SourcePath::from("sim_out_0.html");
         let parsed = parse_sim_out_html(&path, html);
         assert_eq!(
             parsed.value,
@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn rows_give_on_and_gpu_state_per_step() {
-        let parsed = parse_emulator_timeline(&Arc::from("timeline.html"), HTML.as_bytes());
+        let parsed = parse_emulator_timeline(&SourcePath::from("timeline.html"), HTML.as_bytes());
         assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
         let got: Vec<(i64, bool, bool)> = parsed
             .value
@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn a_bad_step_time_is_an_error_with_its_line() {
         let html = "<h2>BOINC client emulator results</h2>\n<td valign=top>99:00:00</td>";
-        let parsed = parse_emulator_timeline(&Arc::from("t.html"), html.as_bytes());
+        let parsed = parse_emulator_timeline(&SourcePath::from("t.html"), html.as_bytes());
         assert_eq!(parsed.errors.len(), 1);
         assert_eq!(parsed.errors[0].location.line, 2);
     }

@@ -1,18 +1,17 @@
 //! Opening inputs: files, `.gz` files (detected by magic bytes), standard input.
 
 use crate::parse::error::{ParseError, ParseErrorKind};
-use crate::source::Location;
+use crate::source::{Location, SourcePath};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
-use std::sync::Arc;
 
 /// Reader buffer size: large enough for sequential throughput.
 const BUFFER_BYTES: usize = 256 * 1024;
 
 /// The path string used in locations for `path` (`-` stays `-`).
-pub fn display_path(path: &Path) -> Arc<str> {
-    Arc::from(path.to_string_lossy().as_ref())
+pub fn display_path(path: &Path) -> SourcePath {
+    SourcePath::from(path.to_string_lossy().as_ref())
 }
 
 fn io_error(path: &Path, err: &io::Error) -> ParseError {

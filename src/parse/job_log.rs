@@ -10,12 +10,11 @@
 //! lines are skipped.
 
 use crate::parse::error::{ParseError, Parsed};
-use crate::source::Location;
+use crate::source::{Location, SourcePath};
 use crate::trace::state::{JobLog, JobLogEntry};
-use std::sync::Arc;
 
 /// Parses a whole job log.
-pub fn parse_job_log(path: &Arc<str>, bytes: &[u8]) -> Parsed<JobLog> {
+pub fn parse_job_log(path: &SourcePath, bytes: &[u8]) -> Parsed<JobLog> {
     let display = path.to_string();
     let file_name = display.rsplit(['/', '\\']).next().unwrap_or(&display);
     let mut parsed = Parsed::ok(JobLog {
@@ -33,7 +32,7 @@ pub fn parse_job_log(path: &Arc<str>, bytes: &[u8]) -> Parsed<JobLog> {
         match parse_line(&line) {
             Ok(entry) => parsed.value.entries.push(entry),
             Err((column, expected, found)) => parsed.push(ParseError::expected(
-                Location::new(path.clone(), line_number, column),
+                Location::new(*path, line_number, column),
                 expected,
                 &found,
             )),
@@ -136,7 +135,7 @@ mod tests {
     #[test]
     fn lines_and_errors() {
         let parsed = parse_job_log(
-            &Arc::from("d/job_log_a.org.txt"),
+            &SourcePath::from("d/job_log_a.org.txt"),
             b"1555490613 ue 7200.000000 ct 7000.5 fe 72000000000000 nm A_1 et 7100.2 es 0\r\n\
               \n1555490700 ue x ct 1 fe 1 nm B et 1 es 0\n",
         );

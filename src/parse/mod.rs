@@ -25,17 +25,18 @@ pub mod log_messages;
 pub mod prefs;
 pub mod sched_rpc;
 pub mod state_files;
+pub(crate) mod text;
 pub mod xml;
 
 pub use error::{ParseError, ParseErrorKind, Parsed, Severity};
 pub use event_log::{DateOrder, LogOptions};
 
+use crate::source::SourcePath;
 use crate::trace::{FileKind, LogEvent, Trace, TraceMeta};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 /// The tag name used for counting untagged lines.
 pub const NO_TAG: &str = "(none)";
@@ -44,7 +45,7 @@ pub const NO_TAG: &str = "(none)";
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FileSummary {
     /// The path as shown in messages.
-    pub path: Arc<str>,
+    pub path: SourcePath,
     /// What the file is.
     pub kind: FileKind,
     /// Lines read (logs; 0 for XML inputs).
@@ -121,7 +122,7 @@ pub fn parse_selected(
             continue;
         }
         let mut summary = FileSummary {
-            path: input.display.clone(),
+            path: input.display,
             kind: input.kind,
             lines: 0,
             typed: 0,

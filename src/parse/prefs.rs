@@ -12,11 +12,11 @@
 
 use crate::parse::error::Parsed;
 use crate::parse::xml::{fields, parse_whole, Element, XmlDoc};
+use crate::source::SourcePath;
 use crate::trace::state::{DayPrefs, GlobalPrefs, PrefsValues, PrefsVenue};
-use std::sync::Arc;
 
 /// Parses a whole preferences file; `is_override` comes from `path`.
-pub fn parse_global_prefs(path: &Arc<str>, bytes: &[u8]) -> Parsed<GlobalPrefs> {
+pub fn parse_global_prefs(path: &SourcePath, bytes: &[u8]) -> Parsed<GlobalPrefs> {
     parse_whole(path, bytes, read_global_prefs_doc)
 }
 
@@ -140,7 +140,7 @@ mod tests {
     #[test]
     fn web_prefs_with_venue() {
         let parsed = parse_global_prefs(
-            &Arc::from("d/global_prefs.xml"),
+            &SourcePath::from("d/global_prefs.xml"),
             b"<global_preferences>\n<source_project>http://a.org/</source_project>\n\
               <mod_time>1500000000</mod_time>\n<work_buf_min_days>0.1</work_buf_min_days>\n\
               <run_if_user_active/>\n<day_prefs><day_of_week>1</day_of_week><start_hour>8</start_hour></day_prefs>\n\

@@ -18,11 +18,11 @@ use crate::parse::error::Parsed;
 use crate::parse::prefs::read_global_prefs;
 use crate::parse::xml::{fields, parse_whole, Element, XmlDoc};
 use crate::resource::ResourceType;
+use crate::source::SourcePath;
 use crate::trace::rpc::{
     InProgressResult, NoAppsElement, OtherResult, ProjectPrefs, RpcFile, SchedReply, SchedRequest,
     SequenceNotice, SequenceReport, SequenceResult, ServerMessage, WorkRequest,
 };
-use std::sync::Arc;
 
 /// Request elements known and deliberately not modelled.
 const SKIPPED_REQUEST: &[&str] = &[
@@ -76,7 +76,7 @@ const SKIPPED_REPLY: &[&str] = &[
 ];
 
 /// Parses a whole scheduler request or reply (by its root element).
-pub fn parse_sched_rpc(path: &Arc<str>, bytes: &[u8]) -> Parsed<RpcFile> {
+pub fn parse_sched_rpc(path: &SourcePath, bytes: &[u8]) -> Parsed<RpcFile> {
     parse_whole(path, bytes, |doc| Some(read_sched_rpc_doc(doc)))
 }
 
@@ -426,7 +426,7 @@ mod tests {
     #[test]
     fn request_with_per_resource_work() {
         let parsed = parse_sched_rpc(
-            &Arc::from("d/sched_request_milkyway.cs.rpi.edu_milkyway.xml"),
+            &SourcePath::from("d/sched_request_milkyway.cs.rpi.edu_milkyway.xml"),
             b"<scheduler_request>\n<authenticator>SECRET</authenticator>\n<rpc_seqno>12</rpc_seqno>\n\
               <work_req_seconds>3000</work_req_seconds>\n<cpu_req_secs>3000</cpu_req_secs>\n\
               <cpu_req_instances>1.5</cpu_req_instances>\n<estimated_delay>20</estimated_delay>\n\
@@ -452,7 +452,7 @@ mod tests {
     #[test]
     fn reply_with_delay_message_and_jobs() {
         let parsed = parse_sched_rpc(
-            &Arc::from("sched_reply_a.org.xml"),
+            &SourcePath::from("sched_reply_a.org.xml"),
             b"junk before the root is ignored\n<scheduler_reply>\n<request_delay>303</request_delay>\n\
               <message priority=\"low\">Project has no tasks available</message>\n\
               <result><name>r1</name><wu_name>w1</wu_name><report_deadline>1e9</report_deadline></result>\n\

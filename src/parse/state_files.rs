@@ -21,17 +21,16 @@ use crate::parse::cc_config::{read_cc_config_doc, CcConfigFile};
 use crate::parse::error::{ParseError, ParseErrorKind, Parsed};
 use crate::parse::xml::XmlDoc;
 use crate::parse::{app_config, client_state, emulator_inputs, job_log, prefs, sched_rpc};
-use crate::source::Location;
+use crate::source::{Location, SourcePath};
 use crate::trace::state::FileNote;
 use crate::trace::{FileKind, Trace};
-use std::sync::Arc;
 
 /// Parses one non-log input of `kind` (client_state.xml, prefs, cc_config.xml,
 /// app_config.xml, sched_request/reply, job log, emulator sim_*.xml) from
 /// `bytes` and adds what it holds to `trace`.
 pub fn parse_state_file(
     kind: FileKind,
-    path: &Arc<str>,
+    path: &SourcePath,
     bytes: &[u8],
     trace: &mut Trace,
 ) -> Parsed<()> {
@@ -133,7 +132,7 @@ pub fn parse_state_file(
     let mut parsed = doc.into_parsed(());
     if let Some(first) = duplicate_of {
         parsed.push(ParseError::warning(
-            Location::file(path.clone()),
+            Location::file(*path),
             ParseErrorKind::Invalid {
                 message: format!(
                     "a file of this kind was already read from {first}; this one is ignored"
@@ -151,7 +150,7 @@ mod tests {
     #[test]
     fn files_go_to_their_places() {
         let mut trace = Trace::default();
-        let path: Arc<str> = Arc::from("d/global_prefs_override.xml");
+        let path: SourcePath = SourcePath::from("d/global_prefs_override.xml");
         let parsed = parse_state_file(
             FileKind::GlobalPrefs,
             &path,
@@ -177,7 +176,7 @@ mod tests {
 
         let parsed = parse_state_file(
             FileKind::SchedReply,
-            &Arc::from("sched_reply_a.org.xml"),
+            &SourcePath::from("sched_reply_a.org.xml"),
             b"<scheduler_reply><request_delay>60</request_delay></scheduler_reply>",
             &mut trace,
         );
@@ -206,7 +205,7 @@ mod robustness {
     proptest! {
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
-            let path: Arc<str> = Arc::from("x.xml");
+            let path: SourcePath = SourcePath::from("x.xml");
             for kind in KINDS {
                 let mut trace = Trace::default();
                 let _ = parse_state_file(kind, &path, &bytes, &mut trace);
@@ -231,7 +230,7 @@ mod robustness {
                 text.push_str(piece);
             }
             text.push_str(&base[cut..]);
-            let path: Arc<str> = Arc::from("x.xml");
+            let path: SourcePath = SourcePath::from("x.xml");
             let mut trace = Trace::default();
             let _ = parse_state_file(FileKind::ClientState, &path, text.as_bytes(), &mut trace);
         }

@@ -29,13 +29,14 @@
 
 use crate::parse::error::{ParseError, ParseErrorKind, Parsed};
 use crate::resource::ResourceType;
+use crate::source::SourcePath;
 use crate::source::{LineIndex, Location};
 use crate::trace::state::FileNote;
 use crate::trace::FileKind;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use std::collections::BTreeSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// Deepest element nesting accepted; deeper input is rejected (a guard
 /// against stack exhaustion, far above anything BOINC writes).
@@ -79,7 +80,7 @@ impl Element {
 /// One XML input being read: its bytes, where problems go, and counters.
 pub struct XmlDoc<'a> {
     /// The path as shown in messages.
-    pub path: Arc<str>,
+    pub path: SourcePath,
     bytes: &'a [u8],
     index: OnceLock<LineIndex>,
     /// Problems found so far.
@@ -95,9 +96,9 @@ pub struct XmlDoc<'a> {
 
 impl<'a> XmlDoc<'a> {
     /// A document over `bytes`, read from `path`.
-    pub fn new(path: &Arc<str>, bytes: &'a [u8]) -> Self {
+    pub fn new(path: &SourcePath, bytes: &'a [u8]) -> Self {
         XmlDoc {
-            path: path.clone(),
+            path: *path,
             bytes,
             index: OnceLock::new(),
             problems: Parsed::ok(()),
@@ -484,7 +485,7 @@ impl<'a> XmlDoc<'a> {
 /// Parses a whole document at `path` with `read`; a document it cannot use
 /// gives `T::default()` and the problems.
 pub fn parse_whole<T: Default>(
-    path: &Arc<str>,
+    path: &SourcePath,
     bytes: &[u8],
     read: impl FnOnce(&mut XmlDoc<'_>) -> Option<T>,
 ) -> Parsed<T> {
@@ -763,7 +764,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> (Option<Element>, Vec<String>) {
-        let path: Arc<str> = Arc::from("t.xml");
+        let path: SourcePath = SourcePath::from("t.xml");
         let mut doc = XmlDoc::new(&path, text.as_bytes());
         let root = doc.parse_root();
         let problems = doc
@@ -865,7 +866,7 @@ mod tests {
     #[test]
     fn latin1_text_is_a_warning() {
         let bytes = b"<a><u>J\xfcrgen</u></a>";
-        let path: Arc<str> = Arc::from("t.xml");
+        let path: SourcePath = SourcePath::from("t.xml");
         let mut doc = XmlDoc::new(&path, bytes);
         let root = doc.parse_root().unwrap_or_default();
         assert_eq!(root.children[0].text, "Jürgen");
@@ -881,7 +882,7 @@ mod tests {
         let (root, _) =
             parse("<a><n> 4.000000 </n><f/><g>0</g><h>1</h><x>abc</x><t>\n name \n</t></a>");
         let root = root.unwrap_or_default();
-        let path: Arc<str> = Arc::from("t.xml");
+        let path: SourcePath = SourcePath::from("t.xml");
         let mut doc = XmlDoc::new(&path, b"");
         assert_eq!(doc.read::<i64>(&root.children[0]), Some(4));
         assert_eq!(doc.read::<f64>(&root.children[0]), Some(4.0));

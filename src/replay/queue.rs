@@ -565,7 +565,11 @@ mod tests {
 
     fn event_at(secs: u64, message: Message) -> LogEvent {
         LogEvent {
-            location: crate::source::Location::new(std::sync::Arc::from("log.txt"), 1, 1),
+            location: crate::source::Location::new(
+                crate::source::SourcePath::from("log.txt"),
+                1,
+                1,
+            ),
             time: EventTime::Simulated(secs),
             project: None,
             tag: None,

@@ -392,7 +392,7 @@ mod tests {
 
     fn events(text: &str) -> Vec<crate::trace::LogEvent> {
         let mut out = Vec::new();
-        let path: std::sync::Arc<str> = "log.txt".into();
+        let path: crate::source::SourcePath = "log.txt".into();
         read_event_log(
             &path,
             FileKind::EmulatorLog,

@@ -94,7 +94,7 @@ impl ParseSummary {
         ]);
         for file in &self.files {
             table.add_row(vec![
-                Cell::new(&file.path),
+                Cell::new(file.path),
                 Cell::new(kind_name(file)),
                 Cell::new(file.lines).set_alignment(CellAlignment::Right),
                 Cell::new(file.typed).set_alignment(CellAlignment::Right),

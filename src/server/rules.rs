@@ -1520,7 +1520,7 @@ mod tests {
     #[test]
     fn demand_clamps_to_28_days_and_ignores_absent_gpus() {
         let parsed = crate::parse::sched_rpc::parse_sched_rpc(
-            &std::sync::Arc::from("sched_request_p.xml"),
+            &crate::source::SourcePath::from("sched_request_p.xml"),
             b"<scheduler_request><work_req_seconds>3000000</work_req_seconds>\
               <cpu_req_secs>3000000</cpu_req_secs><coprocs><coproc_cuda><count>0</count>\
               <req_secs>100</req_secs></coproc_cuda></coprocs></scheduler_request>",

@@ -35,11 +35,11 @@ use super::SimError;
 use crate::divergence::DecisionKind;
 use crate::parse::sched_rpc::parse_sched_rpc;
 use crate::server;
+use crate::source::SourcePath;
 use crate::trace::Trace;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::sync::Arc;
 
 /// The project's master URL, as written in the transcripts.
 const MASTER_URL: &str = "https://sequences.example.org/";
@@ -668,7 +668,7 @@ fn audit(transcripts: &[(String, String)]) -> (usize, Vec<String>) {
     let mut trace = Trace::default();
     let mut problems = Vec::new();
     for (path, text) in transcripts {
-        let parsed = parse_sched_rpc(&Arc::from(path.as_str()), text.as_bytes());
+        let parsed = parse_sched_rpc(&SourcePath::from(path.as_str()), text.as_bytes());
         problems.extend(parsed.errors.iter().map(|e| format!("{path}: {e}")));
         trace.rpcs.push(parsed.value);
     }

@@ -14,6 +14,7 @@
 //! has matched, the production is committed: impossible values (`31-Feb-2020`,
 //! `25:61:00`) and a `[` with no closing `]` are `nom::Err::Failure`.
 
+use crate::parse::text::FastSplit;
 use crate::trace::EventTime;
 use chrono::{NaiveDate, NaiveDateTime};
 use nom::branch::alt;
@@ -139,6 +140,9 @@ impl RawStamp {
 #[derive(Clone, Debug, Default)]
 pub struct DateCache {
     last: Option<((i32, u32, u32), NaiveDate)>,
+    /// The last `DD-Mon-YYYY HH:MM:SS` stamp read by [`fast_frame`] and its
+    /// date-time: the lines of one second (most of a debug log) share it.
+    last_stamp: Option<([u8; 20], NaiveDateTime)>,
 }
 
 impl DateCache {
@@ -295,7 +299,7 @@ pub fn project_tag(input: &str) -> PResult<'_, Option<&str>> {
     let Some(inner) = input.strip_prefix('[') else {
         return Err(nom::Err::Error(FrameError::new(input, 0, PROJECT_TAG)));
     };
-    let end = match inner.find("] ") {
+    let end = match inner.find_fast("] ") {
         Some(end) => end,
         None if inner.ends_with(']') => inner.len() - 1,
         None => return Err(nom::Err::Failure(FrameError::new(input, 0, PROJECT_TAG))),
@@ -445,6 +449,7 @@ pub enum FastStamp {
 /// layouts, impossible values, odd brackets): the nom productions then decide,
 /// and report errors. Must agree with [`stdoutdae_line`] and [`emulator_line`]
 /// on every line it accepts.
+#[inline]
 pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp, Frame<'a>)> {
     let bytes = line.as_bytes();
     let digit = |idx: usize| -> Option<u32> {
@@ -462,6 +467,18 @@ pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp
         if bytes.get(6) != Some(&b'-') || bytes.get(11) != Some(&b' ') {
             return None;
         }
+        let same_stamp = match (&dates.last_stamp, bytes.get(..20)) {
+            (Some((last, datetime)), Some(head)) if head == last => Some(*datetime),
+            _ => None,
+        };
+        if let Some(datetime) = same_stamp {
+            return after_fast_stamp(
+                line,
+                FastStamp::DayMonthYear,
+                EventTime::Local(datetime),
+                20,
+            );
+        }
         let (hour, minute, second) = clock_at(12)?;
         let month = match bytes.get(3..6)? {
             [upper, lower1, lower2]
@@ -476,6 +493,12 @@ pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp
         let year = (two(7)? * 100 + two(9)?) as i32;
         let raw = RawStamp::from_parts((year, month, two(0)?), (hour, minute, second));
         let datetime = dates.datetime(&raw)?;
+        if let Some(head) = bytes
+            .get(..20)
+            .and_then(|head| <[u8; 20]>::try_from(head).ok())
+        {
+            dates.last_stamp = Some((head, datetime));
+        }
         (FastStamp::DayMonthYear, EventTime::Local(datetime), 20)
     } else {
         let digits = bytes
@@ -508,6 +531,17 @@ pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp
             clock_start + 8,
         )
     };
+    after_fast_stamp(line, stamp, time, after)
+}
+
+/// The rest of [`fast_frame`] once the stamp (ending at byte `after`) is read.
+#[inline]
+fn after_fast_stamp(
+    line: &str,
+    stamp: FastStamp,
+    time: EventTime,
+    after: usize,
+) -> Option<(FastStamp, Frame<'_>)> {
     let rest = line.get(after..)?;
     let (project, body) = match rest.as_bytes() {
         [] => (None, rest),

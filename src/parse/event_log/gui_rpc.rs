@@ -17,12 +17,12 @@
 //! (`_("Message from server"): x` → `Message from server: x`).
 
 use crate::parse::error::{ParseError, ParseErrorKind};
+use crate::source::SourcePath;
 use crate::source::{LineIndex, Location};
 use crate::trace::EventTime;
 use quick_xml::errors::{Error as XmlError, SyntaxError};
 use quick_xml::events::Event;
 use quick_xml::Reader;
-use std::sync::Arc;
 
 /// Largest reply read; the rest is ignored with a warning.
 pub const MAX_REPLY_BYTES: usize = 256 * 1024 * 1024;
@@ -85,7 +85,7 @@ enum Field {
 /// Reads the reply in `bytes` (already decoded to text), calling `on_message`
 /// for each complete `<msg>`; problems go to `problems`.
 pub fn read_messages(
-    path: &Arc<str>,
+    path: &SourcePath,
     text: &str,
     problems: &mut Vec<ParseError>,
     on_message: &mut dyn FnMut(RpcMessage),
@@ -291,7 +291,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> (Vec<RpcMessage>, Vec<String>) {
-        let path: Arc<str> = Arc::from("m.xml");
+        let path: SourcePath = SourcePath::from("m.xml");
         let mut messages = Vec::new();
         let mut problems = Vec::new();
         read_messages(&path, text, &mut problems, &mut |m| messages.push(m));

@@ -52,7 +52,7 @@ pub mod manager;
 
 use crate::parse::error::{ParseError, ParseErrorKind, Parsed};
 use crate::parse::log_messages::{classify, recover_mangled};
-use crate::source::Location;
+use crate::source::{Location, SourcePath};
 use crate::trace::{ClientVersion, EventTime, FileKind, LogEvent, Message, TimeBase, TraceMeta};
 use compact_str::CompactString;
 use frame::{DateCache, Frame, FrameError};
@@ -60,7 +60,6 @@ pub use lines::MAX_LINE_BYTES;
 use lines::{decode, LineReader};
 use manager::ManagerDates;
 use std::io::{BufRead, Read};
-use std::sync::Arc;
 
 /// Day/month order for numeric locale dates of Manager copies (`4/8/2022`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -125,6 +124,15 @@ enum Layout {
     Manager,
 }
 
+impl From<frame::FastStamp> for Layout {
+    fn from(stamp: frame::FastStamp) -> Self {
+        match stamp {
+            frame::FastStamp::DayMonthYear => Layout::Stdoutdae,
+            frame::FastStamp::Emulator => Layout::Emulator,
+        }
+    }
+}
+
 const LAYOUTS: [Layout; 5] = [
     Layout::Stdoutdae,
     Layout::Emulator,
@@ -170,10 +178,7 @@ impl TextLayouts {
     /// shape but not in value.
     fn frame<'a>(&mut self, line: &'a str) -> Result<Option<(Layout, Frame<'a>)>, FrameError<'a>> {
         if let Some((stamp, frame)) = frame::fast_frame(line, &mut self.dates) {
-            self.last = match stamp {
-                frame::FastStamp::DayMonthYear => Layout::Stdoutdae,
-                frame::FastStamp::Emulator => Layout::Emulator,
-            };
+            self.last = Layout::from(stamp);
             return Ok(Some((self.last, frame)));
         }
         let first = self.last;
@@ -221,7 +226,7 @@ impl TextLayouts {
 /// is read whole, up to [`gui_rpc::MAX_REPLY_BYTES`]). Problems are collected,
 /// never fatal; see the module docs for what is an error or a warning.
 pub fn read_event_log(
-    path: &Arc<str>,
+    path: &SourcePath,
     kind: FileKind,
     reader: &mut dyn BufRead,
     options: &LogOptions,
@@ -250,7 +255,7 @@ pub fn read_event_log(
             Ok(None) => break,
             Err(err) => {
                 parsed.push(ParseError::error(
-                    Location::new(path.clone(), line_no.saturating_add(1), 0),
+                    Location::new(*path, line_no.saturating_add(1), 0),
                     ParseErrorKind::Io {
                         message: err.to_string().to_lowercase(),
                     },
@@ -262,7 +267,7 @@ pub fn read_event_log(
         let decoded = decode(raw.bytes);
         if let Some(length) = raw.cut_from {
             parsed.push(ParseError::warning(
-                Location::new(path.clone(), line_no, column_after(&decoded.text)),
+                Location::new(*path, line_no, column_after(&decoded.text)),
                 ParseErrorKind::LineTooLong {
                     length,
                     limit: MAX_LINE_BYTES,
@@ -271,7 +276,7 @@ pub fn read_event_log(
         }
         if let Some((count, column)) = decoded.invalid {
             parsed.push(ParseError::warning(
-                Location::new(path.clone(), line_no, column),
+                Location::new(*path, line_no, column),
                 ParseErrorKind::InvalidUtf8 { count },
             ));
         }
@@ -279,26 +284,17 @@ pub fn read_event_log(
         if line_no == 1 {
             line = line.trim_start_matches('\u{feff}');
         }
-        if line.trim().is_empty() {
+        if is_blank(line) {
             continue;
         }
-        let frame = match layouts.frame(line) {
-            Ok(Some((_, frame))) => frame,
-            Ok(None) => Frame {
-                time: EventTime::None,
-                project: None,
-                body: line,
-                priority: None,
-            },
-            Err(err) => {
-                parsed.push(frame_error(path, line_no, line, &err));
-                Frame {
-                    time: EventTime::None,
-                    project: None,
-                    body: line,
-                    priority: None,
-                }
+        // The stamp shapes of stdoutdae.txt and emulator logs are tried
+        // first: they are nearly every line of a large log.
+        let frame = match frame::fast_frame(line, &mut layouts.dates) {
+            Some((stamp, frame)) => {
+                layouts.last = Layout::from(stamp);
+                frame
             }
+            None => slow_frame(&mut layouts, path, line_no, line, &mut parsed),
         };
         if let Some(order) = layouts.manager.take_switch() {
             parsed.push(order_switch_warning(path, line_no, order));
@@ -308,7 +304,7 @@ pub fn read_event_log(
     }
     if recovery.count > 0 {
         parsed.push(ParseError::warning(
-            Location::new(path.clone(), line_no, 1),
+            Location::new(*path, line_no, 1),
             ParseErrorKind::Invalid {
                 message: format!(
                     "{} line(s) read through a wiki's link markup (`[tag](tag])` or a \
@@ -325,29 +321,65 @@ pub fn read_event_log(
     parsed
 }
 
+/// The frame of a line in any layout (the fast shapes having failed); a
+/// line no layout frames is all body, a frame error is reported.
+#[cold]
+fn slow_frame<'a>(
+    layouts: &mut TextLayouts,
+    path: &SourcePath,
+    line_no: u32,
+    line: &'a str,
+    parsed: &mut Parsed<LogFileSummary>,
+) -> Frame<'a> {
+    let bare = Frame {
+        time: EventTime::None,
+        project: None,
+        body: line,
+        priority: None,
+    };
+    match layouts.frame(line) {
+        Ok(Some((_, frame))) => frame,
+        Ok(None) => bare,
+        Err(err) => {
+            parsed.push(frame_error(path, line_no, line, &err));
+            bare
+        }
+    }
+}
+
+/// Whether `line` is only white space (decided by its first byte, nearly
+/// always).
+fn is_blank(line: &str) -> bool {
+    match line.as_bytes().first() {
+        None => true,
+        Some(byte) if byte.is_ascii_graphic() => false,
+        Some(_) => line.trim().is_empty(),
+    }
+}
+
 /// Column just after `text` (1-based, in characters).
 fn column_after(text: &str) -> u32 {
     u32::try_from(text.chars().count() + 1).unwrap_or(u32::MAX)
 }
 
 /// A frame error as a [`ParseError`] at the start of the failed production.
-fn frame_error(path: &Arc<str>, line_no: u32, line: &str, err: &FrameError<'_>) -> ParseError {
+fn frame_error(path: &SourcePath, line_no: u32, line: &str, err: &FrameError<'_>) -> ParseError {
     let offset = (err.at.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
     let prefix = line.get(..offset.min(line.len())).unwrap_or("");
     ParseError::expected(
-        Location::new(path.clone(), line_no, column_after(prefix)),
+        Location::new(*path, line_no, column_after(prefix)),
         err.expected.unwrap_or("a log line"),
         err.found(),
     )
 }
 
-fn order_switch_warning(path: &Arc<str>, line_no: u32, order: DateOrder) -> ParseError {
+fn order_switch_warning(path: &SourcePath, line_no: u32, order: DateOrder) -> ParseError {
     let (now, before) = match order {
         DateOrder::MonthFirst => ("month-first", "day-first"),
         _ => ("day-first", "month-first"),
     };
     ParseError::warning(
-        Location::new(path.clone(), line_no, 1),
+        Location::new(*path, line_no, 1),
         ParseErrorKind::Invalid {
             message: format!(
                 "dates are {now} from this line on; earlier ambiguous dates were read \
@@ -368,7 +400,7 @@ struct Recovery {
 /// Builds the event of one message: the body goes through [`classify`], whose
 /// `[error] ` / `Message from server: ` flags are kept on the event.
 fn event(
-    path: &Arc<str>,
+    path: &SourcePath,
     line: u32,
     column: u32,
     frame: Frame<'_>,
@@ -387,11 +419,12 @@ fn event(
             recovery.count += 1;
         }
     }
-    if classified.tag.is_some() && recovery.last_tag != classified.tag {
+    if classified.tag.is_some() {
+        // A copy of an inline name costs less than comparing it first.
         recovery.last_tag.clone_from(&classified.tag);
     }
     LogEvent {
-        location: Location::new(path.clone(), line, column),
+        location: Location::new(*path, line, column),
         time,
         project: project.map(CompactString::from),
         tag: classified.tag,
@@ -403,7 +436,7 @@ fn event(
 }
 
 fn read_gui_rpc(
-    path: &Arc<str>,
+    path: &SourcePath,
     reader: &mut dyn BufRead,
     parsed: &mut Parsed<LogFileSummary>,
     on_event: &mut dyn FnMut(LogEvent),
@@ -412,7 +445,7 @@ fn read_gui_rpc(
     let limit = gui_rpc::MAX_REPLY_BYTES as u64;
     if let Err(err) = reader.take(limit + 1).read_to_end(&mut bytes) {
         parsed.push(ParseError::error(
-            Location::file(path.clone()),
+            Location::file(*path),
             ParseErrorKind::Io {
                 message: err.to_string().to_lowercase(),
             },
@@ -422,7 +455,7 @@ fn read_gui_rpc(
     if bytes.len() as u64 > limit {
         bytes.truncate(gui_rpc::MAX_REPLY_BYTES);
         parsed.push(ParseError::warning(
-            Location::file(path.clone()),
+            Location::file(*path),
             ParseErrorKind::Invalid {
                 message: format!(
                     "GUI RPC reply larger than {} bytes; the rest is ignored",
@@ -437,7 +470,7 @@ fn read_gui_rpc(
             for (idx, line) in bytes.split(|byte| *byte == b'\n').enumerate() {
                 if let Some((count, column)) = decode(line).invalid {
                     parsed.push(ParseError::warning(
-                        Location::new(path.clone(), idx as u32 + 1, column),
+                        Location::new(*path, idx as u32 + 1, column),
                         ParseErrorKind::InvalidUtf8 { count },
                     ));
                 }
@@ -493,6 +526,10 @@ impl MetaScanner {
                 _ => TimeBase::WallClock,
             };
         }
+        // Both lines start with a capital letter, most bodies with `[`.
+        if body.as_bytes().first().is_some_and(|byte| *byte == b'[') {
+            return;
+        }
         let body = body.trim_start();
         if let Some(rest) = body.strip_prefix("Starting BOINC client version ") {
             if self.meta.client_version.is_none() {
@@ -531,7 +568,7 @@ mod tests {
     use crate::trace::Message;
 
     fn read(kind: FileKind, text: &[u8]) -> (Vec<LogEvent>, Vec<String>, LogFileSummary) {
-        let path: Arc<str> = Arc::from("log");
+        let path: SourcePath = SourcePath::from("log");
         let mut events = Vec::new();
         let mut cursor = std::io::Cursor::new(text.to_vec());
         let parsed = read_event_log(

@@ -4,6 +4,7 @@
 //! (spec §3.9, §3.13).
 
 use super::lex::{first_word, float, full, rsc_name, uint, Res};
+use crate::parse::text::FastSplit;
 use crate::resource::ResourceType;
 use crate::trace::message::Message;
 use nom::bytes::complete::tag;
@@ -114,7 +115,7 @@ fn debt_formula(input: &str) -> Res<'_, (f64, f64, f64, u32)> {
 /// Lines opening with a resource name: `%s LTD %.2f delta %.2f (…)/%d`,
 /// `%s LTD: adding offset %f`, `%s STD delta %.2f (…)/%d`, `%s STD %.2f`.
 fn debt_line(text: &str) -> Option<Message> {
-    if let Some((name, tail)) = text.split_once(" LTD") {
+    if let Some((name, tail)) = text.split_fast(" LTD") {
         let rsc = rsc_name(name)?;
         if let Some(offset) = tail.strip_prefix(": adding offset ") {
             return Some(Message::LtdOffset {
@@ -140,7 +141,7 @@ fn debt_line(text: &str) -> Option<Message> {
             ninst,
         });
     }
-    let (name, tail) = text.split_once(" STD ")?;
+    let (name, tail) = text.split_fast(" STD ")?;
     let rsc: ResourceType = rsc_name(name)?;
     if let Some(rest) = tail.strip_prefix("delta ") {
         let (delta, (share_frac, interval, used, ninst)) =
@@ -166,7 +167,7 @@ pub(super) fn mem_usage(rest: &str) -> Option<Message> {
     if let Some(tail) = rest.strip_prefix("enforce: available RAM ") {
         // 7.0–8.2.13: `%.2fMB swap %.2fMB`; 8.2.14–8.2.15: `%.2f GB virtual
         // %.2f GB` (the swap); later: `%.2f GB[, swap space %.2f GB]`.
-        if let Some((ram, swap)) = tail.split_once("MB swap ") {
+        if let Some((ram, swap)) = tail.split_fast("MB swap ") {
             let ram_mb = full(float, ram)?;
             let swap_mb = full(float, swap.strip_suffix("MB")?)?;
             return Some(Message::MemUsageAvailable {
@@ -175,8 +176,8 @@ pub(super) fn mem_usage(rest: &str) -> Option<Message> {
             });
         }
         let (ram, swap) = match tail
-            .split_once(" GB, swap space ")
-            .or_else(|| tail.split_once(" GB virtual "))
+            .split_fast(" GB, swap space ")
+            .or_else(|| tail.split_fast(" GB virtual "))
         {
             Some((ram, swap)) => (ram, Some(swap.strip_suffix(" GB")?)),
             None => (tail.strip_suffix(" GB")?, None),
@@ -188,7 +189,7 @@ pub(super) fn mem_usage(rest: &str) -> Option<Message> {
         };
         return Some(Message::MemUsageAvailable { ram_mb, swap_mb });
     }
-    let (reason, action) = rest.rsplit_once(", will ")?;
+    let (reason, action) = rest.rsplit_fast(", will ")?;
     let action = match action {
         "preempt by quit" => "quit",
         "suspend" => "suspend",

@@ -6,6 +6,7 @@ use super::lex::{
     value_then_rsc, Res,
 };
 use super::rr_sim::{project_misses, projected_miss};
+use crate::parse::text::FastSplit;
 use crate::trace::message::{
     Message, PreemptMode, RescheduleTrigger, RunListOrder, ScheduleKind, StartAction,
 };
@@ -57,7 +58,7 @@ pub(super) fn debug(rest: &str) -> Option<Message> {
         }
         "add" => add_to_run_list(tail.strip_prefix("to run list: ")?),
         "insufficient" => {
-            let (rsc, job) = tail.rsplit_once(" for ")?;
+            let (rsc, job) = tail.rsplit_fast(" for ")?;
             Some(Message::InsufficientResource {
                 rsc: rsc_name(rsc)?,
                 job: job.into(),
@@ -149,10 +150,10 @@ fn gb_pair(input: &str) -> Res<'_, (f64, f64)> {
 
 /// `%s (%s, %s) (prio %f)` (7.6+) or `%s (%s) (prio %f)` (7.4).
 fn add_to_run_list(text: &str) -> Option<Message> {
-    let (head, prio) = text.strip_suffix(')')?.rsplit_once(") (prio ")?;
+    let (head, prio) = text.strip_suffix(')')?.rsplit_fast(") (prio ")?;
     let prio = full(float, prio)?;
-    let (job, inner) = head.rsplit_once(" (")?;
-    let (rsc, order) = match inner.split_once(", ") {
+    let (job, inner) = head.rsplit_fast(" (")?;
+    let (rsc, order) = match inner.split_fast(", ") {
         Some((rsc, order)) => (Some(rsc_name(rsc)?), order),
         None => (None, inner),
     };
@@ -170,7 +171,7 @@ fn skipping(tail: &str) -> Option<Message> {
             job: job.strip_suffix("; CPU committed")?.into(),
         });
     }
-    if let Some((job, rest)) = tail.split_once("; max concurrent limit ") {
+    if let Some((job, rest)) = tail.split_fast("; max concurrent limit ") {
         let limit = match rest {
             "reached" => None,
             _ => Some(full(uint, rest.strip_suffix(" reached")?)?),
@@ -180,7 +181,7 @@ fn skipping(tail: &str) -> Option<Message> {
             limit,
         });
     }
-    let (job, rest) = tail.split_once(": ")?;
+    let (job, rest) = tail.split_fast(": ")?;
     let job = CompactString::from(job);
     if rest == "would exceed user-specified CPU limit" {
         return Some(Message::SkippingCpuLimit { job });
@@ -240,7 +241,7 @@ fn all_cpus_used(rest: &str) -> Option<Message> {
 /// `scheduling %s`, `scheduling %s (high priority)`, `scheduling %s (%s)`,
 /// `scheduling %s (%s) (prio %f)`.
 fn scheduling(tail: &str) -> Option<Message> {
-    let Some((job, paren)) = tail.split_once(" (") else {
+    let Some((job, paren)) = tail.split_fast(" (") else {
         return Some(Message::Scheduling {
             job: tail.into(),
             high_priority: false,
@@ -252,7 +253,7 @@ fn scheduling(tail: &str) -> Option<Message> {
             high_priority: true,
         });
     }
-    let (kind, prio) = match paren.split_once(") (prio ") {
+    let (kind, prio) = match paren.split_fast(") (prio ") {
         Some((kind, prio)) => (kind, Some(full(float, prio.strip_suffix(')')?)?)),
         None => (paren.strip_suffix(')')?, None),
     };
@@ -265,7 +266,7 @@ fn scheduling(tail: &str) -> Option<Message> {
 
 /// `%s can't run, too big %.2fMB > %.2fMB` and `%s: WS too big %.2fMB > %.2fMB`.
 fn too_big(text: &str, middle: &str) -> Option<Message> {
-    let (job, numbers) = text.split_once(middle)?;
+    let (job, numbers) = text.split_fast(middle)?;
     let (ws_mb, limit_mb) = full(
         tuple((
             terminated(float, tag("MB > ")),
@@ -282,7 +283,7 @@ fn too_big(text: &str, middle: &str) -> Option<Message> {
 
 /// `%d: %s (%s; MD: %s; UTS: %s)`, `%d: %s (MD: %s; UTS: %s)`, `%d: %s`.
 fn job_list_entry(index: u32, tail: &str) -> Option<Message> {
-    let Some((job, paren)) = tail.split_once(" (") else {
+    let Some((job, paren)) = tail.split_fast(" (") else {
         return Some(Message::JobListEntry {
             index,
             job: tail.into(),
@@ -292,11 +293,11 @@ fn job_list_entry(index: u32, tail: &str) -> Option<Message> {
         });
     };
     let inner = paren.strip_suffix(')')?;
-    let (resources, flags) = match inner.split_once("; MD: ") {
+    let (resources, flags) = match inner.split_fast("; MD: ") {
         Some((rsc, flags)) => (Some(job_resources(rsc)?), flags),
         None => (None, inner.strip_prefix("MD: ")?),
     };
-    let (md, uts) = flags.split_once("; UTS: ")?;
+    let (md, uts) = flags.split_fast("; UTS: ")?;
     Some(Message::JobListEntry {
         index,
         job: job.into(),
@@ -316,7 +317,7 @@ fn yes_no(text: &str) -> Option<bool> {
 
 /// `%s sched state %d next %d task state %d` (6.6–7.2).
 fn sched_state(text: &str) -> Option<Message> {
-    let (job, numbers) = text.split_once(" sched state ")?;
+    let (job, numbers) = text.split_fast(" sched state ")?;
     let (sched_state, next, task_state) = full(
         tuple((
             int32,
@@ -369,7 +370,7 @@ pub(super) fn cpu_sched(rest: &str) -> Option<Message> {
 }
 
 fn preempting(tail: &str) -> Option<Message> {
-    let (job, mode) = tail.split_once(" (")?;
+    let (job, mode) = tail.split_fast(" (")?;
     let mode = match mode {
         "removed from memory)" => PreemptMode::RemovedFromMemory,
         "left in memory)" => PreemptMode::LeftInMemory,
@@ -392,7 +393,7 @@ pub(super) fn task_start(action: &str, tail: &str) -> Option<Message> {
         preceded(tag(" version "), uint),
     ))(tail)
     .ok()?;
-    let (plan_part, slot) = match rest.rsplit_once(" in slot ") {
+    let (plan_part, slot) = match rest.rsplit_fast(" in slot ") {
         Some((plan_part, slot)) => (plan_part, Some(full(uint, slot)?)),
         None => (rest, None),
     };
@@ -417,7 +418,7 @@ pub(super) fn css(rest: &str) -> Option<Message> {
     let (job, resources) = rest
         .strip_prefix("running ")?
         .strip_suffix(')')?
-        .split_once(" (")?;
+        .split_fast(" (")?;
     Some(Message::CssRunning {
         job: job.into(),
         resources: resources.into(),
@@ -433,14 +434,14 @@ pub(super) fn coproc(rest: &str) -> Option<Message> {
         "huh???" => {
             let (rsc, job) = tail
                 .strip_prefix("ran out of ")?
-                .split_once(" instances for ")?;
+                .split_fast(" instances for ")?;
             Some(Message::CoprocRanOut {
                 rsc: rsc_name(rsc)?,
                 job: job.into(),
             })
         }
         "huh?" => {
-            let (rsc, rest) = tail.split_once(' ')?;
+            let (rsc, rest) = tail.split_fast(' ')?;
             let (instance, job) = full(
                 tuple((uint, preceded(tag(" "), nom::combinator::rest))),
                 rest.strip_suffix(" pending usage > 1")?,
@@ -459,7 +460,7 @@ pub(super) fn coproc(rest: &str) -> Option<Message> {
 
 /// `%f of %s [free ]instance %d to %s` and `%s [pending ]instance %d to %s`.
 fn assigning(tail: &str) -> Option<Message> {
-    let (head, numbers) = tail.split_once(" instance ")?;
+    let (head, numbers) = tail.split_fast(" instance ")?;
     let (instance, job) = full(tuple((uint, preceded(tag(" to "), name_rest))), numbers)?;
     if let Ok((rsc_part, usage)) = terminated(float, tag(" of "))(head) {
         let (rsc_part, free) = match rsc_part.strip_suffix(" free") {
@@ -488,9 +489,9 @@ fn assigning(tail: &str) -> Option<Message> {
 
 /// `%s for %s: need %f` and `%s for %s; need %d, available %d`.
 fn insufficient(tail: &str) -> Option<Message> {
-    let (rsc, rest) = tail.split_once(" for ")?;
+    let (rsc, rest) = tail.split_fast(" for ")?;
     let rsc = rsc_name(rsc)?;
-    if let Some((job, numbers)) = rest.rsplit_once("; need ") {
+    if let Some((job, numbers)) = rest.rsplit_fast("; need ") {
         let (need, available) = full(tuple((uint, preceded(tag(", available "), uint))), numbers)?;
         return Some(Message::CoprocInsufficient {
             rsc,
@@ -499,7 +500,7 @@ fn insufficient(tail: &str) -> Option<Message> {
             available,
         });
     }
-    let (job, need) = rest.rsplit_once(": need ")?;
+    let (job, need) = rest.rsplit_fast(": need ")?;
     Some(Message::CoprocInsufficientUsage {
         rsc,
         job: job.into(),
@@ -509,9 +510,9 @@ fn insufficient(tail: &str) -> Option<Message> {
 
 /// ` task %s needs %.0fMB RAM, %s GPU %d has %.0fMB available` (after the double space).
 fn ram_check(tail: &str) -> Option<Message> {
-    let (job, rest) = tail.strip_prefix("task ")?.split_once(" needs ")?;
+    let (job, rest) = tail.strip_prefix("task ")?.split_fast(" needs ")?;
     let (rest, need_mb) = terminated(float, tag("MB RAM, "))(rest).ok()?;
-    let (rsc, rest) = rest.split_once(" GPU ")?;
+    let (rsc, rest) = rest.split_fast(" GPU ")?;
     let (device, available_mb) = full(
         tuple((
             uint,
@@ -531,8 +532,8 @@ fn ram_check(tail: &str) -> Option<Message> {
 /// `%s instance %d; %f pending for %s`, `%s instance %d: confirming %f instance for %s`,
 /// `%s %f instance of device %d already assigned to task %s`.
 fn instance_line(text: &str) -> Option<Message> {
-    if let Some((head, job)) = text.split_once(" already assigned to task ") {
-        let (rsc, rest) = head.split_once(' ')?;
+    if let Some((head, job)) = text.split_fast(" already assigned to task ") {
+        let (rsc, rest) = head.split_fast(' ')?;
         let (usage, device) = full(
             tuple((float, preceded(tag(" instance of device "), uint))),
             rest,
@@ -544,7 +545,7 @@ fn instance_line(text: &str) -> Option<Message> {
             job: job.into(),
         });
     }
-    let (rsc, rest) = text.split_once(" instance ")?;
+    let (rsc, rest) = text.split_fast(" instance ")?;
     let rsc = rsc_name(rsc)?;
     let (rest, instance) = uint(rest).ok()?;
     if let Some(rest) = rest.strip_prefix("; ") {

@@ -2,10 +2,11 @@
 //! names, resources, durations, and the resource fragments several formats
 //! share (`RESULT::rsc_string`, work-request lists, resource backoff).
 
+use crate::parse::text::FastSplit;
 use crate::resource::ResourceType;
 use crate::trace::message::{CoprocUsage, JobResources, ResourceBackoff, ResourceRequest};
 use compact_str::CompactString;
-use nom::bytes::complete::{tag, take_until};
+use nom::bytes::complete::tag;
 use nom::combinator::{map, map_opt, opt};
 use nom::error::{Error, ErrorKind};
 use nom::sequence::{delimited, preceded, terminated, tuple};
@@ -35,9 +36,18 @@ pub(super) fn full<'a, O>(
     }
 }
 
+/// The text up to the first `delim` (not consumed), like nom's
+/// `take_until`, with the fast search of [`FastSplit`].
+pub(super) fn take_until<'a>(delim: &'static str) -> impl FnMut(&'a str) -> Res<'a, &'a str> {
+    move |input: &'a str| match input.split_fast(delim) {
+        Some((before, _)) => Ok((&input[before.len()..], before)),
+        None => Err(Err::Error(Error::new(input, ErrorKind::TakeUntil))),
+    }
+}
+
 /// Splits off the first blank-separated word.
 pub(super) fn first_word(text: &str) -> (&str, &str) {
-    match text.split_once(' ') {
+    match text.split_fast(' ') {
         Some((word, rest)) => (word, rest),
         None => (text, ""),
     }
@@ -61,14 +71,30 @@ pub(super) fn float(input: &str) -> Res<'_, f64> {
     let bytes = input.as_bytes();
     let negative = bytes.first() == Some(&b'-');
     let start = usize::from(negative);
-    let int_end = digits_end(bytes, start);
+    // One pass: the digits are accumulated as they are found (wrapping: a
+    // mantissa of more than 15 digits is not used).
+    let mut mantissa: u64 = 0;
+    let mut pos = start;
+    while let Some(digit) = bytes.get(pos).and_then(|byte| byte.checked_sub(b'0')) {
+        if digit > 9 {
+            break;
+        }
+        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+        pos += 1;
+    }
+    let int_end = pos;
     let mut end = int_end;
     let mut frac_digits = 0;
-    if int_end < bytes.len()
-        && bytes[int_end] == b'.'
-        && bytes.get(int_end + 1).is_some_and(u8::is_ascii_digit)
-    {
-        end = digits_end(bytes, int_end + 1);
+    if bytes.get(int_end) == Some(&b'.') && bytes.get(int_end + 1).is_some_and(u8::is_ascii_digit) {
+        pos = int_end + 1;
+        while let Some(digit) = bytes.get(pos).and_then(|byte| byte.checked_sub(b'0')) {
+            if digit > 9 {
+                break;
+            }
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+            pos += 1;
+        }
+        end = pos;
         frac_digits = end - int_end - 1;
     }
     let n_digits = (int_end - start) + frac_digits;
@@ -93,12 +119,6 @@ pub(super) fn float(input: &str) -> Res<'_, f64> {
         }
     }
     if !has_exponent && n_digits <= 15 {
-        let mut mantissa: u64 = 0;
-        for &byte in &bytes[start..end] {
-            if byte != b'.' {
-                mantissa = mantissa * 10 + u64::from(byte - b'0');
-            }
-        }
         let value = mantissa as f64 / POW10[frac_digits];
         return Ok((&input[end..], if negative { -value } else { value }));
     }
@@ -265,7 +285,7 @@ fn spelled_duration(input: &str) -> Option<(&str, f64)> {
         let Some(after) = after.strip_prefix(' ') else {
             break;
         };
-        let (word, tail) = after.split_once(' ').unwrap_or((after, ""));
+        let (word, tail) = after.split_fast(' ').unwrap_or((after, ""));
         let scale = match word {
             "day" | "days" => 86400.0,
             "hr" | "hrs" | "hour" | "hours" => 3600.0,

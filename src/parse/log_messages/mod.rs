@@ -32,6 +32,7 @@ mod task;
 mod untagged;
 mod work_fetch;
 
+use crate::parse::text::FastSplit;
 use crate::trace::message::Message;
 use compact_str::CompactString;
 
@@ -54,16 +55,25 @@ pub struct Classified {
     pub from_server: bool,
 }
 
+/// The bytes of a tag: ASCII letters, digits, `_` and `-`.
+const TAG_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+        byte += 1;
+    }
+    table
+};
+
 /// Splits `[tag] rest` (or `[tag]: rest`); `None` unless the body opens with a
 /// bracketed word of ASCII letters, digits, `_` or `-`.
 fn split_tag(text: &str) -> Option<(&str, &str)> {
     let inner = text.strip_prefix('[')?;
-    let close = inner.find(']')?;
+    let close = inner.find_fast(']')?;
     let tag = &inner[..close];
-    let is_word = !tag.is_empty()
-        && tag
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    let is_word = !tag.is_empty() && tag.bytes().all(|byte| TAG_BYTE[usize::from(byte)]);
     if !is_word {
         return None;
     }
@@ -75,10 +85,21 @@ fn split_tag(text: &str) -> Option<(&str, &str)> {
     Some((tag, rest))
 }
 
+/// `text.trim()`, with a fast path for ASCII blanks at both ends.
+fn trim(text: &str) -> &str {
+    let ascii = text.trim_ascii();
+    let bytes = ascii.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) if first.is_ascii() && last.is_ascii() => ascii,
+        (None, _) => ascii,
+        _ => ascii.trim(),
+    }
+}
+
 /// Classifies one body (the text after the time and project frame).
 pub fn classify(body: &str) -> Classified {
     let indented = body.starts_with("   ");
-    let mut text = body.trim();
+    let mut text = trim(body);
     let internal_error = match text.strip_prefix("[error] ") {
         Some(rest) => {
             text = rest.trim_start();
@@ -169,8 +190,8 @@ pub fn recover_mangled(body: &str, hint: Option<&str>) -> Option<Classified> {
         return unlink(text).map(|t| classify(&t)).filter(recognised);
     };
     // `[A](B]) REST` (also `[A](B]:) REST`).
-    if let Some((a, after)) = inner.split_once("](") {
-        if let Some((b, rest)) = after.split_once(']') {
+    if let Some((a, after)) = inner.split_fast("](") {
+        if let Some((b, rest)) = after.split_fast(']') {
             if let Some(rest) = rest.strip_prefix(")").or_else(|| rest.strip_prefix(":)")) {
                 let rest = rest.trim_start();
                 for tag in [a, b] {

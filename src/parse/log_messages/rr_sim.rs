@@ -5,6 +5,7 @@ use super::lex::{
     first_word, float, full, gflops_pair, int, job_resources, name_until, rsc_name, uint,
     value_then_rsc, Res,
 };
+use crate::parse::text::FastSplit;
 use crate::trace::message::{Message, SimReason};
 use compact_str::CompactString;
 use nom::bytes::complete::tag;
@@ -116,7 +117,7 @@ fn at_max_concurrent(tail: &str) -> Option<Message> {
         return Some(Message::AtProjectMaxConcurrent { t });
     }
     let rest = tail.strip_prefix("app max concurrent for ")?;
-    let (app, t) = match rest.rsplit_once("; t ") {
+    let (app, t) = match rest.rsplit_fast("; t ") {
         Some((app, time)) => (app, Some(full(float, time)?)),
         None => (rest, None),
     };
@@ -174,7 +175,7 @@ fn rsc_instances(input: &str) -> Res<'_, Message> {
 /// Lines opening with `%.2f: `: `starting %s ...`, `%s finishes ...`.
 fn timed(t: f64, tail: &str) -> Option<Message> {
     if let Some(rest) = tail.strip_prefix("starting ") {
-        let Some((job, paren)) = rest.split_once(" (") else {
+        let Some((job, paren)) = rest.split_fast(" (") else {
             return Some(Message::SimStarting {
                 t,
                 job: rest.into(),
@@ -183,7 +184,7 @@ fn timed(t: f64, tail: &str) -> Option<Message> {
                 gflops_rate: None,
             });
         };
-        let (inner, after) = paren.split_once(')')?;
+        let (inner, after) = paren.split_fast(')')?;
         let resources = Some(job_resources(inner)?);
         let (gflops_left, gflops_rate) = match after {
             "" => (None, None),
@@ -200,7 +201,7 @@ fn timed(t: f64, tail: &str) -> Option<Message> {
             gflops_rate,
         });
     }
-    let (job, rest) = tail.split_once(" finishes ")?;
+    let (job, rest) = tail.split_fast(" finishes ")?;
     let job = CompactString::from(job);
     if let Some(after) = rest.strip_prefix("after ") {
         let (after, (gflops_left, gflops_rate)) =
@@ -222,7 +223,7 @@ fn timed(t: f64, tail: &str) -> Option<Message> {
             gflops_rate: rate,
         });
     }
-    let (inner, after) = rest.strip_prefix('(')?.split_once(") ")?;
+    let (inner, after) = rest.strip_prefix('(')?.split_fast(") ")?;
     let (gflops_left, gflops_rate) = full(gflops_pair, after)?;
     Some(Message::SimFinishes {
         t,

@@ -2,6 +2,7 @@
 //! the untagged default-level summary (sched_ops) of spec §3.1–§3.2.
 
 use super::lex::{duration, first_word, float, full, rsc_name, uint};
+use crate::parse::text::FastSplit;
 use crate::resource::ResourceType;
 use crate::trace::message::{DeferReason, Message, ProjectReason, RpcReason};
 use compact_str::CompactString;
@@ -23,8 +24,8 @@ pub(super) fn tagged(rest: &str) -> Option<Message> {
         "estimated" => {
             let rest = tail.strip_prefix("total ")?;
             let (name, secs) = rest
-                .split_once(" task duration: ")
-                .or_else(|| rest.split_once(" job duration: "))?;
+                .split_fast(" task duration: ")
+                .or_else(|| rest.split_fast(" job duration: "))?;
             let secs = full(terminated(float, tag(" seconds")), secs)?;
             Some(Message::EstimatedTotalDuration {
                 rsc: rsc_name(name)?,
@@ -71,9 +72,9 @@ pub(super) fn tagged(rest: &str) -> Option<Message> {
 /// `%s work request: %.2f seconds; %.2f devices` (7.0+), `; %.2f CPUs` / `; %.2f GPUs`
 /// (6.10–6.12), `; %d idle CPUs` / `; %d idle GPUs` (6.6).
 fn work_request(text: &str) -> Option<Message> {
-    let (name, rest) = text.split_once(" work request: ")?;
-    let (secs, devices) = rest.split_once(" seconds; ")?;
-    let (devices, unit) = devices.split_once(' ')?;
+    let (name, rest) = text.split_fast(" work request: ")?;
+    let (secs, devices) = rest.split_fast(" seconds; ")?;
+    let (devices, unit) = devices.split_fast(' ')?;
     if !matches!(
         unit,
         "devices" | "CPUs" | "GPUs" | "idle CPUs" | "idle GPUs"
@@ -111,7 +112,7 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
                 return Some(Message::SendingTrickleUp);
             }
             let rest = tail.strip_prefix("scheduler request: ")?;
-            let Some((reason, numbers)) = rest.split_once(".  Requesting ") else {
+            let Some((reason, numbers)) = rest.split_fast(".  Requesting ") else {
                 // 5.x prints no period.
                 return Some(Message::SendingSchedulerRequest {
                     reason: RpcReason::from_text(rest.strip_suffix('.').unwrap_or(rest)),
@@ -231,7 +232,7 @@ fn scheduler(rest: &str) -> Option<Message> {
             error: error.into(),
         });
     }
-    let (url, error) = rest.strip_prefix("to ")?.split_once(" failed: ")?;
+    let (url, error) = rest.strip_prefix("to ")?.split_fast(" failed: ")?;
     Some(Message::SchedulerRequestFailed {
         url: Some(CompactString::from(url)),
         error: error.into(),

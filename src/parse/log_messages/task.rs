@@ -4,6 +4,7 @@
 
 use super::cpu_sched::task_start;
 use super::lex::{first_word, float, full, int, int32, name_until, Res};
+use crate::parse::text::FastSplit;
 use crate::trace::message::{Message, ResultState, StartAction, SuspendReason, TaskState};
 use compact_str::CompactString;
 use nom::bytes::complete::tag;
@@ -13,7 +14,7 @@ use nom::sequence::{preceded, terminated, tuple};
 /// `%s for %s from %s` after `task_state=` / `result state=`.
 fn state_for_from(input: &str) -> Res<'_, (&str, CompactString, CompactString)> {
     tuple((
-        nom::bytes::complete::take_until(" for "),
+        super::lex::take_until(" for "),
         preceded(tag(" for "), name_until(" from ")),
         preceded(tag(" from "), map(rest, CompactString::from)),
     ))(input)
@@ -41,8 +42,8 @@ pub(super) fn tagged(text: &str) -> Option<Message> {
         }
         "Process" => process_exited(tail.strip_prefix("for ")?),
         "exit" => {
-            let (code, text) = tail.strip_prefix("code ")?.split_once(" (0x")?;
-            let (_, text) = text.split_once("): ")?;
+            let (code, text) = tail.strip_prefix("code ")?.split_fast(" (0x")?;
+            let (_, text) = text.split_fast("): ")?;
             Some(Message::TaskExitCode {
                 code: full(int, code)?,
                 text: text.into(),
@@ -87,7 +88,7 @@ pub(super) fn tagged(text: &str) -> Option<Message> {
             }
             let action = StartAction::from_text(word);
             let rest = tail.strip_prefix("task ")?;
-            match rest.rsplit_once(": FLOPS left ") {
+            match rest.rsplit_fast(": FLOPS left ") {
                 Some((job, flops)) => Some(Message::EmuTaskStart {
                     action,
                     job: job.into(),
@@ -114,7 +115,7 @@ fn process_exited(text: &str) -> Option<Message> {
             task_state: None,
         });
     }
-    let (job, rest) = text.split_once(" exited, ")?;
+    let (job, rest) = text.split_fast(" exited, ")?;
     let numbers = rest
         .strip_prefix("exit code ")
         .or_else(|| rest.strip_prefix("status "))?;
@@ -159,7 +160,7 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
             }
         }
         "Suspending" => {
-            let (what, reason) = tail.split_once(" - ")?;
+            let (what, reason) = tail.split_fast(" - ")?;
             let reason = SuspendReason::from_text(reason);
             match what {
                 "computation" => Some(Message::SuspendingComputation { reason }),
@@ -171,7 +172,7 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
         }
         "Task" => task_sentence(tail),
         "task" => {
-            let (job, action) = tail.strip_suffix(" by user")?.rsplit_once(' ')?;
+            let (job, action) = tail.strip_suffix(" by user")?.rsplit_fast(' ')?;
             let job = CompactString::from(job);
             match action {
                 "aborted" => Some(Message::TaskAbortedByUser { job }),
@@ -185,7 +186,7 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
             if let Some(job) = rest.strip_suffix("; not started and deadline has passed") {
                 return Some(Message::AbortingTaskDeadlinePassed { job: job.into() });
             }
-            let (job, reason) = rest.split_once(": ")?;
+            let (job, reason) = rest.split_fast(": ")?;
             Some(Message::AbortingTask {
                 job: job.into(),
                 reason: reason.into(),
@@ -197,7 +198,7 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
 
 /// After `Task `: `%s postponed for %.f seconds: %s`, `%s is %.2f days overdue; …`.
 fn task_sentence(tail: &str) -> Option<Message> {
-    if let Some((job, after)) = tail.split_once(" postponed for ") {
+    if let Some((job, after)) = tail.split_fast(" postponed for ") {
         let (secs, reason) = full(tuple((terminated(float, tag(" seconds: ")), rest)), after)?;
         return Some(Message::TaskPostponed {
             job: job.into(),
@@ -205,7 +206,7 @@ fn task_sentence(tail: &str) -> Option<Message> {
             reason: reason.into(),
         });
     }
-    let (job, after) = tail.split_once(" is ")?;
+    let (job, after) = tail.split_fast(" is ")?;
     let (days, tail) = full(
         tuple((terminated(float, tag(" days overdue; ")), rest)),
         after,

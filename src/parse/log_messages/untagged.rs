@@ -4,6 +4,7 @@
 
 use super::lex::{first_word, float, full, int32, name_until, request_list, rsc_name, uint, Res};
 use super::{sched_op, task, work_fetch};
+use crate::parse::text::FastSplit;
 use crate::trace::message::Message;
 use crate::trace::ClientVersion;
 use compact_str::CompactString;
@@ -202,7 +203,7 @@ fn prefs_source(tail: &str) -> Option<Message> {
         _ => {}
     }
     if let Some(rest) = tail.strip_prefix("from ") {
-        let (source, modified) = rest.strip_suffix(')')?.split_once(" (last modified ")?;
+        let (source, modified) = rest.strip_suffix(')')?.split_fast(" (last modified ")?;
         return Some(Message::PrefsSource {
             source: source.into(),
             modified: modified.into(),
@@ -215,7 +216,7 @@ fn prefs_source(tail: &str) -> Option<Message> {
     }
     let (venue, _) = tail
         .strip_prefix("no separate prefs for ")?
-        .split_once("; using ")?;
+        .split_fast("; using ")?;
     Some(Message::PrefsNoSeparateVenue {
         venue: venue.into(),
     })
@@ -225,8 +226,8 @@ fn prefs_source(tail: &str) -> Option<Message> {
 /// or `: type %s count %d` (7.4).
 fn coproc_specified(tail: &str) -> Option<Message> {
     if let Some(rest) = tail.strip_prefix(". Type ") {
-        let (name, rest) = rest.split_once(" (")?;
-        let (kind, count) = rest.split_once("); count ")?;
+        let (name, rest) = rest.split_fast(" (")?;
+        let (kind, count) = rest.split_fast("); count ")?;
         let gpu = match kind {
             "GPU" => true,
             "non-GPU" => false,
@@ -238,7 +239,7 @@ fn coproc_specified(tail: &str) -> Option<Message> {
             count: full(uint, count)?,
         });
     }
-    let (name, count) = tail.strip_prefix(": type ")?.rsplit_once(" count ")?;
+    let (name, count) = tail.strip_prefix(": type ")?.rsplit_fast(" count ")?;
     Some(Message::CoprocSpecified {
         rsc: rsc_name(name)?,
         gpu: None,
@@ -315,7 +316,7 @@ fn days_of_work(input: &str) -> Res<'_, f64> {
 /// After `RPC `: `to %s; asking for %f/%.2f<br>`, `poll: not time %f - %f < %f` (6.10 emulator).
 fn emulator_rpc(tail: &str) -> Option<Message> {
     if let Some(rest) = tail.strip_prefix("to ") {
-        let (project, numbers) = rest.rsplit_once("; asking for ")?;
+        let (project, numbers) = rest.rsplit_fast("; asking for ")?;
         let (secs, inst) = full(
             tuple((
                 float,
@@ -345,7 +346,7 @@ fn emulator_job(rest: &str) -> Option<Message> {
     if let Some(app) = rest.strip_suffix(" misses deadline sim") {
         return Some(Message::EmuJobMissesDeadlineSim { app: app.into() });
     }
-    let (app, numbers) = rest.split_once(" misses deadline approx: ")?;
+    let (app, numbers) = rest.split_fast(" misses deadline approx: ")?;
     let (del, et, bound) = full(
         tuple((
             preceded(tag("del "), float),
@@ -365,7 +366,7 @@ fn emulator_job(rest: &str) -> Option<Message> {
 /// Lines opening with a name: `%s: Max %d concurrent jobs`, `%s: negative FLOPs left %f`,
 /// and the resource-first work-fetch scan lines.
 fn name_first(text: &str) -> Option<Message> {
-    if let Some((name, rest)) = text.split_once(": ") {
+    if let Some((name, rest)) = text.split_fast(": ") {
         if let Some(max) = rest.strip_prefix("Max ") {
             let max = full(terminated(uint, tag(" concurrent jobs")), max)?;
             return Some(Message::AppMaxConcurrent {

@@ -7,6 +7,7 @@ use super::lex::{
     first_word, float, full, int, name_rest, request_list, resource_backoff, rsc_name, rsc_until,
     uint, Res,
 };
+use crate::parse::text::FastSplit;
 use crate::resource::ResourceType;
 use crate::trace::message::{
     ChooseCriterion, FetchShareFlags, LtdShareFlags, Message, ProjectReason, ResourceReason,
@@ -162,7 +163,7 @@ fn share(tail: &str) -> Option<Message> {
     if !(after.is_empty() || after.starts_with(' ')) {
         return None;
     }
-    let (reason_text, backoff) = match after.find("(resource backoff: ") {
+    let (reason_text, backoff) = match after.find_fast("(resource backoff: ") {
         Some(open) => (
             &after[..open],
             Some(full(resource_backoff, &after[open..])?),
@@ -185,7 +186,7 @@ fn fetch_share(tail: &str) -> Option<Message> {
     let mut flags = FetchShareFlags::default();
     while !rest.is_empty() {
         let suffix = rest.strip_prefix(' ')?;
-        let (flag, after) = match suffix.split_once(')') {
+        let (flag, after) = match suffix.split_fast(')') {
             Some((flag, after)) => (flag, after),
             None => return None,
         };
@@ -265,7 +266,7 @@ fn request(tail: &str) -> Option<Message> {
 /// `backing off %s %.0f sec`.
 fn backing_off(tail: &str) -> Option<Message> {
     let rest = tail.strip_prefix("off ")?.strip_suffix(" sec")?;
-    let (name, number) = rest.rsplit_once(' ')?;
+    let (name, number) = rest.rsplit_fast(' ')?;
     Some(Message::BackingOff {
         rsc: rsc_name(name)?,
         secs: full(float, number)?,
@@ -274,7 +275,7 @@ fn backing_off(tail: &str) -> Option<Message> {
 
 /// 6.6–6.12 per-resource lines: `%s: shortfall …` and `%s: fetch share … LTD …`.
 fn ltd_resource_line(rest: &str) -> Option<Message> {
-    let (name, tail) = rest.split_once(": ")?;
+    let (name, tail) = rest.split_fast(": ")?;
     let rsc = rsc_name(name)?;
     let (word, tail) = first_word(tail);
     match word {
@@ -314,7 +315,7 @@ fn ltd_fetch_share(rsc: ResourceType, tail: &str) -> Option<Message> {
     .ok()?;
     let mut flags = LtdShareFlags::default();
     while !rest.is_empty() {
-        let (flag, after) = rest.strip_prefix(" (")?.split_once(')')?;
+        let (flag, after) = rest.strip_prefix(" (")?.split_fast(')')?;
         match flag {
             "susp via GUI" => flags.susp_via_gui = true,
             "master fetch pending" => flags.master_fetch_pending = true,
@@ -386,13 +387,13 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
 
 /// `fetch %s: %s` after `can't `: a resource and its reason.
 fn cant_fetch(tail: &str) -> Option<(ResourceType, ResourceReason)> {
-    let (rsc, reason) = tail.strip_prefix("fetch ")?.split_once(": ")?;
+    let (rsc, reason) = tail.strip_prefix("fetch ")?.split_fast(": ")?;
     Some((rsc_name(rsc)?, ResourceReason::from_text(reason)))
 }
 
 /// `chosen: %s %s: %.2f inst, %.2f sec` (6.10).
 fn chosen(tail: &str) -> Option<Message> {
-    let (head, numbers) = tail.split_once(": ")?;
+    let (head, numbers) = tail.split_fast(": ")?;
     let (criterion, rsc) = [
         ("idle instance ", ChooseCriterion::IdleInstance),
         ("major shortfall ", ChooseCriterion::MajorShortfall),
@@ -402,7 +403,7 @@ fn chosen(tail: &str) -> Option<Message> {
     .into_iter()
     .find_map(|(prefix, criterion)| head.strip_prefix(prefix).map(|rsc| (criterion, rsc)))
     .or_else(|| {
-        let (criterion, rsc) = head.rsplit_once(' ')?;
+        let (criterion, rsc) = head.rsplit_fast(' ')?;
         Some((ChooseCriterion::from_text(criterion), rsc))
     })?;
     let (inst, secs) = full(
@@ -465,7 +466,7 @@ pub(super) fn resource_first(text: &str) -> Option<Message> {
         " don't need",
         " can't fetch: ",
     ];
-    if let Some((name, value)) = text.split_once(" set_request") {
+    if let Some((name, value)) = text.split_fast(" set_request") {
         let rsc = rsc_name(name)?;
         if let Some(number) = value.strip_prefix(": ") {
             return full(
