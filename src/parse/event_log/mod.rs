@@ -57,7 +57,7 @@ use crate::trace::{ClientVersion, EventTime, FileKind, LogEvent, Message, TimeBa
 use compact_str::CompactString;
 use frame::{DateCache, Frame, FrameError};
 pub use lines::MAX_LINE_BYTES;
-use lines::{decode, LineReader};
+use lines::{decode, decode_line, LineReader};
 use manager::ManagerDates;
 use std::io::{BufRead, Read};
 
@@ -249,22 +249,9 @@ pub fn read_event_log(
     let mut lines = LineReader::new(reader, MAX_LINE_BYTES);
     let mut line_no: u32 = 0;
     let mut recovery = Recovery::default();
-    loop {
-        let raw = match lines.next_line() {
-            Ok(Some(raw)) => raw,
-            Ok(None) => break,
-            Err(err) => {
-                parsed.push(ParseError::error(
-                    Location::new(*path, line_no.saturating_add(1), 0),
-                    ParseErrorKind::Io {
-                        message: err.to_string().to_lowercase(),
-                    },
-                ));
-                break;
-            }
-        };
+    let read = lines.for_each_line(&mut |raw| {
         line_no = line_no.saturating_add(1);
-        let decoded = decode(raw.bytes);
+        let decoded = decode_line(&raw);
         if let Some(length) = raw.cut_from {
             parsed.push(ParseError::warning(
                 Location::new(*path, line_no, column_after(&decoded.text)),
@@ -285,7 +272,7 @@ pub fn read_event_log(
             line = line.trim_start_matches('\u{feff}');
         }
         if is_blank(line) {
-            continue;
+            return;
         }
         // The stamp shapes of stdoutdae.txt and emulator logs are tried
         // first: they are nearly every line of a large log.
@@ -301,6 +288,14 @@ pub fn read_event_log(
         }
         meta.scan(&frame.time, frame.body);
         on_event(event(path, line_no, 1, frame, &mut recovery));
+    });
+    if let Err(err) = read {
+        parsed.push(ParseError::error(
+            Location::new(*path, line_no.saturating_add(1), 0),
+            ParseErrorKind::Io {
+                message: err.to_string().to_lowercase(),
+            },
+        ));
     }
     if recovery.count > 0 {
         parsed.push(ParseError::warning(
@@ -399,6 +394,7 @@ struct Recovery {
 
 /// Builds the event of one message: the body goes through [`classify`], whose
 /// `[error] ` / `Message from server: ` flags are kept on the event.
+#[inline(always)]
 fn event(
     path: &SourcePath,
     line: u32,

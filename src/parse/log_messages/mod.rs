@@ -118,7 +118,7 @@ pub fn classify(body: &str) -> Classified {
         };
     }
     let (tag, message) = match split_tag(text) {
-        Some((tag, rest)) => (Some(CompactString::from(tag)), tagged(tag, rest)),
+        Some((tag, rest)) => (Some(tag_name(tag)), tagged(tag, rest)),
         None => (None, untagged::classify(text, indented)),
     };
     Classified {
@@ -210,6 +210,50 @@ pub fn recover_mangled(body: &str, hint: Option<&str>) -> Option<Classified> {
         }
     }
     try_text(inner)
+}
+
+/// The tag as a name. The tags of the catalogue are built at compile time:
+/// copying a short name at run time is a byte copy followed by word reads
+/// of the same bytes, which stalls (it was a sixth of `classify`).
+fn tag_name(tag: &str) -> CompactString {
+    macro_rules! known {
+        ($($name:literal),* $(,)?) => {
+            match tag {
+                $($name => {
+                    const NAME: CompactString = CompactString::const_new($name);
+                    NAME
+                })*
+                _ => CompactString::from(tag),
+            }
+        };
+    }
+    known!(
+        "work_fetch",
+        "wfd",
+        "work_fetch_debug",
+        "rr_sim",
+        "rr_sim_detail",
+        "rrsim_detail",
+        "cpu_sched_debug",
+        "csd",
+        "cpu_sched",
+        "css",
+        "coproc",
+        "coproc_debug",
+        "sched_op",
+        "sched_op_debug",
+        "prio",
+        "priority",
+        "debt",
+        "debt_debug",
+        "std_debug",
+        "std",
+        "dcf",
+        "task",
+        "task_debug",
+        "mem_usage",
+        "mem_usage_debug",
+    )
 }
 
 /// Dispatches a tagged body on its tag (spec §6.2: tags are not flag names).
