@@ -75,6 +75,7 @@
 
 pub mod activity;
 pub mod build;
+pub mod choice_6_10;
 pub mod compare;
 pub mod decision;
 pub mod driver;
@@ -532,12 +533,27 @@ pub fn audit_session(
                 // `why` names the emulator's input file, which a volunteer
                 // would not know: the sentence says what it stands for.
                 let _ = why;
-                let why = "6.x rules (per-resource debts): the 6.x decisions are recomputed \
-                           only over the 6.10 client emulator's own inputs (its host and \
-                           project descriptions); from a 6.x client's log (with or without its \
-                           client_state.xml) they are not recomputed yet"
+                let why = "6.x rules (per-resource debts): apart from 6.10's work-fetch \
+                           choice, the 6.x decisions are recomputed only over the 6.10 client \
+                           emulator's own inputs (its host and project descriptions); from a 6.x \
+                           client's log (with or without its client_state.xml) they are not \
+                           recomputed yet"
                     .to_string();
+                // 6.10's choice follows from its own printed state block
+                // (choice_6_10): those points replace the listed ones.
+                let choices = if policy == V6_10 {
+                    choice_6_10::choices(&trace.events)
+                } else {
+                    Vec::new()
+                };
+                let mut listed = 0;
                 for point in &points {
+                    if !choices.is_empty()
+                        && matches!(point.decision, decision::Decision::Choice(_))
+                    {
+                        continue;
+                    }
+                    listed += 1;
                     let not = compare::Replayed::NotReplayed(if point.cut_before {
                         format!("the log starts inside this pass; {why}")
                     } else {
@@ -552,10 +568,58 @@ pub fn audit_session(
                     );
                     report.points.push(decision_point);
                 }
-                report.unchecked.push(Unchecked {
-                    what: format!("{} decision(s)", points.len()),
-                    why,
-                });
+                if listed > 0 {
+                    report.unchecked.push(Unchecked {
+                        what: format!("{listed} decision(s)"),
+                        why,
+                    });
+                }
+                let mut undecided: BTreeMap<String, usize> = BTreeMap::new();
+                for choice in &choices {
+                    let Some(event) = trace.events.get(choice.event_idx) else {
+                        continue;
+                    };
+                    let point = recorded::RecordedPoint {
+                        time: event.time.secs().unwrap_or(0.0),
+                        time_label: recorded::time_label(&event.time),
+                        event_idx: choice.event_idx,
+                        project: choice.chosen.clone(),
+                        resource: choice.resource.clone(),
+                        decision: decision::Decision::Choice(choice.chosen.clone()),
+                        piggyback: false,
+                        before_fetch: false,
+                        cut_before: false,
+                        cut_after: false,
+                    };
+                    let replayed = match &choice.verdict {
+                        choice_6_10::Verdict::Decided { chosen, reason } => {
+                            compare::Replayed::Decision {
+                                decision: decision::Decision::Choice(chosen.clone()),
+                                reason: reason.clone(),
+                            }
+                        }
+                        choice_6_10::Verdict::Undecided(why) => {
+                            *undecided.entry(why.clone()).or_default() += 1;
+                            compare::Replayed::NotReplayed(why.clone())
+                        }
+                    };
+                    let (decision_point, divergences) = compare::compare_point(
+                        &point,
+                        &replayed,
+                        options.tolerance,
+                        &trace.events,
+                        !options.summary,
+                    );
+                    report.points.push(decision_point);
+                    report.divergences.extend(divergences);
+                }
+                for (why, count) in undecided {
+                    report.unchecked.push(Unchecked {
+                        what: format!("{count} 6.10 work-fetch choice(s)"),
+                        why,
+                    });
+                }
+                report.points.sort_by(|a, b| a.time.total_cmp(&b.time));
                 return Ok(report);
             }
             Err(other) => return Err(other),

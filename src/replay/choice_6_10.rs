@@ -1,0 +1,645 @@
+//! The 6.10 work-fetch choice re-derived from the lines a 6.10 client prints
+//! (client/work_fetch.cpp at client_release/6.10/6.10.60:
+//! `WORK_FETCH::choose_project`, `RSC_WORK_FETCH::choose_project`,
+//! `print_state`), for logs without the inputs the whole 6.x replay needs
+//! (a volunteer's excerpt, a data directory).
+//!
+//! # The rule
+//!
+//! choose_project() tries (resource, criterion) pairs in a fixed order:
+//! idle instance on NVIDIA, ATI, CPU; major shortfall on the same three;
+//! minor shortfall; then starved on the CPU only. A pair is closed when its
+//! resource says so (no idle instance; saturated beyond the minimum buffer;
+//! beyond the whole buffer; deadline misses on every CPU). In an open pair
+//! every project is a candidate unless it cannot fetch at all, may not
+//! fetch this resource, or fails the criterion; among candidates the one
+//! with the greatest overall debt wins, a later project winning a tie. The
+//! first pair with a candidate (and a non-zero request) decides: `chosen:
+//! CRITERION RESOURCE: I inst, S sec`. print_state() then prints the state
+//! the choice was made on; `No project chosen for work fetch` follows it
+//! when every pair came out empty.
+//!
+//! # What the block prints, and what it does not
+//!
+//! Printed: the buffer, per resource the idle instances and saturated time,
+//! per project and resource the backoff left and the flags `susp via GUI`,
+//! `master fetch pending`, `comm deferred`, `no new tasks` (each makes a
+//! project unable to fetch), `overworked`, `too many uploads`, `blocked by
+//! prefs`, and per project the overall debt. Not printed: a stalled
+//! download or a suspended task (the project cannot fetch), an anonymous
+//! platform without a version for the resource, a duration correction
+//! factor outside 0.02–80, a zero resource share (the share prints with two
+//! decimals), whether GPUs are usable now, GPU scheduling deferrals, and for
+//! the starved pair the deadline misses and the instances each project
+//! already uses. A project the printed state leaves eligible may have been
+//! excluded by one of these; so the printed state can prove a choice
+//! impossible (the chosen project could not fetch, its pair was closed) and
+//! can prove `No project chosen` right (every pair closed or empty), but
+//! where an unprinted input could change the outcome the choice is not
+//! checked, naming that input.
+//!
+//! Architecture Invariant: pure; reads events only.
+
+use crate::resource::ResourceType;
+use crate::trace::message::{ChooseCriterion, LtdShareFlags};
+use crate::trace::{LogEvent, Message};
+
+/// One recorded 6.10 choice and what its pass's lines decide of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice610 {
+    /// Index of the `chosen:` or `No project chosen` event.
+    pub event_idx: usize,
+    /// The project the client chose (`None`: no project chosen).
+    pub chosen: Option<String>,
+    /// The chosen pair's resource (long name), for a `chosen:` line.
+    pub resource: Option<String>,
+    /// What the printed state says.
+    pub verdict: Verdict,
+}
+
+/// What the printed state says of a choice.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// The printed state decides: this project (or none), because …
+    Decided {
+        /// The project the rule gives (`None`: no project).
+        chosen: Option<String>,
+        /// The rule and the numbers behind it.
+        reason: String,
+    },
+    /// The printed state does not decide, and why (which input would).
+    Undecided(String),
+}
+
+/// A resource line: `[wfd] RSC: shortfall S nidle N saturated T busy B …`.
+#[derive(Clone, Debug)]
+struct RscLine {
+    rsc: ResourceType,
+    nidle: f64,
+    saturated: f64,
+}
+
+/// A share line: `[wfd] RSC: fetch share F LTD L backoff dt D int I FLAGS`.
+#[derive(Clone, Debug)]
+struct ShareLine {
+    project: String,
+    rsc: ResourceType,
+    backoff_dt: f64,
+    flags: LtdShareFlags,
+}
+
+/// One printed state block.
+#[derive(Clone, Debug, Default)]
+struct Block {
+    buffer: Option<(f64, f64)>,
+    resources: Vec<RscLine>,
+    shares: Vec<ShareLine>,
+    /// `overall LTD` per project, in the client's project order.
+    overall: Vec<(String, f64)>,
+    started: bool,
+    complete: bool,
+}
+
+/// Half a unit of the last printed digit of `%.2f`.
+const HALF_CENT: f64 = 0.005;
+
+/// Reads every 6.10 choice in `events` (in order) with its verdict.
+pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
+    let mut out = Vec::new();
+    // The block being read, and the `chosen:` line waiting for the block
+    // that follows it (print_state comes after the choice in 6.10).
+    let mut block: Option<Block> = None;
+    let mut waiting: Option<(usize, String, ChooseCriterion, ResourceType)> = None;
+    let mut last_block: Option<Block> = None;
+    // The time the last block ended: `No project chosen` is printed by the
+    // same call, right after it.
+    let mut block_end_time = None;
+    for (idx, event) in events.iter().enumerate() {
+        let project = event.project.as_deref().map(str::to_string);
+        match &event.message {
+            Message::WorkFetchStart => {
+                block = None;
+                last_block = None;
+                if let Some((at, chosen, _, rsc)) = waiting.take() {
+                    out.push(cut_after(at, chosen, &rsc));
+                }
+            }
+            Message::Chosen { criterion, rsc, .. } => {
+                if let Some((at, chosen, _, rsc)) = waiting.take() {
+                    out.push(cut_after(at, chosen, &rsc));
+                }
+                waiting = project.map(|p| (idx, p, criterion.clone(), rsc.clone()));
+            }
+            Message::WorkFetchStateStart => {
+                block = Some(Block {
+                    started: true,
+                    ..Block::default()
+                });
+            }
+            Message::TargetWorkBuffer {
+                min_secs,
+                additional_secs,
+            } => {
+                block
+                    .get_or_insert_with(Block::default)
+                    .buffer
+                    .get_or_insert((*min_secs, *additional_secs));
+            }
+            Message::LtdResourceState {
+                rsc,
+                nidle,
+                saturated,
+                ..
+            } => block
+                .get_or_insert_with(Block::default)
+                .resources
+                .push(RscLine {
+                    rsc: rsc.clone(),
+                    nidle: *nidle,
+                    saturated: *saturated,
+                }),
+            Message::LtdFetchShare {
+                rsc,
+                backoff_dt,
+                flags,
+                ..
+            } => {
+                if let Some(project) = project {
+                    block
+                        .get_or_insert_with(Block::default)
+                        .shares
+                        .push(ShareLine {
+                            project,
+                            rsc: rsc.clone(),
+                            backoff_dt: *backoff_dt,
+                            flags: flags.clone(),
+                        });
+                }
+            }
+            Message::OverallLtd { ltd } => {
+                if let Some(project) = project {
+                    block
+                        .get_or_insert_with(Block::default)
+                        .overall
+                        .push((project, *ltd));
+                }
+            }
+            Message::WorkFetchStateEnd => {
+                let mut done = block.take().unwrap_or_default();
+                done.complete = true;
+                if let Some((at, chosen, criterion, rsc)) = waiting.take() {
+                    out.push(Choice610 {
+                        event_idx: at,
+                        chosen: Some(chosen.clone()),
+                        resource: Some(rsc.long_name().to_string()),
+                        verdict: judge_chosen(&done, &chosen, &criterion, &rsc),
+                    });
+                }
+                last_block = Some(done);
+                block_end_time = Some(event.time);
+            }
+            Message::NoProjectChosen => {
+                if block_end_time.as_ref() != Some(&event.time) {
+                    last_block = None;
+                }
+                let verdict = match (&last_block, waiting.take()) {
+                    (_, Some(_)) => Verdict::Undecided(
+                        "a `chosen:` line comes before it in the same pass: the two lines \
+                         contradict each other (a damaged or merged excerpt)"
+                            .into(),
+                    ),
+                    (Some(done), None) if done.started => judge_none(done),
+                    _ => Verdict::Undecided(
+                        "the work-fetch state block printed just before this line (print_state \
+                         in choose_project) starts before the excerpt: which projects could \
+                         fetch is not shown"
+                            .into(),
+                    ),
+                };
+                out.push(Choice610 {
+                    event_idx: idx,
+                    chosen: None,
+                    resource: None,
+                    verdict,
+                });
+                last_block = None;
+                block = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some((at, chosen, _, rsc)) = waiting.take() {
+        out.push(cut_after(at, chosen, &rsc));
+    }
+    out
+}
+
+/// A `chosen:` line whose state block is not shown whole after it.
+fn cut_after(at: usize, chosen: String, rsc: &ResourceType) -> Choice610 {
+    Choice610 {
+        event_idx: at,
+        chosen: Some(chosen),
+        resource: Some(rsc.long_name().to_string()),
+        verdict: Verdict::Undecided(
+            "the work-fetch state block that 6.10 prints after its choice (print_state in \
+             choose_project) is not shown whole after this line"
+                .into(),
+        ),
+    }
+}
+
+/// The pairs of choose_project(), in its order.
+fn pairs(block: &Block) -> Vec<(ResourceType, ChooseCriterion)> {
+    let present = |rsc: &ResourceType| block.resources.iter().any(|r| r.rsc == *rsc);
+    let gpus: Vec<ResourceType> = [ResourceType::Nvidia, ResourceType::Amd]
+        .into_iter()
+        .filter(present)
+        .collect();
+    let mut out = Vec::new();
+    for criterion in [
+        ChooseCriterion::IdleInstance,
+        ChooseCriterion::MajorShortfall,
+        ChooseCriterion::MinorShortfall,
+    ] {
+        for rsc in gpus.iter().chain(std::iter::once(&ResourceType::Cpu)) {
+            out.push((rsc.clone(), criterion.clone()));
+        }
+    }
+    out.push((ResourceType::Cpu, ChooseCriterion::Starved));
+    out
+}
+
+/// Whether a pair is closed by its resource's printed numbers: `Some(true)`
+/// closed, `Some(false)` open, `None` not told (with why).
+fn gate(block: &Block, rsc: &ResourceType, criterion: &ChooseCriterion) -> Result<bool, String> {
+    let Some(line) = block.resources.iter().find(|r| r.rsc == *rsc) else {
+        return Err(format!("the block prints no {} line", rsc.long_name()));
+    };
+    let (min, additional) = block
+        .buffer
+        .ok_or("the block prints no target work buffer")?;
+    let beyond = |limit: f64| -> Result<bool, String> {
+        if line.saturated > limit + 2.0 * HALF_CENT {
+            Ok(true)
+        } else if line.saturated < limit - 2.0 * HALF_CENT {
+            Ok(false)
+        } else {
+            Err(format!(
+                "{} saturated {:.2} is {limit:.2} to the printed cent",
+                rsc.long_name(),
+                line.saturated
+            ))
+        }
+    };
+    match criterion {
+        ChooseCriterion::IdleInstance => Ok(line.nidle == 0.0),
+        ChooseCriterion::MajorShortfall => beyond(min),
+        ChooseCriterion::MinorShortfall => beyond(min + additional),
+        _ => Err(format!(
+            "it closes when deadline misses fill every {} instance, which 6.10 does not print",
+            rsc.long_name()
+        )),
+    }
+}
+
+/// The printed reason a project is no candidate for a pair, if any.
+fn printed_exclusion(
+    block: &Block,
+    project: &str,
+    rsc: &ResourceType,
+    criterion: &ChooseCriterion,
+) -> Option<String> {
+    let share = block
+        .shares
+        .iter()
+        .find(|s| s.project == project && s.rsc == *rsc)?;
+    let flags = &share.flags;
+    let cannot_fetch = [
+        (flags.susp_via_gui, "suspended via GUI"),
+        (flags.master_fetch_pending, "master fetch pending"),
+        (flags.comm_deferred, "communication deferred"),
+        (flags.no_new_tasks, "no new tasks"),
+        (flags.too_many_uploads, "too many uploads"),
+    ];
+    if let Some((_, why)) = cannot_fetch.iter().find(|(set, _)| *set) {
+        return Some(format!("{project}: {why} (cannot fetch)"));
+    }
+    if flags.blocked_by_prefs {
+        return Some(format!("{project}: {} blocked by prefs", rsc.long_name()));
+    }
+    if share.backoff_dt >= HALF_CENT {
+        return Some(format!(
+            "{project}: {} backed off ({:.2} s left)",
+            rsc.long_name(),
+            share.backoff_dt
+        ));
+    }
+    let overworked_counts = matches!(
+        criterion,
+        ChooseCriterion::MinorShortfall | ChooseCriterion::Starved
+    );
+    if overworked_counts && flags.overworked {
+        return Some(format!("{project}: overworked"));
+    }
+    None
+}
+
+/// The projects of the block with their overall debt, in the client's
+/// order (print_state prints them in `gstate.projects` order).
+fn projects(block: &Block) -> &[(String, f64)] {
+    &block.overall
+}
+
+/// What 6.10 does not print that could exclude an apparently eligible
+/// project from a pair.
+fn unprinted(rsc: &ResourceType, criterion: &ChooseCriterion) -> String {
+    let mut inputs = vec![
+        "a stalled download or a suspended task",
+        "an anonymous-platform project without a version for the resource",
+    ];
+    if matches!(
+        criterion,
+        ChooseCriterion::MajorShortfall | ChooseCriterion::MinorShortfall
+    ) {
+        inputs.push("a duration correction factor outside 0.02-80");
+    }
+    if !matches!(criterion, ChooseCriterion::IdleInstance) {
+        inputs.push("a zero resource share");
+    }
+    if matches!(criterion, ChooseCriterion::Starved) {
+        inputs.push("the CPUs each project already uses (nused_total)");
+    }
+    if *rsc != ResourceType::Cpu {
+        inputs.push("whether GPUs are usable now and GPU scheduling deferrals");
+    }
+    inputs.join(", ")
+}
+
+/// The candidates the printed state leaves in an open pair.
+fn candidates(block: &Block, rsc: &ResourceType, criterion: &ChooseCriterion) -> Vec<String> {
+    projects(block)
+        .iter()
+        .filter(|(p, _)| printed_exclusion(block, p, rsc, criterion).is_none())
+        .filter(|(p, _)| {
+            block
+                .shares
+                .iter()
+                .any(|s| s.project == *p && s.rsc == *rsc)
+        })
+        .map(|(p, _)| p.clone())
+        .collect()
+}
+
+/// `No project chosen`: right when every pair is closed or empty by the
+/// printed state; undecided where a pair is open with a candidate (its
+/// exclusion would rest on an unprinted input).
+fn judge_none(block: &Block) -> Verdict {
+    if !block.complete {
+        return Verdict::Undecided("the state block is cut".into());
+    }
+    if projects(block).is_empty() {
+        return Verdict::Undecided("the block prints no project's overall debt".into());
+    }
+    let mut closed = Vec::new();
+    for (rsc, criterion) in pairs(block) {
+        let open_because = match gate(block, &rsc, &criterion) {
+            Ok(true) => {
+                closed.push(format!("{} {criterion}: closed", rsc.long_name()));
+                continue;
+            }
+            Ok(false) => None,
+            Err(why) => Some(why),
+        };
+        let found = candidates(block, &rsc, &criterion);
+        if found.is_empty() {
+            closed.push(format!(
+                "{} {criterion}: every project excluded",
+                rsc.long_name()
+            ));
+            continue;
+        }
+        let pair = format!("{} {criterion}", rsc.long_name());
+        let why = match open_because {
+            Some(gate_why) => format!(
+                "{pair} may be open ({gate_why}) and the printed state leaves {} able to fetch; \
+                 no project chosen then rests on {} (RSC_WORK_FETCH::choose_project, 6.10)",
+                found.join(", "),
+                unprinted(&rsc, &criterion)
+            ),
+            None => format!(
+                "{pair} is open by the printed state and leaves {} able to fetch; no project \
+                 chosen then rests on {} (RSC_WORK_FETCH::choose_project, 6.10)",
+                found.join(", "),
+                unprinted(&rsc, &criterion)
+            ),
+        };
+        return Verdict::Undecided(why);
+    }
+    Verdict::Decided {
+        chosen: None,
+        reason: format!(
+            "6.10 WORK_FETCH::choose_project: no pair can choose ({})",
+            closed.join("; ")
+        ),
+    }
+}
+
+/// A `chosen:` line: impossible when the chosen project is excluded or its
+/// pair closed by the printed state; right when every earlier pair is
+/// closed or empty and the project has the greatest overall debt among the
+/// pair's candidates; otherwise undecided.
+fn judge_chosen(
+    block: &Block,
+    chosen: &str,
+    criterion: &ChooseCriterion,
+    rsc: &ResourceType,
+) -> Verdict {
+    if !block.started {
+        return Verdict::Undecided("the state block after it starts before the excerpt".into());
+    }
+    if projects(block).is_empty() {
+        return Verdict::Undecided("the block prints no project's overall debt".into());
+    }
+    if matches!(criterion, ChooseCriterion::Other(_)) {
+        return Verdict::Undecided(format!("criterion `{criterion}` is not a 6.10 one"));
+    }
+    let pair = format!("{} {criterion}", rsc.long_name());
+    // The chosen project itself.
+    if let Some(why) = printed_exclusion(block, chosen, rsc, criterion) {
+        return Verdict::Decided {
+            chosen: None,
+            reason: format!("6.10 RSC_WORK_FETCH::choose_project: {pair} cannot choose {why}"),
+        };
+    }
+    if gate(block, rsc, criterion) == Ok(true) {
+        return Verdict::Decided {
+            chosen: None,
+            reason: format!(
+                "6.10 RSC_WORK_FETCH::choose_project: {pair} is closed by the printed state"
+            ),
+        };
+    }
+    // Every earlier pair must be closed or empty.
+    for (earlier_rsc, earlier_criterion) in pairs(block) {
+        if earlier_rsc == *rsc && earlier_criterion == *criterion {
+            break;
+        }
+        if gate(block, &earlier_rsc, &earlier_criterion) == Ok(true) {
+            continue;
+        }
+        let found = candidates(block, &earlier_rsc, &earlier_criterion);
+        if !found.is_empty() {
+            return Verdict::Undecided(format!(
+                "{} {earlier_criterion}, tried before {pair}, is not closed by the printed \
+                 state and leaves {} able to fetch; that it chose none rests on {}",
+                earlier_rsc.long_name(),
+                found.join(", "),
+                unprinted(&earlier_rsc, &earlier_criterion)
+            ));
+        }
+    }
+    // The winner among the pair's candidates: greatest overall debt, a
+    // later project winning a tie.
+    let debts = projects(block);
+    let Some(own_pos) = debts.iter().position(|(p, _)| p == chosen) else {
+        return Verdict::Undecided(format!("the block prints no overall debt for {chosen}"));
+    };
+    let own = debts[own_pos].1;
+    let found = candidates(block, rsc, criterion);
+    for (pos, (other, debt)) in debts.iter().enumerate() {
+        if other == chosen || !found.contains(other) {
+            continue;
+        }
+        if (*debt - own).abs() <= 2.0 * HALF_CENT {
+            return Verdict::Undecided(format!(
+                "{other} and {chosen} have the same overall debt to the printed cent \
+                 ({debt:.2}, {own:.2}) in {pair}: which one wins (the later in the client's \
+                 project order on an exact tie) rests on digits the log does not print"
+            ));
+        }
+        // Ahead by more than the printing: the client takes it unless an
+        // unprinted input excluded it. (Behind it, an earlier project loses
+        // to the chosen one, a later one never replaces it.)
+        let _ = (pos, own_pos);
+        if *debt > own {
+            return Verdict::Undecided(format!(
+                "{other} (overall debt {debt:.2}) is ahead of {chosen} ({own:.2}) in {pair} \
+                 by the printed state; that it was not chosen rests on {}",
+                unprinted(rsc, criterion)
+            ));
+        }
+    }
+    Verdict::Decided {
+        chosen: Some(chosen.to_string()),
+        reason: format!(
+            "6.10 RSC_WORK_FETCH::choose_project: every pair before {pair} closed or empty; \
+             {chosen} has the greatest overall debt ({own:.2}) of the candidates"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::event_log::read_event_log;
+    use crate::parse::LogOptions;
+    use crate::source::SourcePath;
+    use crate::trace::FileKind;
+
+    /// The events of a 6.10 stdoutdae.txt text.
+    fn events(text: &str) -> Vec<LogEvent> {
+        let mut out = Vec::new();
+        let mut reader = std::io::Cursor::new(text.as_bytes().to_vec());
+        let path = SourcePath::from("stdoutdae.txt");
+        let _ = read_event_log(
+            &path,
+            FileKind::EventLog,
+            &mut reader,
+            &LogOptions::default(),
+            &mut |event| out.push(event),
+        );
+        out
+    }
+
+    /// A 6.10 pass on a 4-CPU host: `chosen` for Beta with the given flags
+    /// on Beta's share line and Alpha's overall debt.
+    fn pass(beta_flags: &str, nidle: &str, alpha_debt: &str) -> String {
+        format!(
+            "14-Oct-2010 07:46:47 [---] [wfd]: work fetch start\n\
+             14-Oct-2010 07:46:47 [Beta] chosen: idle instance CPU: 1.00 inst, 100.00 sec\n\
+             14-Oct-2010 07:46:47 [---] [wfd] ------- start work fetch state -------\n\
+             14-Oct-2010 07:46:47 [---] [wfd] target work buffer: 8640.00 + 43200.00 sec\n\
+             14-Oct-2010 07:46:47 [---] [wfd] CPU: shortfall 100.00 nidle {nidle} saturated 0.00 busy 0.00 RS fetchable 400.00 runnable 0.00\n\
+             14-Oct-2010 07:46:47 [Alpha] [wfd] CPU: fetch share 0.75 LTD 0.00 backoff dt 0.00 int 0.00\n\
+             14-Oct-2010 07:46:47 [Beta] [wfd] CPU: fetch share 0.25 LTD 0.00 backoff dt 0.00 int 0.00{beta_flags}\n\
+             14-Oct-2010 07:46:47 [Alpha] [wfd] overall LTD {alpha_debt}\n\
+             14-Oct-2010 07:46:47 [Beta] [wfd] overall LTD 10.00\n\
+             14-Oct-2010 07:46:47 [---] [wfd] ------- end work fetch state -------\n"
+        )
+    }
+
+    /// A verdict in words, for the table below.
+    fn describe(verdict: &Verdict) -> String {
+        match verdict {
+            Verdict::Decided {
+                chosen: Some(p), ..
+            } => format!("chosen {p}"),
+            Verdict::Decided {
+                chosen: None,
+                reason,
+            } => format!("impossible: {reason}"),
+            Verdict::Undecided(why) => format!("undecided: {why}"),
+        }
+    }
+
+    #[test]
+    fn each_printed_state_gives_its_verdict() {
+        // (Beta's flags, CPU idle instances, Alpha's overall debt, verdict)
+        let cases = [
+            // Beta has the greatest overall debt of the candidates.
+            ("", "1.00", "-5.00", "chosen Beta"),
+            // A project with no new tasks cannot fetch at all.
+            (" (no new tasks)", "1.00", "-5.00", "impossible: "),
+            // No idle instance: the idle-instance pair is closed.
+            ("", "0.00", "-5.00", "is closed by the printed state"),
+            // Alpha is ahead: only an unprinted input explains the choice.
+            ("", "1.00", "50.00", "undecided: Alpha"),
+        ];
+        for (flags, nidle, alpha, expect) in cases {
+            let found = choices(&events(&pass(flags, nidle, alpha)));
+            assert_eq!(found.len(), 1, "{found:?}");
+            let got = describe(&found[0].verdict);
+            assert!(got.contains(expect), "{flags:?} {nidle} {alpha}: {got}");
+        }
+    }
+
+    #[test]
+    fn no_project_chosen_with_every_project_excluded_is_right() {
+        let text = "14-Oct-2010 07:46:47 [---] [wfd]: work fetch start\n\
+             14-Oct-2010 07:46:47 [---] [wfd] ------- start work fetch state -------\n\
+             14-Oct-2010 07:46:47 [---] [wfd] target work buffer: 8640.00 + 43200.00 sec\n\
+             14-Oct-2010 07:46:47 [---] [wfd] CPU: shortfall 100.00 nidle 1.00 saturated 0.00 busy 0.00 RS fetchable 0.00 runnable 0.00\n\
+             14-Oct-2010 07:46:47 [Alpha] [wfd] CPU: fetch share 0.00 LTD 0.00 backoff dt 300.00 int 600.00\n\
+             14-Oct-2010 07:46:47 [Beta] [wfd] CPU: fetch share 0.00 LTD 0.00 backoff dt 0.00 int 0.00 (no new tasks)\n\
+             14-Oct-2010 07:46:47 [Alpha] [wfd] overall LTD 0.00\n\
+             14-Oct-2010 07:46:47 [Beta] [wfd] overall LTD 0.00\n\
+             14-Oct-2010 07:46:47 [---] [wfd] ------- end work fetch state -------\n\
+             14-Oct-2010 07:46:47 [---] [wfd] No project chosen for work fetch\n";
+        let found = choices(&events(text));
+        assert!(
+            matches!(&found[0].verdict, Verdict::Decided { chosen: None, .. }),
+            "{found:?}"
+        );
+        // Without the block (an excerpt starting at the last line): undecided.
+        let tail: String = text
+            .lines()
+            .last()
+            .map(|l| format!("{l}\n"))
+            .unwrap_or_default();
+        let found = choices(&events(&tail));
+        assert!(
+            matches!(&found[0].verdict, Verdict::Undecided(_)),
+            "{found:?}"
+        );
+    }
+}
