@@ -256,6 +256,22 @@ fn tag_name(tag: &str) -> CompactString {
     )
 }
 
+/// `[poll]` / `[poll_debug]` lines (client_state.cpp: do_something() and
+/// the POLL_ACTION macro of poll_slow_events()).
+fn poll(rest: &str) -> Option<Message> {
+    if let Some(count) = rest
+        .strip_prefix("CLIENT_STATE::do_something(): End poll: ")
+        .and_then(|tail| tail.strip_suffix(" tasks active"))
+    {
+        return Some(Message::PollEnd {
+            actions: count.parse().ok()?,
+        });
+    }
+    let name = rest.strip_prefix("CLIENT_STATE::poll_slow_events(): ")?;
+    let is_name = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    is_name.then(|| Message::PollAction { name: name.into() })
+}
+
 /// Dispatches a tagged body on its tag (spec §6.2: tags are not flag names).
 fn tagged(tag: &str, rest: &str) -> Option<Message> {
     match tag {
@@ -271,6 +287,7 @@ fn tagged(tag: &str, rest: &str) -> Option<Message> {
         }
         "task" | "task_debug" => task::tagged(rest),
         "mem_usage" | "mem_usage_debug" => accounting::mem_usage(rest),
+        "poll" | "poll_debug" => poll(rest),
         _ => None,
     }
 }

@@ -672,6 +672,22 @@ messages! {
         den: f64,
     },
 
+    // ----- poll loop (poll_debug; tag `[poll_debug]` ≤6.10, `[poll]` 6.12..master) -----
+
+    /// `[poll] CLIENT_STATE::do_something(): End poll: %d tasks active`
+    /// (client_state.cpp do_something(); 6.10 tag `[poll_debug]`): the
+    /// number of state machines that acted in this poll.
+    PollEnd = "poll_end" {
+        /// Actions taken in the poll.
+        actions: u32,
+    },
+    /// `[poll] CLIENT_STATE::poll_slow_events(): NAME` (the POLL_ACTION
+    /// macro; 6.10 tag `[poll_debug]`): a state machine that acted.
+    PollAction = "poll_action" {
+        /// The machine's name as the client prints it (`scheduler_rpc`, …).
+        name: CompactString,
+    },
+
     // ----- CPU scheduling (cpu_sched_debug; 6.12 tag [cpu_sched]) -----
 
     /// `[cpu_sched_debug] Request CPU reschedule: %s` (5.10..6.10, 7.0..master).
