@@ -55,6 +55,23 @@ pub struct Choice610 {
     pub resource: Option<String>,
     /// What the printed state says.
     pub verdict: Verdict,
+    /// For a `chosen:` line with its block: the seconds it asks.
+    pub request: Option<RequestCheck>,
+}
+
+/// The seconds a `chosen:` line asks of its resource, and what the block
+/// says of them (RSC_WORK_FETCH::set_request, 6.10: the project's share of
+/// the shortfall; 1 second when the shortfall is zero and instances are
+/// asked, or when the project's duration correction factor is outside
+/// 0.02-80; the instances need the host's instance count and nused_total,
+/// which 6.10 does not print, so they are not checked).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestCheck {
+    /// Seconds printed on the `chosen:` line.
+    pub recorded_secs: f64,
+    /// The recomputed seconds, their slack and the rule; or why the block
+    /// does not decide them.
+    pub outcome: Result<(f64, f64, String), String>,
 }
 
 /// What the printed state says of a choice.
@@ -75,6 +92,7 @@ pub enum Verdict {
 #[derive(Clone, Debug)]
 struct RscLine {
     rsc: ResourceType,
+    shortfall: f64,
     nidle: f64,
     saturated: f64,
 }
@@ -84,6 +102,7 @@ struct RscLine {
 struct ShareLine {
     project: String,
     rsc: ResourceType,
+    share: f64,
     backoff_dt: f64,
     flags: LtdShareFlags,
 }
@@ -109,7 +128,7 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
     // The block being read, and the `chosen:` line waiting for the block
     // that follows it (print_state comes after the choice in 6.10).
     let mut block: Option<Block> = None;
-    let mut waiting: Option<(usize, String, ChooseCriterion, ResourceType)> = None;
+    let mut waiting: Option<Waiting> = None;
     let mut last_block: Option<Block> = None;
     // The time the last block ended: `No project chosen` is printed by the
     // same call, right after it.
@@ -120,15 +139,27 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
             Message::WorkFetchStart => {
                 block = None;
                 last_block = None;
-                if let Some((at, chosen, _, rsc)) = waiting.take() {
-                    out.push(cut_after(at, chosen, &rsc));
+                if let Some(cut) = waiting.take() {
+                    out.push(cut_after(cut));
                 }
             }
-            Message::Chosen { criterion, rsc, .. } => {
-                if let Some((at, chosen, _, rsc)) = waiting.take() {
-                    out.push(cut_after(at, chosen, &rsc));
+            Message::Chosen {
+                criterion,
+                rsc,
+                inst,
+                secs,
+            } => {
+                if let Some(cut) = waiting.take() {
+                    out.push(cut_after(cut));
                 }
-                waiting = project.map(|p| (idx, p, criterion.clone(), rsc.clone()));
+                waiting = project.map(|chosen| Waiting {
+                    at: idx,
+                    chosen,
+                    criterion: criterion.clone(),
+                    rsc: rsc.clone(),
+                    inst: *inst,
+                    secs: *secs,
+                });
             }
             Message::WorkFetchStateStart => {
                 block = Some(Block {
@@ -147,6 +178,7 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
             }
             Message::LtdResourceState {
                 rsc,
+                shortfall,
                 nidle,
                 saturated,
                 ..
@@ -155,11 +187,13 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                 .resources
                 .push(RscLine {
                     rsc: rsc.clone(),
+                    shortfall: *shortfall,
                     nidle: *nidle,
                     saturated: *saturated,
                 }),
             Message::LtdFetchShare {
                 rsc,
+                share,
                 backoff_dt,
                 flags,
                 ..
@@ -171,6 +205,7 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                         .push(ShareLine {
                             project,
                             rsc: rsc.clone(),
+                            share: *share,
                             backoff_dt: *backoff_dt,
                             flags: flags.clone(),
                         });
@@ -187,12 +222,18 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
             Message::WorkFetchStateEnd => {
                 let mut done = block.take().unwrap_or_default();
                 done.complete = true;
-                if let Some((at, chosen, criterion, rsc)) = waiting.take() {
+                if let Some(line) = waiting.take() {
+                    let verdict = judge_chosen(&done, &line.chosen, &line.criterion, &line.rsc);
+                    let request = done.started.then(|| RequestCheck {
+                        recorded_secs: line.secs,
+                        outcome: request_secs(&done, &line),
+                    });
                     out.push(Choice610 {
-                        event_idx: at,
-                        chosen: Some(chosen.clone()),
-                        resource: Some(rsc.long_name().to_string()),
-                        verdict: judge_chosen(&done, &chosen, &criterion, &rsc),
+                        event_idx: line.at,
+                        chosen: Some(line.chosen.clone()),
+                        resource: Some(line.rsc.long_name().to_string()),
+                        verdict,
+                        request,
                     });
                 }
                 last_block = Some(done);
@@ -221,6 +262,7 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                     chosen: None,
                     resource: None,
                     verdict,
+                    request: None,
                 });
                 last_block = None;
                 block = None;
@@ -228,18 +270,83 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
             _ => {}
         }
     }
-    if let Some((at, chosen, _, rsc)) = waiting.take() {
-        out.push(cut_after(at, chosen, &rsc));
+    if let Some(cut) = waiting.take() {
+        out.push(cut_after(cut));
     }
     out
 }
 
+/// A `chosen:` line waiting for the block printed after it.
+struct Waiting {
+    at: usize,
+    chosen: String,
+    criterion: ChooseCriterion,
+    rsc: ResourceType,
+    inst: f64,
+    secs: f64,
+}
+
+/// The seconds of a `chosen:` line from the block after it
+/// (RSC_WORK_FETCH::set_request, 6.10).
+fn request_secs(block: &Block, line: &Waiting) -> Result<(f64, f64, String), String> {
+    let rsc = line.rsc.long_name();
+    let shortfall = block
+        .resources
+        .iter()
+        .find(|r| r.rsc == line.rsc)
+        .map(|r| r.shortfall)
+        .ok_or_else(|| format!("the block prints no {rsc} line"))?;
+    let share = block
+        .shares
+        .iter()
+        .find(|s| s.project == line.chosen && s.rsc == line.rsc)
+        .map(|s| s.share)
+        .ok_or_else(|| format!("the block prints no {rsc} share for {}", line.chosen))?;
+    if shortfall == 0.0 {
+        // Zero shortfall: no seconds, or 1 when instances are asked.
+        if line.inst == 0.0 {
+            return Err(format!(
+                "{rsc} shortfall 0.00 with 0.00 instances printed: the request rests on \
+                 values below the printed cent"
+            ));
+        }
+        return Ok((
+            1.0,
+            0.0,
+            format!(
+                "6.10 RSC_WORK_FETCH::set_request: {rsc} shortfall 0.00 and {:.2} instances \
+                 asked: 1 second",
+                line.inst
+            ),
+        ));
+    }
+    let secs = shortfall * share;
+    let slack = HALF_CENT * (shortfall + share) + HALF_CENT * HALF_CENT;
+    if (line.secs - 1.0).abs() < 1e-9 && (secs - 1.0).abs() > slack + HALF_CENT {
+        return Err(
+            "1 second is what 6.10 asks of a project whose duration correction \
+                    factor is outside 0.02-80, which it does not print"
+                .into(),
+        );
+    }
+    Ok((
+        secs,
+        slack,
+        format!(
+            "6.10 RSC_WORK_FETCH::set_request: req_secs = {rsc} shortfall {shortfall:.2} x \
+             fetch share {share:.2} of {}",
+            line.chosen
+        ),
+    ))
+}
+
 /// A `chosen:` line whose state block is not shown whole after it.
-fn cut_after(at: usize, chosen: String, rsc: &ResourceType) -> Choice610 {
+fn cut_after(line: Waiting) -> Choice610 {
     Choice610 {
-        event_idx: at,
-        chosen: Some(chosen),
-        resource: Some(rsc.long_name().to_string()),
+        event_idx: line.at,
+        chosen: Some(line.chosen),
+        resource: Some(line.rsc.long_name().to_string()),
+        request: None,
         verdict: Verdict::Undecided(
             "the work-fetch state block that 6.10 prints after its choice (print_state in \
              choose_project) is not shown whole after this line"
@@ -611,6 +718,17 @@ mod tests {
             let got = describe(&found[0].verdict);
             assert!(got.contains(expect), "{flags:?} {nidle} {alpha}: {got}");
         }
+    }
+
+    #[test]
+    fn the_request_is_the_share_of_the_shortfall() {
+        // Beta asks 100.00 s; shortfall 100.00 x share 0.25 is 25 s.
+        let found = choices(&events(&pass("", "1.00", "-5.00")));
+        let request = found[0].request.as_ref().expect("a request");
+        assert_eq!(request.recorded_secs, 100.0);
+        let (secs, slack, _) = request.outcome.clone().expect("decided by the block");
+        assert!((secs - 25.0).abs() < 1e-9, "{secs}");
+        assert!(slack > 0.0 && slack < 0.6, "{slack}");
     }
 
     #[test]

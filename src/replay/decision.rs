@@ -428,6 +428,18 @@ pub enum Decision {
         /// The `set_request()` lines that built it.
         set_requests: Vec<SetRequestLine>,
     },
+    /// The seconds a 6.10 `chosen:` line asks of its resource, the only
+    /// part of that request its pass prints the inputs of; `slack` is how
+    /// far the printed (rounded) inputs let a recomputed value move (0 on
+    /// the recorded side).
+    RequestSecs {
+        /// Long resource name.
+        rsc: String,
+        /// Seconds requested.
+        secs: f64,
+        /// Slack of a recomputed value.
+        slack: f64,
+    },
     /// A work-fetch state dump.
     FetchState(FetchDump),
     /// One line of choose_project()'s scan (7.16 on): `can fetch RSC`,
@@ -489,7 +501,7 @@ impl Decision {
     pub fn kind(&self) -> DecisionKind {
         match self {
             Decision::Choice(_) | Decision::ScanLine { .. } => DecisionKind::WorkFetchChoice,
-            Decision::Request { .. } => DecisionKind::WorkRequest,
+            Decision::Request { .. } | Decision::RequestSecs { .. } => DecisionKind::WorkRequest,
             Decision::FetchState(_) => DecisionKind::FetchState,
             Decision::RrSim { .. } => DecisionKind::RrSim,
             Decision::RunList(_) => DecisionKind::RunList,
@@ -527,6 +539,9 @@ impl Decision {
             }
             Decision::RpcTiming { verdict, .. } => {
                 out.push(Field::text("scheduler_rpc", verdict.clone()));
+            }
+            Decision::RequestSecs { rsc, secs, slack } => {
+                out.push(Field::num_within("req_secs", *secs, 2, *slack).of_resource(rsc));
             }
             Decision::ScanLine { rsc, reason } => {
                 let shown = match (rsc, reason.is_empty()) {

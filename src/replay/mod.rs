@@ -612,10 +612,42 @@ pub fn audit_session(
                     );
                     report.points.push(decision_point);
                     report.divergences.extend(divergences);
+                    // The seconds the `chosen:` line asks, a request point.
+                    let (Some(request), Some(rsc)) = (&choice.request, &choice.resource) else {
+                        continue;
+                    };
+                    let secs = |secs: f64, slack: f64| decision::Decision::RequestSecs {
+                        rsc: rsc.clone(),
+                        secs,
+                        slack,
+                    };
+                    let point = recorded::RecordedPoint {
+                        decision: secs(request.recorded_secs, 0.0),
+                        ..point
+                    };
+                    let replayed = match &request.outcome {
+                        Ok((value, slack, reason)) => compare::Replayed::Decision {
+                            decision: secs(*value, *slack),
+                            reason: reason.clone(),
+                        },
+                        Err(why) => {
+                            *undecided.entry(why.clone()).or_default() += 1;
+                            compare::Replayed::NotReplayed(why.clone())
+                        }
+                    };
+                    let (decision_point, divergences) = compare::compare_point(
+                        &point,
+                        &replayed,
+                        options.tolerance,
+                        &trace.events,
+                        !options.summary,
+                    );
+                    report.points.push(decision_point);
+                    report.divergences.extend(divergences);
                 }
                 for (why, count) in undecided {
                     report.unchecked.push(Unchecked {
-                        what: format!("{count} 6.10 work-fetch choice(s)"),
+                        what: format!("{count} 6.10 work-fetch choice(s) or request(s)"),
                         why,
                     });
                 }
