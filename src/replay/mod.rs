@@ -478,6 +478,86 @@ fn line_windows(path: &str, lines: &[usize], n: usize) -> HashMap<usize, Vec<Str
     out
 }
 
+/// The 6.10 choices and the seconds they ask, read from a log's own lines
+/// ([`choice_6_10`]) and compared: points and divergences go into
+/// `report`, the undecided ones are counted by reason.
+fn audit_6_10_choices(
+    report: &mut DivergenceReport,
+    trace: &Trace,
+    options: &AuditOptions,
+    choices: &[choice_6_10::Choice610],
+) {
+    let mut undecided: BTreeMap<String, usize> = BTreeMap::new();
+    let mut check = |report: &mut DivergenceReport,
+                     point: &recorded::RecordedPoint,
+                     outcome: Result<(decision::Decision, String), &String>| {
+        let replayed = match outcome {
+            Ok((decision, reason)) => compare::Replayed::Decision { decision, reason },
+            Err(why) => {
+                *undecided.entry(why.clone()).or_default() += 1;
+                compare::Replayed::NotReplayed(why.clone())
+            }
+        };
+        let (decision_point, divergences) = compare::compare_point(
+            point,
+            &replayed,
+            options.tolerance,
+            &trace.events,
+            !options.summary,
+        );
+        report.points.push(decision_point);
+        report.divergences.extend(divergences);
+    };
+    for choice in choices {
+        let Some(event) = trace.events.get(choice.event_idx) else {
+            continue;
+        };
+        let point = recorded::RecordedPoint {
+            time: event.time.secs().unwrap_or(0.0),
+            time_label: recorded::time_label(&event.time),
+            event_idx: choice.event_idx,
+            project: choice.chosen.clone(),
+            resource: choice.resource.clone(),
+            decision: decision::Decision::Choice(choice.chosen.clone()),
+            piggyback: false,
+            before_fetch: false,
+            cut_before: false,
+            cut_after: false,
+        };
+        let outcome = match &choice.verdict {
+            choice_6_10::Verdict::Decided { chosen, reason } => {
+                Ok((decision::Decision::Choice(chosen.clone()), reason.clone()))
+            }
+            choice_6_10::Verdict::Undecided(why) => Err(why),
+        };
+        check(report, &point, outcome);
+        // The seconds the `chosen:` line asks: a request point.
+        let (Some(request), Some(rsc)) = (&choice.request, &choice.resource) else {
+            continue;
+        };
+        let secs = |secs: f64, slack: f64| decision::Decision::RequestSecs {
+            rsc: rsc.clone(),
+            secs,
+            slack,
+        };
+        let point = recorded::RecordedPoint {
+            decision: secs(request.recorded_secs, 0.0),
+            ..point
+        };
+        let outcome = match &request.outcome {
+            Ok((value, slack, reason)) => Ok((secs(*value, *slack), reason.clone())),
+            Err(why) => Err(why),
+        };
+        check(report, &point, outcome);
+    }
+    for (why, count) in undecided {
+        report.unchecked.push(Unchecked {
+            what: format!("{count} 6.10 work-fetch choice(s) or request(s)"),
+            why,
+        });
+    }
+}
+
 /// [`audit_with_draws`] without the log lines around the divergences: one
 /// client session of a longer log, whose contexts are read once at the end
 /// ([`log_contexts`]).
@@ -574,83 +654,7 @@ pub fn audit_session(
                         why,
                     });
                 }
-                let mut undecided: BTreeMap<String, usize> = BTreeMap::new();
-                for choice in &choices {
-                    let Some(event) = trace.events.get(choice.event_idx) else {
-                        continue;
-                    };
-                    let point = recorded::RecordedPoint {
-                        time: event.time.secs().unwrap_or(0.0),
-                        time_label: recorded::time_label(&event.time),
-                        event_idx: choice.event_idx,
-                        project: choice.chosen.clone(),
-                        resource: choice.resource.clone(),
-                        decision: decision::Decision::Choice(choice.chosen.clone()),
-                        piggyback: false,
-                        before_fetch: false,
-                        cut_before: false,
-                        cut_after: false,
-                    };
-                    let replayed = match &choice.verdict {
-                        choice_6_10::Verdict::Decided { chosen, reason } => {
-                            compare::Replayed::Decision {
-                                decision: decision::Decision::Choice(chosen.clone()),
-                                reason: reason.clone(),
-                            }
-                        }
-                        choice_6_10::Verdict::Undecided(why) => {
-                            *undecided.entry(why.clone()).or_default() += 1;
-                            compare::Replayed::NotReplayed(why.clone())
-                        }
-                    };
-                    let (decision_point, divergences) = compare::compare_point(
-                        &point,
-                        &replayed,
-                        options.tolerance,
-                        &trace.events,
-                        !options.summary,
-                    );
-                    report.points.push(decision_point);
-                    report.divergences.extend(divergences);
-                    // The seconds the `chosen:` line asks, a request point.
-                    let (Some(request), Some(rsc)) = (&choice.request, &choice.resource) else {
-                        continue;
-                    };
-                    let secs = |secs: f64, slack: f64| decision::Decision::RequestSecs {
-                        rsc: rsc.clone(),
-                        secs,
-                        slack,
-                    };
-                    let point = recorded::RecordedPoint {
-                        decision: secs(request.recorded_secs, 0.0),
-                        ..point
-                    };
-                    let replayed = match &request.outcome {
-                        Ok((value, slack, reason)) => compare::Replayed::Decision {
-                            decision: secs(*value, *slack),
-                            reason: reason.clone(),
-                        },
-                        Err(why) => {
-                            *undecided.entry(why.clone()).or_default() += 1;
-                            compare::Replayed::NotReplayed(why.clone())
-                        }
-                    };
-                    let (decision_point, divergences) = compare::compare_point(
-                        &point,
-                        &replayed,
-                        options.tolerance,
-                        &trace.events,
-                        !options.summary,
-                    );
-                    report.points.push(decision_point);
-                    report.divergences.extend(divergences);
-                }
-                for (why, count) in undecided {
-                    report.unchecked.push(Unchecked {
-                        what: format!("{count} 6.10 work-fetch choice(s) or request(s)"),
-                        why,
-                    });
-                }
+                audit_6_10_choices(&mut report, trace, options, &choices);
                 report.points.sort_by(|a, b| a.time.total_cmp(&b.time));
                 return Ok(report);
             }
