@@ -57,6 +57,68 @@ pub struct Choice610 {
     pub verdict: Verdict,
     /// For a `chosen:` line with its block: the seconds it asks.
     pub request: Option<RequestCheck>,
+    /// What the pass's block shows, per resource (empty without a block).
+    pub shown: Vec<Shown>,
+}
+
+/// One resource of a 6.10 block, as `explain` tells it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shown {
+    /// Long resource name.
+    pub resource: String,
+    /// Its printed state, in a sentence.
+    pub state: String,
+    /// Each project (client order): its name, whether it was asked for
+    /// this resource, and why (or why not), with the printed values.
+    pub projects: Vec<(String, bool, String)>,
+}
+
+/// The block's resources and projects in sentences; `asked` is the chosen
+/// (project, resource), if any.
+fn shown(block: &Block, asked: Option<(&str, &ResourceType)>) -> Vec<Shown> {
+    let (min, additional) = block.buffer.unwrap_or((0.0, 0.0));
+    block
+        .resources
+        .iter()
+        .map(|line| {
+            let projects = projects(block)
+                .iter()
+                .filter_map(|(project, debt)| {
+                    let share = block
+                        .shares
+                        .iter()
+                        .find(|s| s.project == *project && s.rsc == line.rsc)?;
+                    let was_asked = asked == Some((project.as_str(), &line.rsc));
+                    let why = match printed_exclusion(
+                        block,
+                        project,
+                        &line.rsc,
+                        &ChooseCriterion::MinorShortfall,
+                    ) {
+                        Some(why) => why
+                            .strip_prefix(&format!("{project}: "))
+                            .map(str::to_string)
+                            .unwrap_or(why),
+                        None => format!(
+                            "can fetch {} (fetch share {:.2}, overall debt {debt:.2})",
+                            line.rsc.long_name(),
+                            share.share
+                        ),
+                    };
+                    Some((project.clone(), was_asked, why))
+                })
+                .collect();
+            Shown {
+                resource: line.rsc.long_name().to_string(),
+                state: format!(
+                    "shortfall {:.2} s, {:.2} idle instance(s), saturated {:.2} s against a \
+                     buffer of {min:.2} + {additional:.2} s",
+                    line.shortfall, line.nidle, line.saturated
+                ),
+                projects,
+            }
+        })
+        .collect()
 }
 
 /// The seconds a `chosen:` line asks of its resource, and what the block
@@ -121,6 +183,20 @@ struct Block {
 
 /// Half a unit of the last printed digit of `%.2f`.
 const HALF_CENT: f64 = 0.005;
+
+/// Whether `events` are in 6.6-6.12 work-fetch wording (`[wfd]` blocks
+/// with LTD lines, `chosen:` lines): the logs [`choices`] reads.
+pub fn is_ltd_wording(events: &[LogEvent]) -> bool {
+    events.iter().any(|e| {
+        matches!(
+            e.message,
+            Message::LtdResourceState { .. }
+                | Message::LtdFetchShare { .. }
+                | Message::OverallLtd { .. }
+                | Message::Chosen { .. }
+        )
+    })
+}
 
 /// Reads every 6.10 choice in `events` (in order) with its verdict.
 pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
@@ -234,6 +310,7 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                         resource: Some(line.rsc.long_name().to_string()),
                         verdict,
                         request,
+                        shown: shown(&done, Some((&line.chosen, &line.rsc))),
                     });
                 }
                 last_block = Some(done);
@@ -257,12 +334,17 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                             .into(),
                     ),
                 };
+                let shown = last_block
+                    .as_ref()
+                    .map(|done| shown(done, None))
+                    .unwrap_or_default();
                 out.push(Choice610 {
                     event_idx: idx,
                     chosen: None,
                     resource: None,
                     verdict,
                     request: None,
+                    shown,
                 });
                 last_block = None;
                 block = None;
@@ -347,6 +429,7 @@ fn cut_after(line: Waiting) -> Choice610 {
         chosen: Some(line.chosen),
         resource: Some(line.rsc.long_name().to_string()),
         request: None,
+        shown: Vec::new(),
         verdict: Verdict::Undecided(
             "the work-fetch state block that 6.10 prints after its choice (print_state in \
              choose_project) is not shown whole after this line"

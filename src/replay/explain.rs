@@ -153,6 +153,27 @@ pub fn explain(trace: &Trace, trace_name: &str, options: &ExplainOptions) -> Exp
         ..Explanation::default()
     };
     let events = &trace.events;
+    // A 6.10 log: its passes are read by choice_6_10.
+    if super::choice_6_10::is_ltd_wording(events) {
+        let ltd = super::choice_6_10::choices(events);
+        explain_6_10(trace, &ltd, options, &mut out);
+    } else {
+        explain_recorded(trace, options, &mut out);
+    }
+    out.scheduling = scheduling(trace, options.at);
+    if out.scheduling.is_empty() {
+        out.missing.push(
+            "no scheduling pass (`using X out of N CPUs`) up to that moment: the log flag \
+             cpu_sched_debug shows what ran"
+                .into(),
+        );
+    }
+    out
+}
+
+/// [`explain`] from the recorded decisions (7.x and later wording).
+fn explain_recorded(trace: &Trace, options: &ExplainOptions, out: &mut Explanation) {
+    let events = &trace.events;
     let points = recorded::extract(events);
     let when = |p: &RecordedPoint| {
         events
@@ -202,18 +223,86 @@ pub fn explain(trace: &Trace, trace_name: &str, options: &ExplainOptions) -> Exp
             if let Some(Err(why)) = contexts.get(&point.event_idx) {
                 out.missing.push(why.clone());
             }
-            explain_pass(point, dump, &request, options, &mut out);
+            explain_pass(point, dump, &request, options, out);
         }
     }
-    out.scheduling = scheduling(trace, options.at);
-    if out.scheduling.is_empty() {
-        out.missing.push(
-            "no scheduling pass (`using X out of N CPUs`) up to that moment: the log flag \
-             cpu_sched_debug shows what ran"
+}
+
+/// [`explain`] for a 6.10 log: the last `chosen:` or `No project chosen`
+/// at or before the moment, with its block.
+fn explain_6_10(
+    trace: &Trace,
+    choices: &[super::choice_6_10::Choice610],
+    options: &ExplainOptions,
+    out: &mut Explanation,
+) {
+    use super::choice_6_10::Verdict;
+    let events = &trace.events;
+    let found = choices.iter().rev().find(|c| {
+        events
+            .get(c.event_idx)
+            .is_some_and(|e| at_or_before(&e.time, options.at))
+    });
+    match found {
+        None if choices.is_empty() => out.missing.push(
+            "no work-fetch choice in the trace: neither a `chosen:` line nor `No project chosen` \
+             (6.10 prints the state block after its choice: a log cut inside the block ends \
+             before it)"
                 .into(),
-        );
+        ),
+        None => out
+            .missing
+            .push("no work-fetch choice at or before that moment: the first one is later".into()),
+        Some(choice) => {
+            if let Some(event) = events.get(choice.event_idx) {
+                out.pass_time = Some(recorded::time_label(&event.time));
+            }
+            let said = match (&choice.chosen, &choice.resource) {
+                (Some(p), Some(r)) => format!("{p} was chosen for work fetch ({r})"),
+                _ => "no project was chosen for work fetch".to_string(),
+            };
+            let (rule, missing) = match &choice.verdict {
+                Verdict::Decided { chosen, reason } if *chosen == choice.chosen => {
+                    (format!("consistent with the printed state: {reason}"), None)
+                }
+                Verdict::Decided { reason, .. } => {
+                    (format!("not what the printed state allows: {reason}"), None)
+                }
+                Verdict::Undecided(why) => (
+                    "the printed state does not decide it".to_string(),
+                    Some(why.clone()),
+                ),
+            };
+            out.choice = Some(format!("{said}; {rule}"));
+            out.missing.extend(missing);
+            for shown in &choice.shown {
+                if !matches(options.resource.as_deref(), &shown.resource) {
+                    continue;
+                }
+                let projects: Vec<ProjectWhy> = shown
+                    .projects
+                    .iter()
+                    .filter(|(p, _, _)| matches(options.project.as_deref(), p))
+                    .map(|(project, asked, why)| ProjectWhy {
+                        project: project.clone(),
+                        asked: *asked,
+                        why: why.clone(),
+                    })
+                    .collect();
+                let asked = projects.iter().find(|p| p.asked);
+                let outcome = match asked {
+                    Some(p) => format!("{} was asked for {} work", p.project, shown.resource),
+                    None => format!("no project was asked for {} work", shown.resource),
+                };
+                out.resources.push(ResourceWhy {
+                    resource: shown.resource.clone(),
+                    state: shown.state.clone(),
+                    projects,
+                    outcome,
+                });
+            }
+        }
     }
-    out
 }
 
 fn explain_pass(
