@@ -184,23 +184,35 @@ struct Block {
 /// Half a unit of the last printed digit of `%.2f`.
 const HALF_CENT: f64 = 0.005;
 
-/// Whether `events` are in 6.6-6.12 work-fetch wording (`[wfd]` blocks
-/// with LTD lines, `chosen:` lines): the logs [`choices`] reads.
+/// Whether `events` are in 6.6-6.10 work-fetch wording (blocks with LTD
+/// lines under the `[wfd]` tag): the logs [`choices`] reads. 6.12 prints
+/// the same lines under `[work_fetch]` and tries a starved pair on each
+/// GPU too: its logs are not read with these rules. (By majority: a
+/// line whose tag a wiki mangled was read with a guessed tag.)
 pub fn is_ltd_wording(events: &[LogEvent]) -> bool {
-    events.iter().any(|e| {
-        matches!(
-            e.message,
+    let (mut wfd, mut other) = (0usize, 0usize);
+    for event in events {
+        if matches!(
+            event.message,
             Message::LtdResourceState { .. }
                 | Message::LtdFetchShare { .. }
                 | Message::OverallLtd { .. }
-                | Message::Chosen { .. }
-        )
-    })
+        ) {
+            match event.tag.as_deref() {
+                Some("wfd") => wfd += 1,
+                _ => other += 1,
+            }
+        }
+    }
+    wfd > other
 }
 
 /// Reads every 6.10 choice in `events` (in order) with its verdict.
 pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
     let mut out = Vec::new();
+    if !is_ltd_wording(events) {
+        return out;
+    }
     // The block being read, and the `chosen:` line waiting for the block
     // that follows it (print_state comes after the choice in 6.10).
     let mut block: Option<Block> = None;
@@ -804,6 +816,14 @@ mod tests {
     }
 
     #[test]
+    fn blocks_tagged_as_6_12_prints_them_are_not_read() {
+        // 6.12 prints the same block under [work_fetch] and has a starved
+        // pair per GPU: not these rules.
+        let text = pass("", "1.00", "-5.00").replace("[wfd]", "[work_fetch]");
+        assert!(choices(&events(&text)).is_empty());
+    }
+
+    #[test]
     fn the_request_is_the_share_of_the_shortfall() {
         // Beta asks 100.00 s; shortfall 100.00 x share 0.25 is 25 s.
         let found = choices(&events(&pass("", "1.00", "-5.00")));
@@ -831,12 +851,13 @@ mod tests {
             matches!(&found[0].verdict, Verdict::Decided { chosen: None, .. }),
             "{found:?}"
         );
-        // Without the block (an excerpt starting at the last line): undecided.
-        let tail: String = text
-            .lines()
-            .last()
+        // The block's start cut off (an excerpt starting at its last
+        // overall debt line): undecided.
+        let lines: Vec<&str> = text.lines().collect();
+        let tail: String = lines[lines.len() - 3..]
+            .iter()
             .map(|l| format!("{l}\n"))
-            .unwrap_or_default();
+            .collect();
         let found = choices(&events(&tail));
         assert!(
             matches!(&found[0].verdict, Verdict::Undecided(_)),
