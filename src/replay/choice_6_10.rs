@@ -703,12 +703,11 @@ fn judge_chosen(
     // The winner among the pair's candidates: greatest overall debt, a
     // later project winning a tie.
     let debts = projects(block);
-    let Some(own_pos) = debts.iter().position(|(p, _)| p == chosen) else {
+    let Some(&(_, own)) = debts.iter().find(|(p, _)| p == chosen) else {
         return Verdict::Undecided(format!("the block prints no overall debt for {chosen}"));
     };
-    let own = debts[own_pos].1;
     let found = candidates(block, rsc, criterion);
-    for (pos, (other, debt)) in debts.iter().enumerate() {
+    for (other, debt) in debts {
         if other == chosen || !found.contains(other) {
             continue;
         }
@@ -722,7 +721,6 @@ fn judge_chosen(
         // Ahead by more than the printing: the client takes it unless an
         // unprinted input excluded it. (Behind it, an earlier project loses
         // to the chosen one, a later one never replaces it.)
-        let _ = (pos, own_pos);
         if *debt > own {
             return Verdict::Undecided(format!(
                 "{other} (overall debt {debt:.2}) is ahead of {chosen} ({own:.2}) in {pair} \
