@@ -3,8 +3,10 @@
 //! pass at (or last before) that moment, each with the recorded value it
 //! rests on (policy-current §7.7 `choose_project`, §7.8 `set_request`;
 //! client/work_fetch.cpp WORK_FETCH::choose_project, print_state), and
-//! what the last scheduling pass before it showed (`using X out of N CPUs`,
-//! `can't run, too big`).
+//! what the last scheduling pass before it showed: the jobs its enforcement
+//! ran and the rule each skipped one names (`all CPUs used`, `CPU
+//! committed`, max_concurrent, `can't run, too big`, not enough GPU), the
+//! CPUs used, and whether the scan follows from its own job list.
 //!
 //! It explains what the log recorded; whether the client decided right is
 //! `audit`'s question. Where the trace lacks an input, the explanation says
@@ -528,16 +530,25 @@ fn explain_resource(
     }
 }
 
-/// The last scheduling pass at or before the moment: how many CPUs it used
-/// and the jobs it could not run for memory.
+/// The last scheduling pass at or before the moment: the whole enforcement
+/// pass when the log shows its start ([`enforcement_pass`]), else how many
+/// CPUs it used and the jobs it could not run for memory.
 fn scheduling(trace: &Trace, at: Option<At>) -> Vec<String> {
     let mut last_using: Option<(usize, f64, u32)> = None;
+    let mut last_start: Option<usize> = None;
     for (idx, event) in trace.events.iter().enumerate() {
         if !at_or_before(&event.time, at) {
             continue;
         }
-        if let Message::UsingCpus { used, ncpus } = &event.message {
-            last_using = Some((idx, *used, *ncpus));
+        match &event.message {
+            Message::UsingCpus { used, ncpus } => last_using = Some((idx, *used, *ncpus)),
+            Message::EnforceRunListStart => last_start = Some(idx),
+            _ => {}
+        }
+    }
+    if let Some(start) = last_start {
+        if last_using.is_none_or(|(idx, _, _)| idx > start) {
+            return enforcement_pass(trace, start);
         }
     }
     let Some((idx, used, ncpus)) = last_using else {
@@ -571,6 +582,143 @@ fn scheduling(trace: &Trace, at: Option<At>) -> Vec<String> {
         }
     }
     out
+}
+
+/// An enforcement pass (enforce_run_list) told job by job: what ran, what
+/// did not and the rule its line names, the CPUs used, and whether the
+/// scan follows from its own job list ([`super::enforce_check`]).
+fn enforcement_pass(trace: &Trace, start: usize) -> Vec<String> {
+    let events = &trace.events;
+    let time = recorded::time_label(&events[start].time);
+    let mut ran: Vec<String> = Vec::new();
+    let mut cpus_full: Vec<String> = Vec::new();
+    let mut full_at: Option<(f64, u32)> = None;
+    let mut why_not: Vec<String> = Vec::new();
+    let mut using: Option<(f64, u32)> = None;
+    let mut ended = false;
+    for event in &events[start + 1..] {
+        match &event.message {
+            Message::EnforceRunListEnd => {
+                ended = true;
+                break;
+            }
+            Message::EnforceRunListStart | Message::MakeRunListStart => break,
+            Message::Scheduling { job, .. } => ran.push(job.to_string()),
+            Message::UsingCpus { used, ncpus } => using = Some((*used, *ncpus)),
+            Message::AllCpusUsed { used, ncpus, job } => {
+                cpus_full.push(job.to_string());
+                if let (Some(used), Some(ncpus), None) = (used, ncpus, full_at) {
+                    full_at = Some((*used, *ncpus));
+                }
+            }
+            Message::SkippingGpuJobCpuCommitted { job } => why_not.push(format!(
+                "{job} (a GPU job) did not run: the CPUs were committed and its CPU use would \
+                 take them over the usable CPUs + 1"
+            )),
+            Message::SkippingMaxConcurrent { job, .. } => why_not.push(format!(
+                "{job} did not run: its app's or project's max_concurrent limit was reached"
+            )),
+            Message::SkippingCpuLimit { job } => why_not.push(format!(
+                "{job} did not run: it would take the CPUs in use over the user's CPU limit"
+            )),
+            Message::TooBig {
+                job,
+                ws_mb: size,
+                limit_mb: left,
+            }
+            | Message::SkippingRss {
+                job,
+                rss_gb: size,
+                left_gb: left,
+            } => {
+                let unit = if matches!(event.message, Message::TooBig { .. }) {
+                    "MB"
+                } else {
+                    "GB"
+                };
+                why_not.push(format!(
+                    "{job} did not run: its expected memory {size:.2} {unit} is above the \
+                     {left:.2} {unit} of RAM left (the preferences' max memory usage less the \
+                     jobs scheduled before it)"
+                ));
+            }
+            Message::CoprocInsufficient {
+                rsc,
+                job,
+                need,
+                available,
+            } => why_not.push(format!(
+                "{job} did not run: not enough {} ({need} needed, {available} free)",
+                rsc.long_name()
+            )),
+            Message::CoprocInsufficientUsage { rsc, job, need } => why_not.push(format!(
+                "{job} did not run: not enough {} ({need:.2} of an instance needed)",
+                rsc.long_name()
+            )),
+            _ => {}
+        }
+    }
+    let mut out = vec![format!(
+        "the last enforcement pass ({time}) ran {} job(s){}",
+        ran.len(),
+        names(&ran)
+    )];
+    if let Some((used, ncpus)) = using {
+        out.push(format!(
+            "it used {used:.2} of {ncpus} CPUs{}",
+            if used + 1e-9 < f64::from(ncpus) {
+                ": CPUs were left idle"
+            } else {
+                ""
+            }
+        ));
+    }
+    if !cpus_full.is_empty() {
+        let committed = full_at.map_or_else(String::new, |(used, ncpus)| {
+            format!(" ({used:.2} >= {ncpus})")
+        });
+        out.push(format!(
+            "{} CPU job(s) did not run because every usable CPU was committed{committed}{}",
+            cpus_full.len(),
+            names(&cpus_full)
+        ));
+    }
+    out.extend(why_not);
+    if !ended {
+        out.push("the log ends inside this pass".into());
+        return out;
+    }
+    let points: Vec<RecordedPoint> = recorded::extract(events)
+        .into_iter()
+        .filter(|p| p.event_idx == start)
+        .collect();
+    let rederived = super::enforce_check::rederive(events, &points);
+    let recorded_actions = points.iter().find_map(|p| match &p.decision {
+        Decision::Enforcement(actions) => Some(actions),
+        _ => None,
+    });
+    match (rederived.get(&start), recorded_actions) {
+        (Some(Ok((actions, reason))), Some(recorded)) if actions == recorded => {
+            out.push(format!("the scan follows its own job list: {reason}"));
+        }
+        (Some(Ok((_, reason))), Some(_)) => {
+            out.push(format!(
+                "not what the rules give for its own job list: {reason}"
+            ));
+        }
+        (Some(Err(why)), _) => out.push(format!("the scan is not re-derived: {why}")),
+        _ => {}
+    }
+    out
+}
+
+/// `: A, B, C` (the first eight, then how many more), or nothing.
+fn names(jobs: &[String]) -> String {
+    match jobs.len() {
+        0 => String::new(),
+        n if n <= 8 => format!(": {}", jobs.join(", ")),
+        n => format!(": {} and {} more", jobs[..8].join(", "), n - 8),
+    }
 }
 
 /// Renders an explanation as plain sentences.

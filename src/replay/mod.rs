@@ -79,6 +79,7 @@ pub mod choice_6_10;
 pub mod compare;
 pub mod decision;
 pub mod driver;
+pub mod enforce_check;
 pub mod explain;
 pub mod joblog;
 pub mod ltd;
@@ -706,7 +707,11 @@ pub fn audit_session(
             unchecked.push(Unchecked {
                 what: "anchored replay (priority, rr_sim, fetch_state, run_list, enforcement, backoff)"
                     .into(),
-                why: format!("{why}; only self-consistency of work-fetch choices and requests is checked"),
+                why: format!(
+                    "{why}; only what the log's own lines decide is checked (work-fetch \
+                     choices and requests, priorities, enforcement passes, and run lists of a \
+                     log that starts with the client)"
+                ),
             });
             None
         }
@@ -796,7 +801,14 @@ pub fn audit_session(
             let contexts = selfcheck::link_contexts(&points);
             let run_lists = joblog::run_lists(&trace.events, &points, &job_facts(trace));
             let reports = joblog::report_checks(&trace.events, &points);
-            let check = selfcheck::SelfCheck::new(state.as_ref(), contexts, run_lists, reports);
+            let enforcements = enforce_check::rederive(&trace.events, &points);
+            let check = selfcheck::SelfCheck::new(
+                state.as_ref(),
+                contexts,
+                run_lists,
+                enforcements,
+                reports,
+            );
             let mut results = Vec::new();
             let mut divergences = Vec::new();
             let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
@@ -849,9 +861,19 @@ pub fn audit_session(
         (DecisionKind::Priority, "priority_debug"),
     ] {
         if !recorded_kinds.contains(&kind) {
+            // An excerpt of enforcement lines has cpu_sched_debug on.
+            let why = if kind == DecisionKind::RunList
+                && recorded_kinds.contains(&DecisionKind::Enforcement)
+            {
+                "none recorded (the log shows enforcement passes but no run list is built in \
+                 it: an excerpt that starts after make_run_list?)"
+                    .to_string()
+            } else {
+                format!("none recorded (log flag {flag} off?)")
+            };
             unchecked.push(Unchecked {
                 what: format!("{kind} decisions"),
-                why: format!("none recorded (log flag {flag} off?)"),
+                why,
             });
         }
     }

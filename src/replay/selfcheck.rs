@@ -705,22 +705,27 @@ pub struct SelfCheck<'a> {
     state: Option<&'a HostState>,
     contexts: BTreeMap<usize, Linked<'a>>,
     run_lists: BTreeMap<usize, super::joblog::Recomputed>,
+    enforcements: BTreeMap<usize, super::enforce_check::Rederived>,
     facts: super::joblog::LogFacts,
 }
 
 impl<'a> SelfCheck<'a> {
-    /// Over the dumps linked to each point ([`link_contexts`]) and the run
-    /// lists recomputed from the log's own lines ([`super::joblog::run_lists`]).
+    /// Over the dumps linked to each point ([`link_contexts`]), the run
+    /// lists recomputed from the log's own lines ([`super::joblog::run_lists`])
+    /// and the enforcement passes re-derived from theirs
+    /// ([`super::enforce_check::rederive`]).
     pub fn new(
         state: Option<&'a HostState>,
         contexts: BTreeMap<usize, Linked<'a>>,
         run_lists: BTreeMap<usize, super::joblog::Recomputed>,
+        enforcements: BTreeMap<usize, super::enforce_check::Rederived>,
         facts: super::joblog::LogFacts,
     ) -> Self {
         SelfCheck {
             state,
             contexts,
             run_lists,
+            enforcements,
             facts,
         }
     }
@@ -780,6 +785,21 @@ impl<'a> SelfCheck<'a> {
                         reason: reason.clone(),
                     },
                     Some(Err(why)) => Replayed::NotReplayed(format!("run_list: {why}")),
+                    None => Replayed::NotReplayed(String::new()),
+                }
+            }
+            Decision::Enforcement(_)
+                if !point.cut_before && self.enforcements.contains_key(&point.event_idx) =>
+            {
+                match self.enforcements.get(&point.event_idx) {
+                    Some(Ok((actions, reason))) => Replayed::Decision {
+                        decision: Decision::Enforcement(actions.clone()),
+                        reason: reason.clone(),
+                    },
+                    Some(Err(why)) => Replayed::NotReplayed(format!(
+                        "enforcement: from its own lines: {why}; from the host: {}",
+                        needs_state(point.kind())
+                    )),
                     None => Replayed::NotReplayed(String::new()),
                 }
             }

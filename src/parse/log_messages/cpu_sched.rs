@@ -195,6 +195,15 @@ fn skipping(tail: &str) -> Option<Message> {
             text,
         )
     };
+    if let Some(numbers) = rest.strip_prefix("estimated WSS (") {
+        // 8.0-8.2: the expected working set in MB.
+        let (ws_mb, limit_mb) = mb_pair(numbers, "MB) exceeds RAM left (", "MB)")?;
+        return Some(Message::TooBig {
+            job,
+            ws_mb,
+            limit_mb,
+        });
+    }
     if let Some(numbers) = rest.strip_prefix("estimated RSS (") {
         let (rss_gb, left_gb) = parse_pair(numbers, "RAM left (")?;
         return Some(Message::SkippingRss {
@@ -264,16 +273,18 @@ fn scheduling(tail: &str) -> Option<Message> {
     })
 }
 
+/// Two sizes in MB: `%.2f{between}%.2f{end}`.
+fn mb_pair(text: &str, between: &'static str, end: &'static str) -> Option<(f64, f64)> {
+    full(
+        tuple((terminated(float, tag(between)), terminated(float, tag(end)))),
+        text,
+    )
+}
+
 /// `%s can't run, too big %.2fMB > %.2fMB` and `%s: WS too big %.2fMB > %.2fMB`.
 fn too_big(text: &str, middle: &str) -> Option<Message> {
     let (job, numbers) = text.split_fast(middle)?;
-    let (ws_mb, limit_mb) = full(
-        tuple((
-            terminated(float, tag("MB > ")),
-            terminated(float, tag("MB")),
-        )),
-        numbers,
-    )?;
+    let (ws_mb, limit_mb) = mb_pair(numbers, "MB > ", "MB")?;
     Some(Message::TooBig {
         job: job.into(),
         ws_mb,
@@ -788,6 +799,14 @@ mod tests {
         assert_eq!(
             msg("[cpu_sched_debug] skipping X_1: estimated RSS (1.50 GB) exceeds RAM left (1.00 GB)"),
             Message::SkippingRss { job: "X_1".into(), rss_gb: 1.5, left_gb: 1.0 }
+        );
+        assert_eq!(
+            msg("[cpu_sched_debug] skipping X_1: estimated WSS (2384.19MB) exceeds RAM left (1504.90MB)"),
+            Message::TooBig {
+                job: "X_1".into(),
+                ws_mb: 2384.19,
+                limit_mb: 1504.9
+            }
         );
         assert_eq!(
             msg("[cpu_sched_debug] enforce: task X_1 can't run, too big 10.00MB > 5.00MB"),

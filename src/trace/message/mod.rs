@@ -911,7 +911,8 @@ messages! {
     },
     /// `[cpu_sched_debug] enforce: result %s can't run, too big %.2fMB > %.2fMB` (7.0–7.6),
     /// `enforce: task %s can't run, too big …` (7.8–7.22),
-    /// `can't run %s: WS too big %.2fMB > %.2fMB` (7.24).
+    /// `can't run %s: WS too big %.2fMB > %.2fMB` (7.24),
+    /// `skipping %s: estimated WSS (%.2fMB) exceeds RAM left (%.2fMB)` (8.0–8.2).
     TooBig = "too_big" {
         /// The job.
         job: CompactString,

@@ -1,0 +1,483 @@
+//! An enforcement pass re-derived from its own lines (client/cpu_sched.cpp
+//! `CLIENT_STATE::enforce_run_list`, the same scan from 7.2 to today;
+//! spec/policy-current.md §8 enforcement).
+//!
+//! The pass prints its final job list, in the order the scan walks it, with
+//! each job's CPU use (`N: JOB (C CPU + G GPU; MD: …; UTS: …)`, 7.24 on),
+//! then one line per job the scan reaches: `scheduling JOB`, or why it is
+//! skipped. The scan's CPU rule is checked against those lines:
+//!
+//! - with `ncpus_used >= ncpus` a CPU job is skipped (`all CPUs used (U >=
+//!   N)`, whose `U` must be the sum of the CPU use of the jobs scheduled
+//!   before it) and a GPU job is skipped only when its CPU use would take
+//!   the total over `ncpus + 1` (`skipping GPU job …; CPU committed`);
+//! - below that a job is scheduled, unless a limit the pass prints stops it:
+//!   a max_concurrent limit, the user's CPU limit (today's client: only
+//!   when the job would take the total over `ncpus`), or the RAM left (the
+//!   job's working set must exceed the RAM the line prints, and the RAM
+//!   left never grows within the pass).
+//!
+//! What the lines do not tell is taken as given, never guessed: GPU jobs the
+//! coprocessor assignment drops (printed only with `coproc_debug`; a GPU
+//! job with no line), the max_concurrent limits and the working sets of
+//! scheduled jobs. A CPU job with no line at all (a line of a form the
+//! catalogue does not know) leaves the pass not checked. The CPU count `N` is printed only when a CPU job is
+//! skipped or CPUs stay idle (`using U out of N CPUs`): taken from the pass,
+//! else from the last line before it that printed it (those two, work
+//! fetch's `set_request() for CPU: ninst N`, `Number of usable CPUs has
+//! changed from A to N`).
+//!
+//! Each CPU use is printed with two decimals; a comparison closer to its
+//! bound than the rounding of the summed values allows is not decided
+//! (a use printed as a whole number is taken as exact).
+//!
+//! Architecture Invariant: pure; reads the events and the recorded points.
+
+use super::decision::Decision;
+use super::recorded::RecordedPoint;
+use crate::resource::ResourceType;
+use crate::trace::event::LogEvent;
+use crate::trace::message::Message;
+use std::collections::{BTreeMap, HashMap};
+
+/// The actions a pass's own lines call for (the recorded ones with each
+/// `schedule JOB` recomputed) and the rule's account, or why the pass
+/// cannot be re-derived.
+pub type Rederived = Result<(Vec<String>, String), String>;
+
+/// How the pass's lines say the scan treated one job.
+#[derive(Clone, Debug, PartialEq)]
+enum Outcome {
+    Scheduled,
+    /// `all CPUs used (U >= N)`.
+    AllCpusUsed(Option<f64>),
+    GpuCpuCommitted,
+    MaxConcurrent,
+    UserCpuLimit,
+    /// Working set and RAM left, MB.
+    TooBig(f64, f64),
+    /// Dropped by the coprocessor assignment (`Insufficient …`).
+    NoCoproc,
+    /// 7.0's multithread overcommit rule (taken as given).
+    MtOvercommit,
+}
+
+/// One job of the final job list.
+struct Listed {
+    job: String,
+    ncpus: f64,
+    gpu: bool,
+}
+
+/// One enforcement pass as its lines show it.
+#[derive(Default)]
+struct Pass {
+    /// The final job list; `None` before `final job list:`.
+    list: Option<Vec<Listed>>,
+    /// A listed job without its CPU use (before 7.24).
+    no_use: bool,
+    outcomes: HashMap<String, Outcome>,
+    /// `using U out of N CPUs`.
+    using: Option<(f64, u32)>,
+    /// The CPU count the pass printed.
+    ncpus: Option<u32>,
+    /// `[mem_usage] enforce: available RAM X` (MB).
+    ram_mb: Option<f64>,
+}
+
+/// Every enforcement point's actions re-derived from its pass's lines (keyed
+/// by the point's event index).
+pub fn rederive(events: &[LogEvent], points: &[RecordedPoint]) -> BTreeMap<usize, Rederived> {
+    let mut out = BTreeMap::new();
+    let mut last_ncpus: Option<u32> = None;
+    let mut scanned = 0;
+    for point in points {
+        let Decision::Enforcement(actions) = &point.decision else {
+            continue;
+        };
+        if point.cut_before || point.cut_after {
+            continue;
+        }
+        // The CPU count printed before this pass.
+        for event in events.get(scanned..point.event_idx).unwrap_or_default() {
+            if let Some(n) = printed_ncpus(&event.message) {
+                last_ncpus = Some(n);
+            }
+        }
+        scanned = scanned.max(point.event_idx);
+        let pass = read_pass(events, point.event_idx);
+        let result = check(&pass, actions, last_ncpus);
+        if let Some(n) = pass.ncpus {
+            last_ncpus = Some(n);
+        }
+        out.insert(point.event_idx, result);
+    }
+    out
+}
+
+/// A usable CPU count a line prints: the enforcement lines, the CPU
+/// instances of work fetch (`set_request() for CPU: ninst N`) and a change
+/// of the preferences (`Number of usable CPUs has changed from A to N`).
+fn printed_ncpus(message: &Message) -> Option<u32> {
+    match message {
+        Message::AllCpusUsed { ncpus, .. } => *ncpus,
+        Message::UsingCpus { ncpus, .. } => Some(*ncpus),
+        Message::SetRequest { rsc, ninst, .. } if *rsc == ResourceType::Cpu => Some(*ninst),
+        Message::UsableCpusChanged { to, .. } => Some(*to),
+        _ => None,
+    }
+}
+
+/// The lines of the pass that starts at `start` (`enforce_run_list():
+/// start`), up to its end line.
+fn read_pass(events: &[LogEvent], start: usize) -> Pass {
+    let mut pass = Pass::default();
+    for event in events.iter().skip(start + 1) {
+        let outcome = match &event.message {
+            Message::EnforceRunListEnd
+            | Message::EnforceRunListStart
+            | Message::MakeRunListStart => break,
+            Message::FinalJobList => {
+                pass.list = Some(Vec::new());
+                continue;
+            }
+            Message::JobListEntry { job, resources, .. } => {
+                if let Some(list) = &mut pass.list {
+                    match resources {
+                        Some(r) => list.push(Listed {
+                            job: job.to_string(),
+                            ncpus: r.ncpus,
+                            gpu: r.coproc.is_some(),
+                        }),
+                        None => pass.no_use = true,
+                    }
+                }
+                continue;
+            }
+            Message::UsingCpus { used, ncpus } => {
+                pass.using = Some((*used, *ncpus));
+                pass.ncpus = Some(*ncpus);
+                continue;
+            }
+            Message::MemUsageAvailable { ram_mb, .. } => {
+                pass.ram_mb = Some(*ram_mb);
+                continue;
+            }
+            Message::Scheduling { job, .. } => (job, Outcome::Scheduled),
+            Message::AllCpusUsed { used, ncpus, job } => {
+                pass.ncpus = ncpus.or(pass.ncpus);
+                (job, Outcome::AllCpusUsed(*used))
+            }
+            Message::SkippingGpuJobCpuCommitted { job } => (job, Outcome::GpuCpuCommitted),
+            Message::SkippingMaxConcurrent { job, .. } => (job, Outcome::MaxConcurrent),
+            Message::SkippingCpuLimit { job } => (job, Outcome::UserCpuLimit),
+            Message::TooBig {
+                job,
+                ws_mb,
+                limit_mb,
+            } => (job, Outcome::TooBig(*ws_mb, *limit_mb)),
+            Message::SkippingRss {
+                job,
+                rss_gb,
+                left_gb,
+            } => (job, Outcome::TooBig(rss_gb * 1024.0, left_gb * 1024.0)),
+            Message::CoprocInsufficient { job, .. }
+            | Message::CoprocInsufficientUsage { job, .. } => (job, Outcome::NoCoproc),
+            Message::AvoidMtOvercommit { job } => (job, Outcome::MtOvercommit),
+            _ => continue,
+        };
+        pass.outcomes.insert(outcome.0.to_string(), outcome.1);
+    }
+    pass
+}
+
+/// Half a unit of the second decimal: how far a `%.2f` value may be from
+/// the number it prints.
+const HALF_CENT: f64 = 0.005;
+
+/// CPUs committed so far: the sum of printed uses and how far the true sum
+/// may be from it.
+#[derive(Clone, Copy, Default)]
+struct Used {
+    sum: f64,
+    slack: f64,
+}
+
+impl Used {
+    fn add(&mut self, ncpus: f64) {
+        self.sum += ncpus;
+        if (ncpus - ncpus.round()).abs() > 1e-9 {
+            self.slack += HALF_CENT;
+        }
+    }
+
+    /// `used + extra >= bound`, `None` when the rounding leaves it open.
+    fn at_least(self, extra: f64, bound: f64) -> Option<bool> {
+        let slack = self.slack
+            + if (extra - extra.round()).abs() > 1e-9 {
+                HALF_CENT
+            } else {
+                0.0
+            };
+        let value = self.sum + extra;
+        if value - slack >= bound - 1e-9 {
+            Some(true)
+        } else if value + slack < bound - 1e-9 {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+const NO_CPU_USE: &str = "this release's job list does not print each job's CPU use (7.24 \
+                          on does): the CPUs the scan commits are not in the log";
+
+const NO_CPU_COUNT: &str = "the usable CPU count is printed only when a CPU job is skipped or \
+                            CPUs stay idle (`all CPUs used (U >= N)`, `using U out of N \
+                            CPUs`) or a work request is made (`set_request() for CPU: ninst \
+                            N`); no line up to this pass printed it";
+
+fn check(pass: &Pass, recorded: &[String], earlier_ncpus: Option<u32>) -> Rederived {
+    let Some(list) = &pass.list else {
+        return Err("the pass prints no final job list (`final job list:`)".into());
+    };
+    if pass.no_use {
+        return Err(NO_CPU_USE.into());
+    }
+    let (ncpus, ncpus_from) = match (pass.ncpus, earlier_ncpus) {
+        (Some(n), _) => (n, "printed by the pass"),
+        (None, Some(n)) => (n, "printed before the pass"),
+        (None, None) => {
+            return Err(NO_CPU_COUNT.into());
+        }
+    };
+    let mut used = Used::default();
+    let mut scheduled: Vec<String> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let mut ram_left = pass.ram_mb;
+    let mut user_limit = false;
+    let open = |job: &str, what: &str| -> Rederived {
+        Err(format!(
+            "{job}: {what} is within the rounding of the two-decimal CPU uses the job list prints"
+        ))
+    };
+    for job in list {
+        let outcome = pass.outcomes.get(&job.job);
+        match outcome {
+            // Inputs the lines give, not recomputed.
+            Some(Outcome::NoCoproc | Outcome::MaxConcurrent | Outcome::MtOvercommit) => continue,
+            None if job.gpu => continue,
+            // The scan prints a line for every CPU job it reaches.
+            None => {
+                return Err(format!(
+                    "no line of the pass says what the scan did with {} (a line of an \
+                     unknown form?)",
+                    job.job
+                ))
+            }
+            _ => {}
+        }
+        let (run, why) = match verdict(job, outcome, used, ncpus, &mut user_limit, &mut ram_left) {
+            Ok(verdict) => verdict,
+            Err(what) => return open(&job.job, what),
+        };
+        if let (false, Some(Outcome::AllCpusUsed(Some(printed)))) = (run, outcome) {
+            if (printed - used.sum).abs() > used.slack + HALF_CENT + 1e-9 {
+                return Err(format!(
+                    "the pass prints {printed:.2} CPUs committed before {}, the job list's \
+                     scheduled jobs sum to {:.2}: jobs outside the list hold CPUs",
+                    job.job, used.sum
+                ));
+            }
+        }
+        if run != matches!(outcome, Some(Outcome::Scheduled)) {
+            notes.push(format!("{}: {why}", job.job));
+        }
+        if run {
+            scheduled.push(job.job.clone());
+            used.add(job.ncpus);
+        }
+    }
+    if let Some((printed, _)) = pass.using {
+        if (printed - used.sum).abs() > used.slack + HALF_CENT + 1e-9 {
+            notes.push(format!(
+                "the pass ends using {printed:.2} CPUs; its scheduled jobs sum to {:.2}",
+                used.sum
+            ));
+        }
+    }
+    let actions = with_schedules(recorded, &scheduled);
+    let mut reason = format!(
+        "§8 enforce_run_list (cpu_sched.cpp): the final job list scanned against {ncpus} \
+         usable CPUs ({ncpus_from}): {} scheduled, {:.2} CPUs committed",
+        scheduled.len(),
+        used.sum
+    );
+    if !notes.is_empty() {
+        reason = format!("{reason}; {}", notes.join("; "));
+    }
+    Ok((actions, reason))
+}
+
+/// Whether the scan runs `job` (reached with `used` CPUs committed) and
+/// the rule that says so; `Err` names the comparison the rounding leaves
+/// open.
+fn verdict(
+    job: &Listed,
+    outcome: Option<&Outcome>,
+    used: Used,
+    ncpus: u32,
+    user_limit: &mut bool,
+    ram_left: &mut Option<f64>,
+) -> Result<(bool, String), &'static str> {
+    let n = f64::from(ncpus);
+    let total = format!("{:.2} + {:.2}", used.sum, job.ncpus);
+    // Today's client: with the user's CPU limit in force, a job that would
+    // take the total over it is skipped (first, before the other rules).
+    if let Some(Outcome::UserCpuLimit) = outcome {
+        *user_limit = true;
+    }
+    if *user_limit {
+        match used.at_least(job.ncpus, n + 1e-6) {
+            Some(true) => {
+                return Ok((
+                    false,
+                    format!("{total} CPUs exceed the user's limit of {ncpus}"),
+                ))
+            }
+            Some(false) => {}
+            None => return Err("the user's CPU limit"),
+        }
+    }
+    match used.at_least(0.0, n) {
+        None => return Err("whether every CPU is committed"),
+        Some(true) if !job.gpu => {
+            return Ok((
+                false,
+                format!(
+                    "{:.2} >= {ncpus} CPUs committed: a CPU job is skipped",
+                    used.sum
+                ),
+            ))
+        }
+        Some(true) => match used.at_least(job.ncpus, n + 1.0 + 1e-6) {
+            None => return Err("the GPU job's CPU overcommit"),
+            Some(true) => {
+                return Ok((
+                    false,
+                    format!("{total} CPUs exceed {ncpus} + 1: the GPU job is skipped"),
+                ))
+            }
+            Some(false) => {}
+        },
+        Some(false) => {}
+    }
+    if let Some(&Outcome::TooBig(ws, left)) = outcome {
+        let holds = ws > left - 0.01 && ram_left.is_none_or(|before| left <= before + 0.01);
+        let before = ram_left.replace(left);
+        if holds {
+            return Ok((false, format!("{ws:.2}MB > {left:.2}MB of RAM left")));
+        }
+        return Ok((
+            true,
+            match before {
+                Some(before) if left > before + 0.01 => format!(
+                    "the RAM left grows within the pass ({before:.2}MB, then {left:.2}MB): \
+                     the RAM check's line does not hold"
+                ),
+                _ => format!("{ws:.2}MB fits in {left:.2}MB of RAM left"),
+            },
+        ));
+    }
+    if let Some(Outcome::UserCpuLimit) = outcome {
+        return Ok((
+            true,
+            format!("{total} CPUs are within the user's limit of {ncpus}"),
+        ));
+    }
+    Ok((true, format!("{total} CPUs: below {ncpus}, the job runs")))
+}
+
+/// The recorded actions with their `schedule JOB` entries replaced by
+/// `scheduled`, in the same places (extra ones after the last).
+fn with_schedules(recorded: &[String], scheduled: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(recorded.len() + scheduled.len());
+    let mut next = scheduled.iter();
+    let last = recorded.iter().rposition(|a| a.starts_with("schedule "));
+    for (i, action) in recorded.iter().enumerate() {
+        if action.starts_with("schedule ") {
+            if let Some(job) = next.next() {
+                out.push(format!("schedule {job}"));
+            }
+        } else {
+            out.push(action.clone());
+        }
+        if Some(i) == last {
+            out.extend(next.by_ref().map(|job| format!("schedule {job}")));
+        }
+    }
+    if last.is_none() {
+        // No schedule recorded: the recomputed ones go before the first
+        // action that follows the scan (a preemption or a start).
+        let at = out
+            .iter()
+            .position(|a| !a.starts_with("assign "))
+            .unwrap_or(out.len());
+        let rest: Vec<String> = next.map(|job| format!("schedule {job}")).collect();
+        out.splice(at..at, rest);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn schedules_replace_in_place() {
+        let rec = s(&[
+            "assign G NVIDIA 0",
+            "schedule G",
+            "schedule A",
+            "preempt B (left)",
+        ]);
+        assert_eq!(
+            with_schedules(&rec, &s(&["G", "A", "C"])),
+            s(&[
+                "assign G NVIDIA 0",
+                "schedule G",
+                "schedule A",
+                "schedule C",
+                "preempt B (left)"
+            ])
+        );
+        assert_eq!(
+            with_schedules(&rec, &s(&["G"])),
+            s(&["assign G NVIDIA 0", "schedule G", "preempt B (left)"])
+        );
+        assert_eq!(
+            with_schedules(&s(&["assign G NVIDIA 0", "preempt B (left)"]), &s(&["A"])),
+            s(&["assign G NVIDIA 0", "schedule A", "preempt B (left)"])
+        );
+    }
+
+    #[test]
+    fn rounding_leaves_close_bounds_open() {
+        let mut used = Used::default();
+        used.add(1.0);
+        used.add(1.0);
+        assert_eq!(used.at_least(0.0, 2.0), Some(true));
+        let mut used = Used::default();
+        used.add(1.0);
+        used.add(0.5);
+        used.add(0.5);
+        // 0.50 may be 0.495..0.505 each: 1.99 .. 2.01, open.
+        assert_eq!(used.at_least(0.0, 2.0), None);
+        assert_eq!(used.at_least(0.0, 3.0), Some(false));
+    }
+}
