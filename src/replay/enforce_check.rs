@@ -83,7 +83,13 @@ struct Pass {
     ncpus: Option<u32>,
     /// `[mem_usage] enforce: available RAM X` (MB).
     ram_mb: Option<f64>,
+    /// Its end line was read.
+    ended: bool,
 }
+
+/// How far a pass's lines are looked for: a job list of thousands of jobs
+/// fits; a start line with no end line does not scan the rest of the log.
+const MAX_PASS_LINES: usize = 100_000;
 
 /// Every enforcement point's actions re-derived from its pass's lines (keyed
 /// by the point's event index).
@@ -132,11 +138,18 @@ fn printed_ncpus(message: &Message) -> Option<u32> {
 /// start`), up to its end line.
 fn read_pass(events: &[LogEvent], start: usize) -> Pass {
     let mut pass = Pass::default();
-    for event in events.iter().skip(start + 1) {
+    for event in events.iter().skip(start + 1).take(MAX_PASS_LINES) {
         let outcome = match &event.message {
-            Message::EnforceRunListEnd
-            | Message::EnforceRunListStart
-            | Message::MakeRunListStart => break,
+            Message::EnforceRunListEnd => {
+                pass.ended = true;
+                break;
+            }
+            // Another pass (or another generation's) begins.
+            Message::EnforceRunListStart
+            | Message::MakeRunListStart
+            | Message::ScheduleCpusStart
+            | Message::EnforceScheduleStart
+            | Message::EnforceScheduleEnd => break,
             Message::FinalJobList => {
                 pass.list = Some(Vec::new());
                 continue;
@@ -239,6 +252,9 @@ const NO_CPU_COUNT: &str = "the usable CPU count is printed only when a CPU job 
                             N`); no line up to this pass printed it";
 
 fn check(pass: &Pass, recorded: &[String], earlier_ncpus: Option<u32>) -> Rederived {
+    if !pass.ended {
+        return Err("no `enforce_run_list: end` line closes the pass".into());
+    }
     let Some(list) = &pass.list else {
         return Err("the pass prints no final job list (`final job list:`)".into());
     };

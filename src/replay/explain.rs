@@ -602,7 +602,11 @@ fn enforcement_pass(trace: &Trace, start: usize) -> Vec<String> {
                 ended = true;
                 break;
             }
-            Message::EnforceRunListStart | Message::MakeRunListStart => break,
+            Message::EnforceRunListStart
+            | Message::MakeRunListStart
+            | Message::ScheduleCpusStart
+            | Message::EnforceScheduleStart
+            | Message::EnforceScheduleEnd => break,
             Message::Scheduling { job, .. } => ran.push(job.to_string()),
             Message::UsingCpus { used, ncpus } => using = Some((*used, *ncpus)),
             Message::AllCpusUsed { used, ncpus, job } => {
