@@ -615,4 +615,7 @@ pub struct BenchParseArgs {
     /// How many timed runs (the best and the median are reported).
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub runs: u32,
+    /// Time the typed parse only (no audit, no line count): for profiling.
+    #[arg(long)]
+    pub parse_only: bool,
 }

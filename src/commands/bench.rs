@@ -61,6 +61,9 @@ pub fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
         megabytes / best,
         megabytes / median
     );
+    if args.parse_only {
+        return Ok(EXIT_OK);
+    }
     // The whole audit of the same bytes, as `audit LOG --format json` runs
     // it: parsed and audited session by session, totals kept.
     let audit_options = AuditOptions::default();

@@ -146,8 +146,9 @@ impl<'r> LineReader<'r> {
             let block = &available[..=last];
             let text = std::str::from_utf8(block).ok();
             let mut start = 0;
-            while let Some(pos) = memchr::memchr(b'\n', &block[start..]) {
-                let end = start + pos;
+            // One searcher over the block: a call per line would pay the
+            // search's set-up on every short line.
+            for end in memchr::memchr_iter(b'\n', block) {
                 let whole = &block[start..end];
                 let len = whole.len() - usize::from(whole.last() == Some(&b'\r'));
                 let (kept, cut_from) = if len > self.limit {
