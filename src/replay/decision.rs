@@ -440,6 +440,15 @@ pub enum Decision {
         /// Slack of a recomputed value.
         slack: f64,
     },
+    /// Whether the MC shortfall a max_concurrent project with no job on a
+    /// resource asks by (`using MC shortfall M instead of shortfall S`) is
+    /// positive ([`super::mc_check`]).
+    McShortfall {
+        /// Long resource name.
+        rsc: String,
+        /// The MC shortfall is above 0.
+        positive: bool,
+    },
     /// A work-fetch state dump.
     FetchState(FetchDump),
     /// One line of choose_project()'s scan (7.16 on): `can fetch RSC`,
@@ -501,7 +510,9 @@ impl Decision {
     pub fn kind(&self) -> DecisionKind {
         match self {
             Decision::Choice(_) | Decision::ScanLine { .. } => DecisionKind::WorkFetchChoice,
-            Decision::Request { .. } | Decision::RequestSecs { .. } => DecisionKind::WorkRequest,
+            Decision::Request { .. }
+            | Decision::RequestSecs { .. }
+            | Decision::McShortfall { .. } => DecisionKind::WorkRequest,
             Decision::FetchState(_) => DecisionKind::FetchState,
             Decision::RrSim { .. } => DecisionKind::RrSim,
             Decision::RunList(_) => DecisionKind::RunList,
@@ -542,6 +553,10 @@ impl Decision {
             }
             Decision::RequestSecs { rsc, secs, slack } => {
                 out.push(Field::num_within("req_secs", *secs, 2, *slack).of_resource(rsc));
+            }
+            Decision::McShortfall { rsc, positive } => {
+                let shown = if *positive { "positive" } else { "0" };
+                out.push(Field::text("mc_shortfall", shown.to_string()).of_resource(rsc));
             }
             Decision::ScanLine { rsc, reason } => {
                 let shown = match (rsc, reason.is_empty()) {

@@ -83,6 +83,7 @@ pub mod enforce_check;
 pub mod explain;
 pub mod joblog;
 pub mod ltd;
+pub mod mc_check;
 pub mod queue;
 pub mod recorded;
 pub mod selfcheck;
@@ -812,8 +813,30 @@ pub fn audit_session(
             let mut results = Vec::new();
             let mut divergences = Vec::new();
             let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
+            let mc_points = mc_check::checks(
+                &trace.events,
+                choice.release,
+                params.mc_shortfall_running_max != 0.0,
+            );
+            // The MC points go in among the others at their lines.
+            let mut all_points: Vec<&recorded::RecordedPoint> = Vec::new();
+            let mut mc = mc_points.iter().map(|(point, _)| point).peekable();
             for point in &points {
-                let replayed = check.replay(point);
+                while let Some(early) = mc.next_if(|m| m.event_idx < point.event_idx) {
+                    all_points.push(early);
+                }
+                all_points.push(point);
+            }
+            all_points.extend(mc);
+            let mc_replayed: BTreeMap<usize, &compare::Replayed> = mc_points
+                .iter()
+                .map(|(point, replayed)| (point.event_idx, replayed))
+                .collect();
+            for point in all_points {
+                let replayed = match (&point.decision, mc_replayed.get(&point.event_idx)) {
+                    (decision::Decision::McShortfall { .. }, Some(&replayed)) => replayed.clone(),
+                    _ => check.replay(point),
+                };
                 if let compare::Replayed::NotReplayed(why) = &replayed {
                     let entry = not_replayed
                         .entry(point.kind())
