@@ -127,6 +127,10 @@ pub struct Explanation {
     pub resources: Vec<ResourceWhy>,
     /// What the last scheduling pass up to that moment showed.
     pub scheduling: Vec<String>,
+    /// The MC shortfalls of max_concurrent projects with no job on a
+    /// resource at that moment, and what today's rules say of them
+    /// ([`super::mc_check`]).
+    pub mc_shortfalls: Vec<String>,
     /// Inputs the trace lacks for a full answer.
     pub missing: Vec<String>,
 }
@@ -162,6 +166,7 @@ pub fn explain(trace: &Trace, trace_name: &str, options: &ExplainOptions) -> Exp
     } else {
         explain_recorded(trace, options, &mut out);
     }
+    out.mc_shortfalls = mc_shortfalls(trace, options.at);
     out.scheduling = scheduling(trace, options.at);
     if out.scheduling.is_empty() {
         out.missing.push(
@@ -584,6 +589,56 @@ fn scheduling(trace: &Trace, at: Option<At>) -> Vec<String> {
     out
 }
 
+/// The MC shortfalls printed at the last moment (at or before `at`) that
+/// printed one for a max_concurrent project with no job on the resource,
+/// judged under today's rules.
+fn mc_shortfalls(trace: &Trace, at: Option<At>) -> Vec<String> {
+    let events = &trace.events;
+    let found: Vec<_> = super::mc_check::checks(events, None, false)
+        .into_iter()
+        .filter(|(p, _)| {
+            events
+                .get(p.event_idx)
+                .is_some_and(|e| at_or_before(&e.time, at))
+        })
+        .collect();
+    let Some(last) = found.last().map(|(p, _)| p.time_label.clone()) else {
+        return Vec::new();
+    };
+    found
+        .iter()
+        .filter(|(p, _)| p.time_label == last)
+        .map(|(point, replayed)| {
+            let (Decision::McShortfall { rsc, positive }, Some(project)) =
+                (&point.decision, &point.project)
+            else {
+                return String::new();
+            };
+            let recorded = if *positive {
+                "a positive MC shortfall"
+            } else {
+                "an MC shortfall of 0, so nothing"
+            };
+            let verdict = match replayed {
+                super::compare::Replayed::Decision {
+                    decision: Decision::McShortfall { positive: p, .. },
+                    reason,
+                } if p == positive => format!("as the rules give: {reason}"),
+                super::compare::Replayed::Decision { reason, .. } => {
+                    format!("not what the rules give: {reason}")
+                }
+                super::compare::Replayed::NotReplayed(why) => format!("not checked: {why}"),
+            };
+            format!(
+                "{project} (max_concurrent, no job on {rsc}) asked {rsc} by {recorded} \
+                 ({}): {verdict}",
+                point.time_label
+            )
+        })
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 /// An enforcement pass (enforce_run_list) told job by job: what ran, what
 /// did not and the rule its line names, the CPUs used, and whether the
 /// scan follows from its own job list ([`super::enforce_check`]).
@@ -744,6 +799,12 @@ pub fn render_text(e: &Explanation) -> String {
             s.push_str(&format!("  - {}: {}\n", p.project, p.why));
         }
         s.push_str(&format!("  => {}\n", rsc.outcome));
+    }
+    if !e.mc_shortfalls.is_empty() {
+        s.push_str("\nmax_concurrent:\n");
+        for line in &e.mc_shortfalls {
+            s.push_str(&format!("  - {line}\n"));
+        }
     }
     if !e.scheduling.is_empty() {
         s.push_str("\nscheduling:\n");
