@@ -134,22 +134,36 @@ fn printed_ncpus(message: &Message) -> Option<u32> {
     }
 }
 
-/// The lines of the pass that starts at `start` (`enforce_run_list():
-/// start`), up to its end line.
-fn read_pass(events: &[LogEvent], start: usize) -> Pass {
-    let mut pass = Pass::default();
-    for event in events.iter().skip(start + 1).take(MAX_PASS_LINES) {
-        let outcome = match &event.message {
-            Message::EnforceRunListEnd => {
-                pass.ended = true;
-                break;
-            }
-            // Another pass (or another generation's) begins.
+/// The lines of the enforcement pass that starts at `start`
+/// (`enforce_run_list(): start`), without its start and end lines, and
+/// whether its end line closes it: the pass stops at any pass start or end
+/// line of any generation and after [`MAX_PASS_LINES`] lines.
+pub fn pass_lines(events: &[LogEvent], start: usize) -> (&[LogEvent], bool) {
+    let rest = events.get(start + 1..).unwrap_or_default();
+    let rest = &rest[..rest.len().min(MAX_PASS_LINES)];
+    for (i, event) in rest.iter().enumerate() {
+        match event.message {
+            Message::EnforceRunListEnd => return (&rest[..i], true),
             Message::EnforceRunListStart
             | Message::MakeRunListStart
             | Message::ScheduleCpusStart
             | Message::EnforceScheduleStart
-            | Message::EnforceScheduleEnd => break,
+            | Message::EnforceScheduleEnd => return (&rest[..i], false),
+            _ => {}
+        }
+    }
+    (rest, false)
+}
+
+/// The pass that starts at `start`, as its lines show it.
+fn read_pass(events: &[LogEvent], start: usize) -> Pass {
+    let (lines, ended) = pass_lines(events, start);
+    let mut pass = Pass {
+        ended,
+        ..Pass::default()
+    };
+    for event in lines {
+        let outcome = match &event.message {
             Message::FinalJobList => {
                 pass.list = Some(Vec::new());
                 continue;

@@ -650,18 +650,9 @@ fn enforcement_pass(trace: &Trace, start: usize) -> Vec<String> {
     let mut full_at: Option<(f64, u32)> = None;
     let mut why_not: Vec<String> = Vec::new();
     let mut using: Option<(f64, u32)> = None;
-    let mut ended = false;
-    for event in &events[start + 1..] {
+    let (lines, ended) = super::enforce_check::pass_lines(events, start);
+    for event in lines {
         match &event.message {
-            Message::EnforceRunListEnd => {
-                ended = true;
-                break;
-            }
-            Message::EnforceRunListStart
-            | Message::MakeRunListStart
-            | Message::ScheduleCpusStart
-            | Message::EnforceScheduleStart
-            | Message::EnforceScheduleEnd => break,
             Message::Scheduling { job, .. } => ran.push(job.to_string()),
             Message::UsingCpus { used, ncpus } => using = Some((*used, *ncpus)),
             Message::AllCpusUsed { used, ncpus, job } => {
