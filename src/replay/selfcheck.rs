@@ -754,6 +754,9 @@ impl<'a> SelfCheck<'a> {
 
     /// The replayed side of one point.
     pub fn replay(&self, point: &RecordedPoint) -> Replayed {
+        if let Some(replayed) = self.recomputed_from_lines(point) {
+            return replayed;
+        }
         match &point.decision {
             Decision::Choice(Some(chosen)) if chosen == UNRESOLVED => {
                 let mut why = "the log ends before this pass printed its choice (`No project \
@@ -776,33 +779,6 @@ impl<'a> SelfCheck<'a> {
                 user,
                 ..
             } => rpc_timing(point.time, *until, until_label, *user),
-            Decision::RunList(_)
-                if !point.cut_before && self.run_lists.contains_key(&point.event_idx) =>
-            {
-                match self.run_lists.get(&point.event_idx) {
-                    Some(Ok((entries, reason))) => Replayed::Decision {
-                        decision: Decision::RunList(entries.clone()),
-                        reason: reason.clone(),
-                    },
-                    Some(Err(why)) => Replayed::NotReplayed(format!("run_list: {why}")),
-                    None => Replayed::NotReplayed(String::new()),
-                }
-            }
-            Decision::Enforcement(_)
-                if !point.cut_before && self.enforcements.contains_key(&point.event_idx) =>
-            {
-                match self.enforcements.get(&point.event_idx) {
-                    Some(Ok((actions, reason))) => Replayed::Decision {
-                        decision: Decision::Enforcement(actions.clone()),
-                        reason: reason.clone(),
-                    },
-                    Some(Err(why)) => Replayed::NotReplayed(format!(
-                        "enforcement: from its own lines: {why}; from the host: {}",
-                        needs_state(point.kind())
-                    )),
-                    None => Replayed::NotReplayed(String::new()),
-                }
-            }
             // Each line of a priority pass carries its own inputs: checked
             // even in a pass the log starts inside.
             Decision::Priority(entries) => priority_from_printed(entries),
@@ -824,6 +800,34 @@ impl<'a> SelfCheck<'a> {
                 needs_state(point.kind())
             )),
         }
+    }
+
+    /// A run list or enforcement pass recomputed from the log's own lines
+    /// (a whole pass only), or why it could not be; `None` when neither
+    /// applies to the point.
+    fn recomputed_from_lines(&self, point: &RecordedPoint) -> Option<Replayed> {
+        if point.cut_before {
+            return None;
+        }
+        let idx = point.event_idx;
+        let decided = |decision, reason: &String| Replayed::Decision {
+            decision,
+            reason: reason.clone(),
+        };
+        Some(match &point.decision {
+            Decision::RunList(_) => match self.run_lists.get(&idx)? {
+                Ok((entries, reason)) => decided(Decision::RunList(entries.clone()), reason),
+                Err(why) => Replayed::NotReplayed(format!("run_list: {why}")),
+            },
+            Decision::Enforcement(_) => match self.enforcements.get(&idx)? {
+                Ok((actions, reason)) => decided(Decision::Enforcement(actions.clone()), reason),
+                Err(why) => Replayed::NotReplayed(format!(
+                    "enforcement: from its own lines: {why}; from the host: {}",
+                    needs_state(point.kind())
+                )),
+            },
+            _ => return None,
+        })
     }
 
     /// The point's context, or why it has none (said as "not checked").
