@@ -9,7 +9,7 @@
 
 use crate::divergence::{DivergenceReport, HostActivity, Unchecked};
 use crate::parse::{self, LogOptions, ParseError, Select};
-use crate::replay::{self, AuditOptions, ReplayError};
+use crate::replay::{self, AuditOptions, ReplayError, SessionCarry, Window, WindowStart};
 use crate::server;
 use crate::simulate::GeneratedJob;
 use crate::trace::{ClientVersion, EventTime, LogEvent, Message, TimeBase, Trace};
@@ -49,12 +49,15 @@ pub struct StreamedAudit {
     /// The trace without its events: state, configuration, transcripts and
     /// the log's facts (client version, UTC offset).
     pub trace: Trace,
+    /// The windows long sessions were audited in (0: every session whole).
+    pub windows: usize,
 }
 
 /// Audits the inputs under `paths` while their logs are read: the state,
 /// configuration and RPC files first, then each log event as it is parsed,
 /// audited one client session at a time ([`Sessions`]): memory holds one
-/// session's events, not the log's. With `keep_points` false the agreeing
+/// session's events (one window's, for a long session checked from its own
+/// lines), not the log's. With `keep_points` false the agreeing
 /// and unchecked decision points are kept only as counts
 /// ([`DivergenceReport::fold_agreeing`]): for the reporters that print
 /// totals and divergences. `observe` sees every event (progress).
@@ -64,6 +67,27 @@ pub fn audit_paths(
     trace_name: &str,
     options: &AuditOptions,
     keep_points: bool,
+    observe: &mut dyn FnMut(&LogEvent),
+) -> StreamedAudit {
+    audit_paths_sized(
+        paths,
+        log_options,
+        trace_name,
+        options,
+        keep_points,
+        WindowSizes::default(),
+        observe,
+    )
+}
+
+/// [`audit_paths`] with a long session cut in windows of `sizes`.
+pub fn audit_paths_sized(
+    paths: &[PathBuf],
+    log_options: &LogOptions,
+    trace_name: &str,
+    options: &AuditOptions,
+    keep_points: bool,
+    sizes: WindowSizes,
     observe: &mut dyn FnMut(&LogEvent),
 ) -> StreamedAudit {
     let state = parse::parse_selected(paths, log_options, Select::StateOnly, &mut |_| {});
@@ -76,7 +100,8 @@ pub fn audit_paths(
         .iter()
         .find_map(|s| s.core_client_version);
     skeleton.meta.client_version = None;
-    let mut sessions = Sessions::new(skeleton, trace_name, options, keep_points);
+    let mut sessions =
+        Sessions::new(skeleton, trace_name, options, keep_points).with_window_sizes(sizes);
     let logs = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
         observe(&event);
         sessions.take(event);
@@ -90,12 +115,14 @@ pub fn audit_paths(
         meta.client_version = state_version;
     }
     sessions.skeleton.meta = meta;
+    let windows = sessions.windows;
     let (report, trace) = sessions.finish_with_trace();
     StreamedAudit {
         report,
         errors,
         warnings,
         trace,
+        windows,
     }
 }
 
@@ -108,7 +135,12 @@ pub fn audit_paths(
 /// dates (another run appended). Nothing a client decides carries over a
 /// restart but what its state file holds, so each session is replayed by
 /// itself, under the rules of the release its own start-up line names.
-/// Memory then follows the longest session, not the log.
+///
+/// When only totals and divergences are kept, a long session checked from
+/// its own lines is audited window by window as it is read
+/// ([`replay::window`]), so memory holds one window's lines, not the
+/// session's; the anchored replay of an emulator run and the 6.x rules read
+/// their whole session.
 pub struct Sessions<'a> {
     /// The trace without its events: state, configuration, transcripts.
     skeleton: Trace,
@@ -137,6 +169,49 @@ pub struct Sessions<'a> {
     rpc_events: Vec<LogEvent>,
     /// Lines of no known format: how many, and the first.
     unknown: (usize, Option<(String, u32, String)>),
+    /// The window sizes of a long session.
+    sizes: WindowSizes,
+    /// The session under way is audited window by window: what the next
+    /// window takes over.
+    window: Option<SessionCarry>,
+    /// Its facts (client version, UTC offset, clock), read at its start.
+    window_meta: Option<crate::trace::TraceMeta>,
+    /// Index in `current` of the first line no window reported yet.
+    window_from: usize,
+    /// The session under way cannot be audited by windows.
+    unwindowable: bool,
+    /// `current`'s length at which a window is tried next.
+    next_try: usize,
+    /// Windows audited (a session's last included).
+    windows: usize,
+}
+
+/// How a long session is cut into windows ([`Sessions`]), in log lines.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowSizes {
+    /// The lines whose decisions one window reports (at least).
+    pub span: usize,
+    /// The lines read before them, which warm the extraction.
+    pub prefix: usize,
+    /// The lines read after them, which close their last passes.
+    pub tail: usize,
+    /// The lines of a session read whole while its wording has not decided
+    /// its client's release (no version stated): past them, the guess
+    /// stands and windows begin.
+    pub settle: usize,
+}
+
+impl Default for WindowSizes {
+    /// About 100 MB of lines and decisions at the most: a whole pass of
+    /// thousands of jobs fits in the prefix and in the tail.
+    fn default() -> Self {
+        WindowSizes {
+            span: 131_072,
+            prefix: 16_384,
+            tail: 32_768,
+            settle: 524_288,
+        }
+    }
 }
 
 impl<'a> Sessions<'a> {
@@ -165,7 +240,20 @@ impl<'a> Sessions<'a> {
             failed: None,
             rpc_events: Vec::new(),
             unknown: (0, None),
+            sizes: WindowSizes::default(),
+            window: None,
+            window_meta: None,
+            window_from: 0,
+            unwindowable: false,
+            next_try: 0,
+            windows: 0,
         }
+    }
+
+    /// The same audit with other window sizes (tests cut sessions short).
+    pub fn with_window_sizes(mut self, sizes: WindowSizes) -> Self {
+        self.sizes = sizes;
+        self
     }
 
     /// Takes the next event of the log.
@@ -209,18 +297,88 @@ impl<'a> Sessions<'a> {
             EventTime::None => {}
         }
         self.current.push(event);
+        let window_due = !self.keep_points
+            && !self.unwindowable
+            && self.current.len() >= self.next_try.max(self.window_from + self.sizes.span)
+            && self.current.len() >= self.window_from + self.sizes.span + self.sizes.tail;
+        if window_due {
+            self.audit_window();
+        }
     }
 
-    /// Audits the session read so far and merges its report.
-    fn flush(&mut self) {
-        if self.current.is_empty() {
+    /// Audits the next window of a long session, when the session can be
+    /// audited by windows and its lines hold a boundary; drops the lines no
+    /// later window reads.
+    fn audit_window(&mut self) {
+        let carry = match self.window.take() {
+            Some(carry) => carry,
+            None => {
+                // The session's first window: are its decisions read from
+                // its own lines?
+                // Past `settle` lines the guess of its rules stands.
+                let accept_guess = self.current.len() >= self.sizes.settle;
+                let events = std::mem::take(&mut self.current);
+                let meta = self.session_meta(&events);
+                let saved = std::mem::replace(&mut self.skeleton.meta, meta.clone());
+                self.skeleton.events = events;
+                let start = replay::window_carry(&self.skeleton, &self.options, accept_guess);
+                self.current = std::mem::take(&mut self.skeleton.events);
+                self.skeleton.meta = saved;
+                match start {
+                    WindowStart::Now(carry) => {
+                        self.window_meta = Some(meta);
+                        *carry
+                    }
+                    // The wording has not decided the release yet: read on.
+                    WindowStart::NotYet => {
+                        self.next_try = self.current.len() + self.sizes.span;
+                        return;
+                    }
+                    WindowStart::Never => {
+                        self.unwindowable = true;
+                        return;
+                    }
+                }
+            }
+        };
+        let sizes = self.sizes;
+        let from = self.window_from;
+        let plan = Window::plan(
+            &self.current,
+            carry.clone(),
+            from,
+            from + sizes.span,
+            sizes.prefix,
+            sizes.tail,
+        );
+        let Some((window, next_start)) = plan else {
+            // No pass starts in reach: read on.
+            self.window = Some(carry);
+            self.next_try = self.current.len() + sizes.span / 4;
             return;
-        }
+        };
+        let first = from == 0;
+        self.windows += 1;
+        let meta = self.window_meta.clone().unwrap_or_default();
         let events = std::mem::take(&mut self.current);
+        let events = self.audit_events(events, meta, Some(&window), first);
+        self.skeleton.events = events;
+        let next = replay::carry_on(&self.skeleton, &window);
+        self.current = std::mem::take(&mut self.skeleton.events);
+        let until = window.until.unwrap_or(self.current.len());
+        self.current.drain(..next_start.min(until));
+        self.window_from = until - next_start.min(until);
+        self.window = Some(next);
+    }
+
+    /// The facts of the session whose lines are `events`: its client
+    /// version and UTC offset (else the last session's, else the trace's)
+    /// and its clock.
+    fn session_meta(&mut self, events: &[LogEvent]) -> crate::trace::TraceMeta {
         let fallback = self.skeleton.meta.clone();
         let mut meta = fallback.clone();
         meta.client_version = None;
-        for event in &events {
+        for event in events {
             match &event.message {
                 Message::ClientStart { version, .. } if meta.client_version.is_none() => {
                     meta.client_version = Some(*version);
@@ -243,14 +401,70 @@ impl<'a> Sessions<'a> {
         };
         self.last_version = meta.client_version;
         self.last_utc_offset = meta.utc_offset_hours;
+        meta
+    }
+
+    /// Audits the session read so far (or its last window) and merges its
+    /// report.
+    fn flush(&mut self) {
+        if self.current.is_empty() {
+            self.reset_window();
+            return;
+        }
+        let events = std::mem::take(&mut self.current);
+        let (meta, window, first) = match self.window.take() {
+            Some(carry) => {
+                self.windows += 1;
+                let window = Window::last(&events, carry, self.window_from);
+                let first = self.window_from == 0;
+                (
+                    self.window_meta.clone().unwrap_or_default(),
+                    Some(window),
+                    first,
+                )
+            }
+            None => (self.session_meta(&events), None, true),
+        };
+        let mut events = self.audit_events(events, meta, window.as_ref(), first);
+        // The next session reuses the vector (no regrowth, no fresh pages).
+        events.clear();
+        self.current = events;
+        self.reset_window();
+    }
+
+    fn reset_window(&mut self) {
+        self.window = None;
+        self.window_meta = None;
+        self.window_from = 0;
+        self.unwindowable = false;
+        self.next_try = 0;
+    }
+
+    /// Audits `events` (a session, or a window of one: `first` when it is
+    /// the session's first report) under `meta` and merges the report;
+    /// gives the events back.
+    fn audit_events(
+        &mut self,
+        events: Vec<LogEvent>,
+        meta: crate::trace::TraceMeta,
+        window: Option<&Window>,
+        first: bool,
+    ) -> Vec<LogEvent> {
         let saved = std::mem::replace(&mut self.skeleton.meta, meta);
         self.skeleton.events = events;
-        let generated = emulator_generated_jobs(&self.skeleton, &self.options);
-        let result =
-            replay::audit_session(&self.skeleton, self.trace_name, &self.options, &generated);
-        // The next session reuses the vector (no regrowth, no fresh pages).
-        self.current = std::mem::take(&mut self.skeleton.events);
-        self.current.clear();
+        let generated = if window.is_some() {
+            Vec::new()
+        } else {
+            emulator_generated_jobs(&self.skeleton, &self.options)
+        };
+        let result = replay::audit_window(
+            &self.skeleton,
+            self.trace_name,
+            &self.options,
+            &generated,
+            window,
+        );
+        let events = std::mem::take(&mut self.skeleton.events);
         self.skeleton.meta = saved;
         match result {
             Ok(mut report) => {
@@ -258,11 +472,13 @@ impl<'a> Sessions<'a> {
                     report.fold_agreeing();
                     report.activity = HostActivity::default();
                 }
-                self.policies.push(SessionPolicy {
-                    policy: report.policy.clone(),
-                    reason: report.policy_reason.clone(),
-                    release: report.release.clone(),
-                });
+                if first {
+                    self.policies.push(SessionPolicy {
+                        policy: report.policy.clone(),
+                        reason: report.policy_reason.clone(),
+                        release: report.release.clone(),
+                    });
+                }
                 match &mut self.merged {
                     None => self.merged = Some(report),
                     Some(merged) => merge(merged, report),
@@ -274,6 +490,7 @@ impl<'a> Sessions<'a> {
                 }
             }
         }
+        events
     }
 
     /// Audits the last session, the transcripts, and gives the report.
@@ -438,19 +655,23 @@ fn merge(into: &mut DivergenceReport, session: DivergenceReport) {
     into.activity.rec.extend(activity.rec);
 }
 
-/// Adds `u` to `list`: the same note of another session is counted once,
-/// with the counts that open both `what`s added (`12 run_list decision(s)
-/// not checked` and `3 run_list …` make `15 run_list …`).
+/// Adds `u` to `list`: the same note of another session (or window) is
+/// said once, with the counts that open both `what`s added (`12 run_list
+/// decision(s) not checked` and `3 run_list …` make `15 run_list …`, and
+/// two `1 run_list …` make `2 run_list …`).
 fn merge_unchecked(list: &mut Vec<Unchecked>, u: Unchecked) {
-    if list.contains(&u) {
+    let (n, rest) = leading_count(&u.what);
+    if n.is_none() && list.contains(&u) {
         return;
     }
-    let (n, rest) = leading_count(&u.what);
     if let Some(n) = n {
-        if let Some(same) = list
-            .iter_mut()
-            .find(|v| v.why == u.why && leading_count(&v.what).1 == rest)
-        {
+        // Counts of one kind whose notes name their first case keep the
+        // earlier first.
+        let first_of = |why: &str| why.starts_with("first: ");
+        if let Some(same) = list.iter_mut().find(|v| {
+            (v.why == u.why || (first_of(&v.why) && first_of(&u.why)))
+                && leading_count(&v.what).1 == rest
+        }) {
             if let (Some(m), _) = leading_count(&same.what) {
                 same.what = format!("{}{rest}", m + n);
                 return;

@@ -94,10 +94,21 @@ const MAX_PASS_LINES: usize = 100_000;
 /// Every enforcement point's actions re-derived from its pass's lines (keyed
 /// by the point's event index).
 pub fn rederive(events: &[LogEvent], points: &[RecordedPoint]) -> BTreeMap<usize, Rederived> {
+    rederive_from(events, points, None, 0)
+}
+
+/// [`rederive`] for the passes from `from` on, `ncpus` being the usable CPU
+/// count the lines before it printed last (a window of a long session).
+pub fn rederive_from(
+    events: &[LogEvent],
+    points: &[RecordedPoint],
+    ncpus: Option<u32>,
+    from: usize,
+) -> BTreeMap<usize, Rederived> {
     let mut out = BTreeMap::new();
-    let mut last_ncpus: Option<u32> = None;
-    let mut scanned = 0;
-    for point in points {
+    let mut last_ncpus: Option<u32> = ncpus;
+    let mut scanned = from;
+    for point in points.iter().filter(|p| p.event_idx >= from) {
         let Decision::Enforcement(actions) = &point.decision else {
             continue;
         };
@@ -124,7 +135,7 @@ pub fn rederive(events: &[LogEvent], points: &[RecordedPoint]) -> BTreeMap<usize
 /// A usable CPU count a line prints: the enforcement lines, the CPU
 /// instances of work fetch (`set_request() for CPU: ninst N`) and a change
 /// of the preferences (`Number of usable CPUs has changed from A to N`).
-fn printed_ncpus(message: &Message) -> Option<u32> {
+pub fn printed_ncpus(message: &Message) -> Option<u32> {
     match message {
         Message::AllCpusUsed { ncpus, .. } => *ncpus,
         Message::UsingCpus { ncpus, .. } => Some(*ncpus),

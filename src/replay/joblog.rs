@@ -375,7 +375,19 @@ pub struct LogFacts {
 /// "Project initialization" needs a project not contacted before in the
 /// log; user, project and account-manager requests hold by their reason.
 pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts {
+    report_checks_from(events, points, None, 0)
+}
+
+/// [`report_checks`] for the points from `from` on, the lines before it
+/// told by `carry` (a window of a long session).
+pub fn report_checks_from(
+    events: &[LogEvent],
+    points: &[RecordedPoint],
+    carry: Option<&JobCarry>,
+    from: usize,
+) -> LogFacts {
     let mut reasons = RpcReasons::new();
+    let points: Vec<&RecordedPoint> = points.iter().filter(|p| p.event_idx >= from).collect();
     for p in points.iter().filter(|p| p.piggyback) {
         let project = match &p.decision {
             Decision::Choice(Some(project)) => Some(project.as_str()),
@@ -400,22 +412,16 @@ pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts 
         .filter(|p| p.piggyback && matches!(p.decision, Decision::Request { .. }))
         .map(|p| p.event_idx)
         .collect();
-    let attached_here: BTreeSet<String> = events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e.message,
-                Message::SendingSchedulerRequest {
-                    reason: RpcReason::ProjectInitialization,
-                    ..
-                }
-            )
-        })
-        .filter_map(|e| e.project.as_deref().map(str::to_string))
-        .collect();
-    let mut tracker = Tracker::default();
+    let mut attached_here: BTreeSet<String> = carry.map(|c| c.attached.clone()).unwrap_or_default();
+    attached_here.extend(
+        events[from.min(events.len())..]
+            .iter()
+            .filter_map(initialized_project)
+            .map(str::to_string),
+    );
+    let mut tracker = carry.map(|c| c.report.clone()).unwrap_or_default();
     let mut next = starts.iter().peekable();
-    for (idx, event) in events.iter().enumerate() {
+    for (idx, event) in events.iter().enumerate().skip(from) {
         // A project none of whose tasks ran since a fresh start has a REC
         // of exactly 0: printed priorities of -0.000 of two such projects
         // are true ties.
@@ -609,18 +615,76 @@ pub fn run_lists(
     points: &[RecordedPoint],
     facts: &JobFacts,
 ) -> BTreeMap<usize, Recomputed> {
+    run_lists_from(events, points, facts, None, 0)
+}
+
+/// What the readings of a log's jobs carry from one window of a long
+/// client session to the next: the jobs as told before the window's first
+/// reported line, and the projects attached in the session so far.
+#[derive(Clone, Debug, Default)]
+pub struct JobCarry {
+    /// The run lists' reading (with the trace's job facts); `None` before
+    /// the first line.
+    run: Option<Tracker>,
+    /// The piggyback checks' reading.
+    report: Tracker,
+    /// Projects whose `Project initialization` request the session showed.
+    attached: BTreeSet<String>,
+}
+
+impl JobCarry {
+    /// Reads the next line of the session.
+    pub fn see(&mut self, event: &LogEvent, facts: &JobFacts) {
+        self.run
+            .get_or_insert_with(|| Tracker {
+                facts: facts.clone(),
+                ..Tracker::default()
+            })
+            .see(event);
+        self.report.see(event);
+        if let Some(project) = initialized_project(event) {
+            if !self.attached.contains(project) {
+                self.attached.insert(project.to_string());
+            }
+        }
+    }
+}
+
+/// The project of a `Sending scheduler request … Project initialization`.
+fn initialized_project(event: &LogEvent) -> Option<&str> {
+    match event.message {
+        Message::SendingSchedulerRequest {
+            reason: RpcReason::ProjectInitialization,
+            ..
+        } => event.project.as_deref(),
+        _ => None,
+    }
+}
+
+/// [`run_lists`] for the passes from `from` on, the lines before it told
+/// by `carry` (a window of a long session).
+pub fn run_lists_from(
+    events: &[LogEvent],
+    points: &[RecordedPoint],
+    facts: &JobFacts,
+    carry: Option<&JobCarry>,
+    from: usize,
+) -> BTreeMap<usize, Recomputed> {
     let starts: Vec<usize> = points
         .iter()
-        .filter(|p| matches!(p.decision, Decision::RunList(_)))
+        .filter(|p| p.event_idx >= from && matches!(p.decision, Decision::RunList(_)))
         .map(|p| p.event_idx)
         .collect();
     let mut out = BTreeMap::new();
-    let mut tracker = Tracker {
-        facts: facts.clone(),
-        ..Tracker::default()
+    let mut tracker = match carry.and_then(|c| c.run.clone()) {
+        Some(tracker) => tracker,
+        None => Tracker {
+            facts: facts.clone(),
+            ..Tracker::default()
+        },
     };
     let mut next = starts.iter().copied().peekable();
-    for (idx, event) in events.iter().enumerate() {
+    for (idx, event) in events.iter().enumerate().skip(from) {
         tracker.see(event);
         while next.peek().is_some_and(|&s| s == idx) {
             next.next();

@@ -48,21 +48,39 @@ pub fn checks(
     release: Option<Release>,
     running_max: bool,
 ) -> Vec<(RecordedPoint, Replayed)> {
+    checks_from(events, release, running_max, None, 0)
+}
+
+/// The work buffer a line prints (`target work buffer`, `last MC limit
+/// time`), which the MC shortfall is reckoned over.
+pub fn printed_buffer(message: &Message) -> Option<f64> {
+    match message {
+        Message::TargetWorkBuffer {
+            min_secs,
+            additional_secs,
+        } => Some(min_secs + additional_secs),
+        Message::McLimitTime { total_buf, .. } => Some(*total_buf),
+        _ => None,
+    }
+}
+
+/// [`checks`] for the lines from `from` on, `buffer` being the work buffer
+/// the lines before it printed last (a window of a long session).
+pub fn checks_from(
+    events: &[LogEvent],
+    release: Option<Release>,
+    running_max: bool,
+    buffer: Option<f64>,
+    from: usize,
+) -> Vec<(RecordedPoint, Replayed)> {
     let mut out = Vec::new();
-    let mut buffer: Option<f64> = None;
-    for (idx, event) in events.iter().enumerate() {
+    let mut buffer: Option<f64> = buffer;
+    for (idx, event) in events.iter().enumerate().skip(from) {
+        if let Some(printed) = printed_buffer(&event.message) {
+            buffer = Some(printed);
+            continue;
+        }
         let (mc_shortfall, shortfall) = match &event.message {
-            Message::TargetWorkBuffer {
-                min_secs,
-                additional_secs,
-            } => {
-                buffer = Some(min_secs + additional_secs);
-                continue;
-            }
-            Message::McLimitTime { total_buf, .. } => {
-                buffer = Some(*total_buf);
-                continue;
-            }
             Message::UsingMcShortfall {
                 mc_shortfall,
                 shortfall,

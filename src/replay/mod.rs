@@ -87,7 +87,10 @@ pub mod mc_check;
 pub mod queue;
 pub mod recorded;
 pub mod selfcheck;
+pub mod window;
 pub mod world;
+
+pub use window::{SessionCarry, Window};
 
 use crate::client_loop::{ClientLoop, LoopOptions, Profile};
 use crate::divergence::{
@@ -216,6 +219,8 @@ fn file_name(path: &str) -> &str {
 /// lines of each era (`[wfd]` LTD lines: 6.x; 7.0–7.2 work-fetch lines;
 /// `schedule_cpus(): start` with `choose_project(): T`: 7.16–7.24; without
 /// it: 8.0–8.2.13; `make_run_list(): start`: 8.2.14 on).
+/// Whether the guess can no longer change with more lines of the session
+/// (its wording names one era) is [`settled_guess`].
 fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
     let mut ltd = false;
     let mut v7_2 = false;
@@ -306,10 +311,40 @@ fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
 
 /// The policy an audit replays: its name in reports, why, the release it
 /// stands for, and (for 7.3 onward) the rule changes undone.
+#[derive(Clone, Debug)]
 struct PolicyChoice {
     name: String,
     reason: String,
     release: Option<Release>,
+    /// Named by the options or the trace, or guessed from wording no later
+    /// line of the session can change ([`settled_guess`]).
+    settled: bool,
+}
+
+/// Whether the wording [`guessed_release`] read names one era whatever the
+/// session's later lines: 6.x LTD lines, 7.0-7.2 work fetch, today's
+/// make_run_list(), or schedule_cpus() beside choose_project()'s own lines.
+fn settled_guess(trace: &Trace) -> bool {
+    let (mut schedule_cpus, mut choose_project) = (false, false);
+    for e in &trace.events {
+        match e.message {
+            Message::LtdResourceState { .. }
+            | Message::LtdFetchShare { .. }
+            | Message::OverallLtd { .. }
+            | Message::WorkFetchStart
+            | Message::WorkFetchFetchShare { .. }
+            | Message::MakeRunListStart => return true,
+            Message::ScheduleCpusStart => schedule_cpus = true,
+            Message::ChooseProjectTime { .. } | Message::ChooseProjectScanning => {
+                choose_project = true
+            }
+            _ => {}
+        }
+        if schedule_cpus && choose_project {
+            return true;
+        }
+    }
+    false
 }
 
 /// Decides the policy from `--policy`, `--client-version` and the trace:
@@ -325,6 +360,7 @@ fn choose_policy(trace: &Trace, options: &AuditOptions) -> PolicyChoice {
                 name: V7_2.to_string(),
                 reason: format!("--policy {policy}: the 7.0-7.2 rules (read at 7.2.42)"),
                 release: None,
+                settled: true,
             };
         }
         let release = named.filter(|r| r.0 >= 7 && (r.0, r.1) > (7, 2));
@@ -332,11 +368,19 @@ fn choose_policy(trace: &Trace, options: &AuditOptions) -> PolicyChoice {
             name: release.map_or_else(|| policy.clone(), profile::profile_name),
             reason: "--policy given".into(),
             release,
+            settled: true,
         };
     }
-    let (release, why) = match stated_release(trace, options.client_version) {
-        Some((release, source)) => (Some(release), format!("client {release} from {source}")),
-        None => guessed_release(trace),
+    let (release, why, settled) = match stated_release(trace, options.client_version) {
+        Some((release, source)) => (
+            Some(release),
+            format!("client {release} from {source}"),
+            true,
+        ),
+        None => {
+            let (release, why) = guessed_release(trace);
+            (release, why, settled_guess(trace))
+        }
     };
     let name = match release {
         Some(r) if r.0 < 7 => V6_10.to_string(),
@@ -348,6 +392,7 @@ fn choose_policy(trace: &Trace, options: &AuditOptions) -> PolicyChoice {
         name,
         reason: why,
         release: release.filter(|r| r.0 >= 7 && (r.0, r.1) > (7, 2)),
+        settled,
     }
 }
 
@@ -569,13 +614,82 @@ pub fn audit_session(
     options: &AuditOptions,
     generated: &[world::GeneratedJob],
 ) -> Result<DivergenceReport, ReplayError> {
+    audit_window(trace, trace_name, options, generated, None)
+}
+
+/// What the first window of a long session carries when the session can be
+/// audited window by window ([`window`]): a session checked from its own
+/// lines under the rules of 7.0 on. `None` for the anchored replay (the
+/// emulator's inputs and clock) and the 6.x rules, which read the whole
+/// session.
+/// A release guessed from wording that later lines could still change
+/// waits (`NotYet`) unless `accept_guess`.
+pub fn window_carry(trace: &Trace, options: &AuditOptions, accept_guess: bool) -> WindowStart {
+    let choice = choose_policy(trace, options);
+    let windowable_rules =
+        choice.name == CURRENT || choice.name == V7_2 || choice.release.is_some();
+    if !windowable_rules || choice.name == V6_10 || choice.name == LTD {
+        return WindowStart::Never;
+    }
+    let emulator_clock = trace
+        .events
+        .iter()
+        .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
+    if emulator_clock && build::build_emulator_state(trace).is_ok() {
+        return WindowStart::Never;
+    }
+    if !choice.settled && !accept_guess {
+        return WindowStart::NotYet;
+    }
+    WindowStart::Now(Box::new(SessionCarry {
+        choice: Some(choice),
+        ..SessionCarry::default()
+    }))
+}
+
+/// Whether a session can be audited window by window ([`window_carry`]).
+#[derive(Debug)]
+pub enum WindowStart {
+    /// Yes, from its first window, which carries this.
+    Now(Box<SessionCarry>),
+    /// Not until more of its lines decide its rules (no client version
+    /// stated, and the wording so far fits more than one era).
+    NotYet,
+    /// No: it is read whole (the anchored replay, the 6.x rules).
+    Never,
+}
+
+/// The running state a window of a session (its lines `trace.events`)
+/// passes to the next ([`Window::carry_on`]).
+pub fn carry_on(trace: &Trace, window: &Window) -> SessionCarry {
+    window.carry_on(&trace.events, &job_facts(trace))
+}
+
+/// [`audit_session`] over one window of a long session (`None`: the whole
+/// session): the decisions [`Window::reports`], over the window's lines
+/// and what the windows before carried.
+pub fn audit_window(
+    trace: &Trace,
+    trace_name: &str,
+    options: &AuditOptions,
+    generated: &[world::GeneratedJob],
+    window: Option<&Window>,
+) -> Result<DivergenceReport, ReplayError> {
     if !(options.tolerance.is_finite() && options.tolerance >= 0.0) {
         return Err(ReplayError::BadTolerance(options.tolerance));
     }
     if trace.events.is_empty() {
         return Err(ReplayError::NoEvents);
     }
-    let choice = choose_policy(trace, options);
+    let reports = |idx: usize| window.is_none_or(|w| w.reports(idx));
+    let from = window.map_or(0, |w| w.from);
+    let carried = window.map(|w| &w.carry);
+    // The session's rules, unless the options name others (`--policy`,
+    // the judgement under today's).
+    let choice = match carried.and_then(|c| c.choice.clone()) {
+        Some(choice) if options.policy.is_none() => choice,
+        _ => choose_policy(trace, options),
+    };
     let policy = choice.name.clone();
     let mut policy_reason = choice.reason.clone();
     let mut report = DivergenceReport {
@@ -584,12 +698,21 @@ pub fn audit_session(
         policy_reason: policy_reason.clone(),
         ..DivergenceReport::default()
     };
-    let mut points = recorded::extract(&trace.events);
+    let mut points = match window {
+        Some(w) => w.points.clone(),
+        None => recorded::extract(&trace.events),
+    };
     if !options.summary {
         report.activity = activity::host_activity(&trace.events, &points, None);
     }
-    let recorded_kinds: std::collections::BTreeSet<DecisionKind> =
-        points.iter().map(|p| p.kind()).collect();
+    let mut recorded_kinds: std::collections::BTreeSet<DecisionKind> = points
+        .iter()
+        .filter(|p| reports(p.event_idx))
+        .map(|p| p.kind())
+        .collect();
+    if let Some(carried) = carried {
+        recorded_kinds.extend(carried.recorded_kinds.iter().copied());
+    }
     let mut unchecked = Vec::new();
     let mut params = options.params.clone();
     match policy.as_str() {
@@ -800,28 +923,33 @@ pub fn audit_session(
         }
         state => {
             let contexts = selfcheck::link_contexts(&points);
-            let run_lists = joblog::run_lists(&trace.events, &points, &job_facts(trace));
-            let reports = joblog::report_checks(&trace.events, &points);
-            let enforcements = enforce_check::rederive(&trace.events, &points);
-            let check = selfcheck::SelfCheck::new(
-                state.as_ref(),
-                contexts,
-                run_lists,
-                enforcements,
-                reports,
+            let jobs = carried.map(|c| &c.jobs);
+            let run_lists =
+                joblog::run_lists_from(&trace.events, &points, &job_facts(trace), jobs, from);
+            let facts = joblog::report_checks_from(&trace.events, &points, jobs, from);
+            let enforcements = enforce_check::rederive_from(
+                &trace.events,
+                &points,
+                carried.and_then(|c| c.ncpus),
+                from,
             );
+            let check =
+                selfcheck::SelfCheck::new(state.as_ref(), contexts, run_lists, enforcements, facts);
             let mut results = Vec::new();
             let mut divergences = Vec::new();
             let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
-            let mc_points = mc_check::checks(
+            let mut mc_points = mc_check::checks_from(
                 &trace.events,
                 choice.release,
                 params.mc_shortfall_running_max != 0.0,
+                carried.and_then(|c| c.mc_buffer),
+                from,
             );
+            mc_points.retain(|(point, _)| reports(point.event_idx));
             // The MC points go in among the others at their lines.
             let mut all_points: Vec<&recorded::RecordedPoint> = Vec::new();
             let mut mc = mc_points.iter().map(|(point, _)| point).peekable();
-            for point in &points {
+            for point in points.iter().filter(|p| reports(p.event_idx)) {
                 while let Some(early) = mc.next_if(|m| m.event_idx < point.event_idx) {
                     all_points.push(early);
                 }
@@ -858,7 +986,10 @@ pub fn audit_session(
     };
     report.points = results;
     report.divergences = divergences;
-    let cut: Vec<&recorded::RecordedPoint> = points.iter().filter(|p| p.cut_after).collect();
+    let cut: Vec<&recorded::RecordedPoint> = points
+        .iter()
+        .filter(|p| p.cut_after && reports(p.event_idx))
+        .collect();
     if let Some(first) = cut.first() {
         unchecked.push(Unchecked {
             what: format!(
@@ -883,7 +1014,9 @@ pub fn audit_session(
         (DecisionKind::RunList, "cpu_sched_debug"),
         (DecisionKind::Priority, "priority_debug"),
     ] {
-        if !recorded_kinds.contains(&kind) {
+        // A window before the session's last does not know yet.
+        let last_window = window.is_none_or(|w| w.until.is_none());
+        if last_window && !recorded_kinds.contains(&kind) {
             // An excerpt of enforcement lines has cpu_sched_debug on.
             let why = if kind == DecisionKind::RunList
                 && recorded_kinds.contains(&DecisionKind::Enforcement)
@@ -906,8 +1039,9 @@ pub fn audit_session(
     if options.since_changed && options.policy.as_deref() != Some(CURRENT) {
         match choice.release {
             Some(release) => {
-                report.since_changed =
-                    judge_under_today(trace, trace_name, options, generated, &report, release)?;
+                report.since_changed = judge_under_today(
+                    trace, trace_name, options, generated, &report, release, window,
+                )?;
                 if report.since_changed.is_none() {
                     report.unchecked.push(Unchecked {
                         what: "--since-changed".into(),
@@ -947,6 +1081,7 @@ fn judge_under_today(
     generated: &[world::GeneratedJob],
     report: &DivergenceReport,
     release: Release,
+    window: Option<&Window>,
 ) -> Result<Option<SinceChanged>, ReplayError> {
     let mut scratch = Params::default();
     let undone = profile::params_for_release(&mut scratch, release);
@@ -958,7 +1093,7 @@ fn judge_under_today(
         since_changed: false,
         ..options.clone()
     };
-    let today = audit_with_draws(trace, trace_name, &today_options, generated)?;
+    let today = audit_window(trace, trace_name, &today_options, generated, window)?;
     if today.points.len() != report.points.len() {
         return Ok(None);
     }
@@ -991,7 +1126,7 @@ fn judge_under_today(
             since_changed: false,
             ..options.clone()
         };
-        let changed = audit_with_draws(trace, trace_name, &one, generated)?;
+        let changed = audit_window(trace, trace_name, &one, generated, window)?;
         if changed.points.len() == report.points.len() {
             let n = report
                 .points

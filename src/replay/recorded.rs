@@ -129,18 +129,6 @@ struct Extractor<'a> {
     /// Index of the open `[prio]` / REC group point.
     group: Option<usize>,
     open: Open,
-    last_time: f64,
-    last_label: String,
-    /// The last emulator RPC line was `doing RPC to report results`.
-    report_rpc: bool,
-    /// The project of the current report RPC.
-    report_project: Option<String>,
-    /// A `start work fetch state` line was seen.
-    seen_dump: bool,
-    /// A line that opens a pass (a simulation's start, `entering
-    /// choose_project()`, `piggyback_work_request()`, an RPC the poll chose)
-    /// was seen.
-    seen_pass_start: bool,
     /// The choice and request of the pass under way are cut at the log's
     /// start: what printed its block (choose_project(), or a piggybacked
     /// request for an RPC the poll chose) is before the log, until a line
@@ -149,24 +137,12 @@ struct Extractor<'a> {
     /// The block under way is the log's first and no line of its pass came
     /// before it.
     dump_pass_unseen: bool,
-    /// A choice whose block starts before the log (a fragment) was recorded.
-    orphan_choice: bool,
-    /// An enforcement pass was opened (or one cut at the log's start recorded).
-    seen_enforcement: bool,
-    /// An enforcement pass printed its end line (not every release does).
-    seen_enforcement_end: bool,
-    /// A simulation printed its end line (7.20 on).
-    seen_rr_sim_end: bool,
     /// Index of the last fetch-state point (open or closed).
     last_dump: Option<usize>,
-    /// Lines since the last dump that show inputs the block does not print.
-    unmodelled: Vec<String>,
-    /// Projects of `rsc type N last MC limit time` lines before the next block.
-    pending_mc: Vec<String>,
     /// A `using MC shortfall` line waiting for its `set_request()` line.
     pending_mc_shortfall: Option<(String, f64)>,
-    /// Per project: the end of its last recorded RPC deferral, and its label.
-    deferrals: std::collections::HashMap<String, (f64, String)>,
+    /// What runs through the session (carried from window to window).
+    session: ExtractCarry,
 }
 
 /// The recorded side of a choice whose pass the log ends inside.
@@ -185,7 +161,55 @@ fn shifted(time: &EventTime, secs: f64) -> EventTime {
 
 /// Extracts every recorded decision point, in log order.
 pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
+    extract_window(events, None, None).0
+}
+
+/// What the extraction carries from one window of a long client session to
+/// the next ([`extract_window`]): what the session showed so far (which
+/// kinds of pass and end line this client prints, the last time read, the
+/// RPC deferrals still running, the inputs noted for the next block), not
+/// any pass under way.
+#[derive(Clone, Debug, Default)]
+pub struct ExtractCarry {
+    /// The last time read, and as printed.
+    last_time: f64,
+    last_label: String,
+    /// The last emulator RPC line was `doing RPC to report results`.
+    report_rpc: bool,
+    /// The project of the current report RPC.
+    report_project: Option<String>,
+    /// A `start work fetch state` line was seen.
+    seen_dump: bool,
+    /// A line that opens a pass (a simulation's start, `entering
+    /// choose_project()`, `piggyback_work_request()`, an RPC the poll chose)
+    /// was seen.
+    seen_pass_start: bool,
+    /// A choice whose block starts before the log (a fragment) was recorded.
+    orphan_choice: bool,
+    /// An enforcement pass was opened (or one cut at the log's start recorded).
+    seen_enforcement: bool,
+    /// An enforcement pass printed its end line (not every release does).
+    seen_enforcement_end: bool,
+    /// A simulation printed its end line (7.20 on).
+    seen_rr_sim_end: bool,
+    /// Lines since the last dump that show inputs the block does not print.
+    unmodelled: Vec<String>,
+    /// Projects of `rsc type N last MC limit time` lines before the next block.
+    pending_mc: Vec<String>,
+    /// Per project: the end of its last recorded RPC deferral, and its label.
+    deferrals: std::collections::HashMap<String, (f64, String)>,
+}
+
+/// [`extract`] over a window of a session whose earlier lines the
+/// extraction saw as `carry`; with `snapshot_at`, also what it carries at
+/// that index (before reading it), for a window that starts there.
+pub fn extract_window(
+    events: &[LogEvent],
+    carry: Option<&ExtractCarry>,
+    snapshot_at: Option<usize>,
+) -> (Vec<RecordedPoint>, Option<ExtractCarry>) {
     let mut extractor = Extractor {
+        session: carry.cloned().unwrap_or_default(),
         events,
         points: Vec::with_capacity(events.len() / 8),
         dump: None,
@@ -200,26 +224,20 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
         enforcement: None,
         group: None,
         open: Open::None,
-        last_time: 0.0,
-        last_label: String::new(),
-        report_rpc: false,
-        report_project: None,
-        seen_dump: false,
-        seen_pass_start: false,
         cut_pass: false,
         dump_pass_unseen: false,
-        orphan_choice: false,
-        seen_enforcement: false,
-        seen_enforcement_end: false,
-        seen_rr_sim_end: false,
         last_dump: None,
-        unmodelled: Vec::new(),
-        pending_mc: Vec::new(),
         pending_mc_shortfall: None,
-        deferrals: std::collections::HashMap::new(),
     };
+    let mut snapshot = None;
     for idx in 0..events.len() {
+        if snapshot_at == Some(idx) {
+            snapshot = Some(extractor.carry());
+        }
         extractor.step(idx);
+    }
+    if snapshot.is_none() && snapshot_at.is_some() {
+        snapshot = Some(extractor.carry());
     }
     // The log ends inside a pass.
     let open_choice = extractor.choice;
@@ -231,7 +249,7 @@ pub fn extract(events: &[LogEvent]) -> Vec<RecordedPoint> {
             point.cut_after = true;
         }
     }
-    extractor.points
+    (extractor.points, snapshot)
 }
 
 /// How 6.6–7.2 run-list lines name any GPU: `coprocessor job`.
@@ -253,18 +271,23 @@ fn request_lines(resources: &[ResourceRequest]) -> Vec<RscRequestLine> {
 }
 
 impl Extractor<'_> {
+    /// What a window starting at the line about to be read takes over.
+    fn carry(&self) -> ExtractCarry {
+        self.session.clone()
+    }
+
     fn push(&mut self, idx: usize, decision: Decision, resource: Option<String>) -> usize {
         let event = &self.events[idx];
         let cut_before =
             self.cut_pass && matches!(decision, Decision::Choice(_) | Decision::Request { .. });
         self.points.push(RecordedPoint {
-            time: self.last_time,
-            time_label: self.last_label.clone(),
+            time: self.session.last_time,
+            time_label: self.session.last_label.clone(),
             event_idx: idx,
             project: event.project.as_ref().map(|p| p.to_string()),
             resource,
             piggyback: matches!(decision, Decision::Request { .. } | Decision::Choice(_))
-                && self.report_rpc,
+                && self.session.report_rpc,
             before_fetch: false,
             cut_before,
             cut_after: false,
@@ -303,7 +326,9 @@ impl Extractor<'_> {
     /// lines), a state dump, a `[prio]` or REC group the file ends inside. Points
     /// closed before the end stay whole, even inside a cut pass.
     fn mark_cut_at_end(&mut self) {
-        let enforcement = self.enforcement.filter(|_| self.seen_enforcement_end);
+        let enforcement = self
+            .enforcement
+            .filter(|_| self.session.seen_enforcement_end);
         // A run list stays "open" until the next pass in some releases'
         // wording; it is cut only when no enforcement began after it.
         let last_enforcement = self
@@ -315,7 +340,7 @@ impl Extractor<'_> {
             .filter(|&list| last_enforcement.is_none_or(|e| e < list));
         let rr_sim = self
             .rr_sim
-            .filter(|_| self.rr_sim_open && self.seen_rr_sim_end);
+            .filter(|_| self.rr_sim_open && self.session.seen_rr_sim_end);
         let group = self.group.filter(|_| self.open != Open::None);
         for idx in [run_list, enforcement, self.dump, rr_sim, group]
             .into_iter()
@@ -347,7 +372,7 @@ impl Extractor<'_> {
                 _ => return,
             }
         } else {
-            &mut self.unmodelled
+            &mut self.session.unmodelled
         };
         if !notes.iter().any(|n| n == what) {
             notes.push(what.to_string());
@@ -370,10 +395,10 @@ impl Extractor<'_> {
     /// An enforcement line in a log that starts inside the pass (a
     /// fragment): the pass is recorded, cut at its start.
     fn orphan_enforcement(&mut self, idx: usize) {
-        if self.enforcement.is_some() || self.seen_enforcement {
+        if self.enforcement.is_some() || self.session.seen_enforcement {
             return;
         }
-        self.seen_enforcement = true;
+        self.session.seen_enforcement = true;
         let point = self.push(idx, Decision::Enforcement(Vec::new()), None);
         if let Some(point) = self.points.get_mut(point) {
             point.cut_before = true;
@@ -384,10 +409,10 @@ impl Extractor<'_> {
     /// A choice printed in a pass whose state block starts before the log
     /// (a fragment): recorded, with no block to recompute it from.
     fn orphan_choice(&mut self, idx: usize, chosen: Option<String>) {
-        if self.seen_dump || self.orphan_choice {
+        if self.session.seen_dump || self.session.orphan_choice {
             return;
         }
-        self.orphan_choice = true;
+        self.session.orphan_choice = true;
         let point = self.push(idx, Decision::Choice(chosen.clone()), None);
         if let Some(point) = self.points.get_mut(point) {
             point.project = chosen;
@@ -397,9 +422,9 @@ impl Extractor<'_> {
     fn step(&mut self, idx: usize) {
         let event = &self.events[idx];
         if let Some(secs) = event.time.secs() {
-            if secs != self.last_time || self.last_label.is_empty() {
-                self.last_time = secs;
-                self.last_label = time_label(&event.time);
+            if secs != self.session.last_time || self.session.last_label.is_empty() {
+                self.session.last_time = secs;
+                self.session.last_label = time_label(&event.time);
             }
         }
         let project = event.project.as_ref().map(|p| p.to_string());
@@ -420,7 +445,7 @@ impl Extractor<'_> {
             | Message::EnteringChooseProject
             | Message::PiggybackWorkRequest
             | Message::EmuRpcReportResults
-            | Message::EmuRpcGetWork => self.seen_pass_start = true,
+            | Message::EmuRpcGetWork => self.session.seen_pass_start = true,
             _ => {}
         }
         match message {
@@ -428,9 +453,9 @@ impl Extractor<'_> {
                 // The first block of a log that starts inside its pass:
                 // whether choose_project() or a piggybacked request (an RPC
                 // the poll chose) printed it is said before the log.
-                self.dump_pass_unseen = !self.seen_dump && !self.seen_pass_start;
+                self.dump_pass_unseen = !self.session.seen_dump && !self.session.seen_pass_start;
                 self.cut_pass = self.dump_pass_unseen;
-                self.seen_pass_start = true;
+                self.session.seen_pass_start = true;
                 if let Some(last) = self.points.last_mut() {
                     if matches!(last.decision, Decision::Priority(_)) {
                         last.before_fetch = true;
@@ -441,8 +466,8 @@ impl Extractor<'_> {
                 // A dump printed by piggyback_work_request() on a report RPC:
                 // the project was chosen by the RPC poll (results due), not
                 // by choose_project(); the decision point is that choice.
-                if self.report_rpc {
-                    let target = self.report_project.clone();
+                if self.session.report_rpc {
+                    let target = self.session.report_project.clone();
                     self.push(idx, Decision::Choice(target), None);
                 } else {
                     self.choice = Some(self.push(idx, Decision::Choice(None), None));
@@ -451,14 +476,14 @@ impl Extractor<'_> {
                 // down) have no request line: they do not carry over.
                 self.set_requests.clear();
                 let dump = FetchDump {
-                    unmodelled: std::mem::take(&mut self.unmodelled),
-                    mc_projects: std::mem::take(&mut self.pending_mc),
+                    unmodelled: std::mem::take(&mut self.session.unmodelled),
+                    mc_projects: std::mem::take(&mut self.session.pending_mc),
                     ..FetchDump::default()
                 };
                 self.dump = Some(self.push(idx, Decision::FetchState(dump), None));
                 self.last_dump = self.dump;
                 self.dump_rsc = None;
-                self.seen_dump = true;
+                self.session.seen_dump = true;
             }
             Message::WorkFetchStateEnd => {
                 // The log starts at this block: the `rsc type N last MC
@@ -583,8 +608,8 @@ impl Extractor<'_> {
             }
             Message::McLimitTime { .. } => {
                 if let Some(p) = project {
-                    if !self.pending_mc.contains(&p) {
-                        self.pending_mc.push(p);
+                    if !self.session.pending_mc.contains(&p) {
+                        self.session.pending_mc.push(p);
                     }
                 }
             }
@@ -677,13 +702,14 @@ impl Extractor<'_> {
             // 7.16 on: the dump that follows is piggyback_work_request()'s
             // for an RPC the poll already chose (not choose_project()).
             Message::PiggybackWorkRequest => {
-                self.report_rpc = true;
-                self.report_project = project.clone();
+                self.session.report_rpc = true;
+                self.session.report_project = project.clone();
             }
             Message::ProjectRequestedDelay { secs } => self.note_deferral(idx, *secs),
             Message::SendingSchedulerRequest { reason, .. } => {
-                if let Some((until, until_label)) =
-                    project.as_ref().and_then(|p| self.deferrals.remove(p))
+                if let Some((until, until_label)) = project
+                    .as_ref()
+                    .and_then(|p| self.session.deferrals.remove(p))
                 {
                     let decision = Decision::RpcTiming {
                         until,
@@ -695,15 +721,15 @@ impl Extractor<'_> {
                 }
             }
             Message::EmuRpcReportResults => {
-                self.report_rpc = true;
-                self.report_project = project.clone();
+                self.session.report_rpc = true;
+                self.session.report_project = project.clone();
             }
             // A report RPC skipped (project down) prints no request line.
             Message::EmuRpcSkippedProjectDown | Message::EmuGotTasks { .. } => {
-                self.report_rpc = false
+                self.session.report_rpc = false
             }
             Message::EmuRpcGetWork => {
-                self.report_rpc = false;
+                self.session.report_rpc = false;
                 if self.choice.is_some() {
                     self.resolve_choice(project);
                 }
@@ -711,7 +737,7 @@ impl Extractor<'_> {
             Message::EmuRpcRequest { resources } | Message::WorkRequest { resources } => {
                 if self.choice.is_some() {
                     self.resolve_choice(project);
-                } else if !self.report_rpc {
+                } else if !self.session.report_rpc {
                     self.orphan_choice(idx, project);
                 }
                 let decision = Decision::Request {
@@ -719,7 +745,7 @@ impl Extractor<'_> {
                     set_requests: std::mem::take(&mut self.set_requests),
                 };
                 self.push(idx, decision, None);
-                self.report_rpc = false;
+                self.session.report_rpc = false;
                 self.cut_pass = false;
             }
             Message::RrSimStart { .. } | Message::RrSimStartTotal { .. } => {
@@ -741,7 +767,7 @@ impl Extractor<'_> {
             }
             Message::RrSimEnd => {
                 self.rr_sim_open = false;
-                self.seen_rr_sim_end = true;
+                self.session.seen_rr_sim_end = true;
             }
             // make_run_list() prints the deadline misses again when it
             // reuses the instant's simulation (print_deadline_misses() in
@@ -769,7 +795,7 @@ impl Extractor<'_> {
                 }
             }
             Message::MakeRunListStart => {
-                self.report_rpc = false;
+                self.session.report_rpc = false;
                 self.run_list = Some(self.push(idx, Decision::RunList(Vec::new()), None));
             }
             Message::AddToRunList {
@@ -792,12 +818,12 @@ impl Extractor<'_> {
             Message::MakeRunListEnd => self.run_list = None,
             Message::UsingCpus { .. } | Message::TooBig { .. } => self.orphan_enforcement(idx),
             Message::EnforceRunListStart => {
-                self.seen_enforcement = true;
+                self.session.seen_enforcement = true;
                 self.enforcement = Some(self.push(idx, Decision::Enforcement(Vec::new()), None));
             }
             Message::EnforceRunListEnd => {
                 self.enforcement = None;
-                self.seen_enforcement_end = true;
+                self.session.seen_enforcement_end = true;
             }
             // 6.6–7.2: `schedule_cpus(): start`, one `scheduling JOB (KIND)`
             // line per pick, then `enforce_schedule(): start` … `end`. The
@@ -805,7 +831,7 @@ impl Extractor<'_> {
             // CPU or coprocessor, and a CPU job in priority (or debt) order
             // is the non-EDF pick today's log calls FIFO.
             Message::ScheduleCpusStart => {
-                self.report_rpc = false;
+                self.session.report_rpc = false;
                 self.run_list = Some(self.push(idx, Decision::RunList(Vec::new()), None));
             }
             Message::SchedulingRunList {
@@ -832,13 +858,13 @@ impl Extractor<'_> {
                 }
             }
             Message::EnforceScheduleStart => {
-                self.seen_enforcement = true;
+                self.session.seen_enforcement = true;
                 self.run_list = None;
                 self.enforcement = Some(self.push(idx, Decision::Enforcement(Vec::new()), None));
             }
             Message::EnforceScheduleEnd => {
                 self.enforcement = None;
-                self.seen_enforcement_end = true;
+                self.session.seen_enforcement_end = true;
             }
             Message::Scheduling { job, .. } => self.action(idx, format!("schedule {job}")),
             Message::Preempting { job, mode } => {
@@ -944,6 +970,7 @@ impl Extractor<'_> {
         let until = now + secs;
         let label = time_label(&shifted(&event.time, secs));
         let entry = self
+            .session
             .deferrals
             .entry(project.to_string())
             .or_insert((until, label.clone()));

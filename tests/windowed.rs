@@ -1,0 +1,174 @@
+//! A long client session audited window by window (`audit::Sessions`, as
+//! `audit --format json` reads a log) gives the report of the session
+//! audited whole: every log under traces/ (and every full reference log
+//! under ../shared/reference when it is there), read as a bare log, is cut
+//! into windows of a few hundred to a few thousand lines and its report
+//! compared with the whole session's, field by field.
+
+mod common;
+
+use boinc_audit::audit::{audit_paths_sized, WindowSizes};
+use boinc_audit::parse::LogOptions;
+use boinc_audit::replay::AuditOptions;
+use std::path::{Path, PathBuf};
+
+/// Never cut: the session whole.
+const WHOLE: WindowSizes = WindowSizes {
+    span: usize::MAX / 4,
+    prefix: 0,
+    tail: 0,
+    settle: 0,
+};
+
+/// The report as JSON, and the windows it was audited in.
+fn report_json(path: &Path, sizes: WindowSizes, since_changed: bool) -> (String, usize) {
+    let options = AuditOptions {
+        since_changed,
+        ..AuditOptions::default()
+    };
+    let streamed = audit_paths_sized(
+        &[path.to_path_buf()],
+        &LogOptions::default(),
+        "t",
+        &options,
+        false,
+        sizes,
+        &mut |_| {},
+    );
+    let windows = streamed.windows;
+    let json = match streamed.report {
+        // The notes of what was not checked come window by window: compared
+        // as a set.
+        Ok(mut report) => {
+            report
+                .unchecked
+                .sort_by(|a, b| (&a.what, &a.why).cmp(&(&b.what, &b.why)));
+            serde_json::to_string_pretty(&report).expect("a report serialises")
+        }
+        Err(e) => format!("error: {e}"),
+    };
+    (json, windows)
+}
+
+/// Every event log under `dir` (emulator logs, a client's stdoutdae.txt,
+/// field excerpts), sorted.
+fn logs_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            logs_under(&path, out);
+            continue;
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if matches!(name, "log.txt" | "sim_log.txt" | "stdoutdae.txt") || name.ends_with(".log") {
+            out.push(path);
+        }
+    }
+}
+
+/// The first line where two reports differ, with a few lines around it.
+fn first_difference(whole: &str, cut: &str) -> String {
+    let a: Vec<&str> = whole.lines().collect();
+    let b: Vec<&str> = cut.lines().collect();
+    let at = a
+        .iter()
+        .zip(&b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let from = at.saturating_sub(3);
+    format!(
+        "whole:\n{}\nwindowed:\n{}",
+        a[from..(at + 4).min(a.len())].join("\n"),
+        b[from..(at + 4).min(b.len())].join("\n")
+    )
+}
+
+/// Compares each log's report whole and in windows of each size; gives the
+/// windows audited.
+fn check_logs(logs: &[PathBuf], sizes: &[WindowSizes], since_changed: bool) -> usize {
+    let mut windows = 0;
+    for log in logs {
+        let (whole, none) = report_json(log, WHOLE, since_changed);
+        assert_eq!(none, 0, "{}: cut without windows", log.display());
+        for &size in sizes {
+            let (cut, n) = report_json(log, size, since_changed);
+            windows += n;
+            assert!(
+                whole == cut,
+                "{} in windows of {size:?}: the report differs\n{}",
+                log.display(),
+                first_difference(&whole, &cut)
+            );
+        }
+    }
+    windows
+}
+
+#[test]
+fn every_log_in_windows_gives_the_whole_sessions_report() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces");
+    let mut logs = Vec::new();
+    logs_under(&root, &mut logs);
+    assert!(logs.len() >= 40, "logs under traces/: {}", logs.len());
+    // The trimmed reference copies are gzipped: written out as bare logs.
+    let dir = std::env::temp_dir().join(format!("boinc-audit-windowed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (i, (_, path, text)) in common::valid_logs().into_iter().enumerate() {
+        if path.extension().is_some_and(|e| e == "gz") {
+            let bare = dir.join(format!("{i}.log"));
+            std::fs::write(&bare, text).expect("write a bare log");
+            logs.push(bare);
+        }
+    }
+    let sizes = [
+        WindowSizes {
+            span: 400,
+            prefix: 150,
+            tail: 300,
+            ..WindowSizes::default()
+        },
+        WindowSizes {
+            span: 997,
+            prefix: 251,
+            tail: 700,
+            ..WindowSizes::default()
+        },
+        WindowSizes {
+            span: 3000,
+            prefix: 600,
+            tail: 1200,
+            ..WindowSizes::default()
+        },
+    ];
+    let windows = check_logs(&logs, &sizes, false);
+    // Judged under today's rules too, window by window.
+    let judged = check_logs(&logs, &sizes[..1], true);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(windows > 1000, "windows audited: {windows}");
+    assert!(judged > 300, "windows judged: {judged}");
+    eprintln!("{} logs, {windows} + {judged} windows", logs.len());
+}
+
+/// The full reference logs of ../shared (when there): sessions of up to
+/// 150,000 lines cut in windows of 5,000.
+#[test]
+fn full_reference_logs_in_windows() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
+    let mut logs = Vec::new();
+    logs_under(&shared, &mut logs);
+    let sizes = [WindowSizes {
+        span: 5000,
+        prefix: 1000,
+        tail: 2000,
+        ..WindowSizes::default()
+    }];
+    let windows = check_logs(&logs, &sizes, false);
+    assert!(
+        logs.is_empty() || windows > 100,
+        "windows audited: {windows}"
+    );
+}
