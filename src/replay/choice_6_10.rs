@@ -1,8 +1,10 @@
-//! The 6.10 work-fetch choice re-derived from the lines a 6.10 client prints
-//! (client/work_fetch.cpp at client_release/6.10/6.10.60:
-//! `WORK_FETCH::choose_project`, `RSC_WORK_FETCH::choose_project`,
-//! `print_state`), for logs without the inputs the whole 6.x replay needs
-//! (a volunteer's excerpt, a data directory).
+//! The 6.6-6.12 work-fetch choice re-derived from the lines the client
+//! prints (client/work_fetch.cpp at client_release/6.10/6.10.60 and
+//! 6.12/6.12.34: `WORK_FETCH::choose_project`,
+//! `RSC_WORK_FETCH::choose_project`, `print_state`), for logs without the
+//! inputs the whole 6.x replay needs (a volunteer's excerpt, a data
+//! directory). The rule below is 6.10's; 6.12's differences are listed at
+//! [`LtdWording`].
 //!
 //! # The rule
 //!
@@ -169,9 +171,36 @@ struct ShareLine {
     flags: LtdShareFlags,
 }
 
+/// Which client printed the blocks: 6.6-6.10 (`[wfd]`) or 6.12
+/// (`[work_fetch]`, client/work_fetch.cpp at client_release/6.12/6.12.34),
+/// whose choose_project() differs from 6.10's in three ways the block
+/// shows or the check must allow for: a starved pair is tried on each
+/// usable GPU before the CPU's (the `#if 1` block), a project with no app
+/// for the resource cannot fetch it (`dont_fetch`, printed ` (no apps)`),
+/// and set_request() asks 1 second of a zero-share project (one job per
+/// idle instance) or under `<fetch_minimal_work>`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LtdWording {
+    #[default]
+    V6_10,
+    V6_12,
+}
+
+impl LtdWording {
+    /// The release the rules are read at, for reasons.
+    pub fn label(self) -> &'static str {
+        match self {
+            LtdWording::V6_10 => "6.10",
+            LtdWording::V6_12 => "6.12",
+        }
+    }
+}
+
 /// One printed state block.
 #[derive(Clone, Debug, Default)]
 struct Block {
+    /// The client's wording, hence rules.
+    wording: LtdWording,
     buffer: Option<(f64, f64)>,
     resources: Vec<RscLine>,
     shares: Vec<ShareLine>,
@@ -184,13 +213,18 @@ struct Block {
 /// Half a unit of the last printed digit of `%.2f`.
 const HALF_CENT: f64 = 0.005;
 
-/// Whether `events` are in 6.6-6.10 work-fetch wording (blocks with LTD
-/// lines under the `[wfd]` tag): the logs [`choices`] reads. 6.12 prints
-/// the same lines under `[work_fetch]` and tries a starved pair on each
-/// GPU too: its logs are not read with these rules. (By majority: a
-/// line whose tag a wiki mangled was read with a guessed tag.)
+/// Whether `events` are in a debt-era work-fetch wording (blocks with LTD
+/// lines): the logs [`choices`] reads.
 pub fn is_ltd_wording(events: &[LogEvent]) -> bool {
-    let (mut wfd, mut other) = (0usize, 0usize);
+    ltd_wording(events).is_some()
+}
+
+/// The wording of `events`' LTD block lines: 6.6-6.10's under `[wfd]`,
+/// 6.12's under `[work_fetch]`; `None` without them or when neither tag
+/// holds the majority (a line whose tag a wiki mangled was read with a
+/// guessed tag).
+pub fn ltd_wording(events: &[LogEvent]) -> Option<LtdWording> {
+    let (mut wfd, mut work_fetch, mut other) = (0usize, 0usize, 0usize);
     for event in events {
         if matches!(
             event.message,
@@ -200,19 +234,30 @@ pub fn is_ltd_wording(events: &[LogEvent]) -> bool {
         ) {
             match event.tag.as_deref() {
                 Some("wfd") => wfd += 1,
+                Some("work_fetch") => work_fetch += 1,
                 _ => other += 1,
             }
         }
     }
-    wfd > other
+    if wfd > work_fetch + other {
+        Some(LtdWording::V6_10)
+    } else if work_fetch > wfd + other {
+        Some(LtdWording::V6_12)
+    } else {
+        None
+    }
 }
 
 /// Reads every 6.10 choice in `events` (in order) with its verdict.
 pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
     let mut out = Vec::new();
-    if !is_ltd_wording(events) {
+    let Some(wording) = ltd_wording(events) else {
         return out;
-    }
+    };
+    let new_block = || Block {
+        wording,
+        ..Block::default()
+    };
     // The block being read, and the `chosen:` line waiting for the block
     // that follows it (print_state comes after the choice in 6.10).
     let mut block: Option<Block> = None;
@@ -252,7 +297,7 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
             Message::WorkFetchStateStart => {
                 block = Some(Block {
                     started: true,
-                    ..Block::default()
+                    ..new_block()
                 });
             }
             Message::TargetWorkBuffer {
@@ -260,7 +305,7 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                 additional_secs,
             } => {
                 block
-                    .get_or_insert_with(Block::default)
+                    .get_or_insert_with(new_block)
                     .buffer
                     .get_or_insert((*min_secs, *additional_secs));
             }
@@ -270,15 +315,12 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                 nidle,
                 saturated,
                 ..
-            } => block
-                .get_or_insert_with(Block::default)
-                .resources
-                .push(RscLine {
-                    rsc: rsc.clone(),
-                    shortfall: *shortfall,
-                    nidle: *nidle,
-                    saturated: *saturated,
-                }),
+            } => block.get_or_insert_with(new_block).resources.push(RscLine {
+                rsc: rsc.clone(),
+                shortfall: *shortfall,
+                nidle: *nidle,
+                saturated: *saturated,
+            }),
             Message::LtdFetchShare {
                 rsc,
                 share,
@@ -287,28 +329,25 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                 ..
             } => {
                 if let Some(project) = project {
-                    block
-                        .get_or_insert_with(Block::default)
-                        .shares
-                        .push(ShareLine {
-                            project,
-                            rsc: rsc.clone(),
-                            share: *share,
-                            backoff_dt: *backoff_dt,
-                            flags: flags.clone(),
-                        });
+                    block.get_or_insert_with(new_block).shares.push(ShareLine {
+                        project,
+                        rsc: rsc.clone(),
+                        share: *share,
+                        backoff_dt: *backoff_dt,
+                        flags: flags.clone(),
+                    });
                 }
             }
             Message::OverallLtd { ltd } => {
                 if let Some(project) = project {
                     block
-                        .get_or_insert_with(Block::default)
+                        .get_or_insert_with(new_block)
                         .overall
                         .push((project, *ltd));
                 }
             }
             Message::WorkFetchStateEnd => {
-                let mut done = block.take().unwrap_or_default();
+                let mut done = block.take().unwrap_or_else(new_block);
                 done.complete = true;
                 if let Some(line) = waiting.take() {
                     let verdict = judge_chosen(&done, &line.chosen, &line.criterion, &line.rsc);
@@ -408,8 +447,9 @@ fn request_secs(block: &Block, line: &Waiting) -> Result<(f64, f64, String), Str
             1.0,
             0.0,
             format!(
-                "6.10 RSC_WORK_FETCH::set_request: {rsc} shortfall 0.00 and {:.2} instances \
+                "{} RSC_WORK_FETCH::set_request: {rsc} shortfall 0.00 and {:.2} instances \
                  asked: 1 second",
+                block.wording.label(),
                 line.inst
             ),
         ));
@@ -417,18 +457,24 @@ fn request_secs(block: &Block, line: &Waiting) -> Result<(f64, f64, String), Str
     let secs = shortfall * share;
     let slack = HALF_CENT * (shortfall + share) + HALF_CENT * HALF_CENT;
     if (line.secs - 1.0).abs() < 1e-9 && (secs - 1.0).abs() > slack + HALF_CENT {
-        return Err(
-            "1 second is what 6.10 asks of a project whose duration correction \
-                    factor is outside 0.02-80, which it does not print"
+        return Err(match block.wording {
+            LtdWording::V6_10 => "1 second is what 6.10 asks of a project whose duration \
+                                  correction factor is outside 0.02-80, which it does not print"
                 .into(),
-        );
+            LtdWording::V6_12 => "1 second is what 6.12 asks of a project whose duration \
+                                  correction factor is outside 0.02-80, of a zero-share project \
+                                  and under <fetch_minimal_work> (cc_config.xml), none of which \
+                                  it prints"
+                .into(),
+        });
     }
     Ok((
         secs,
         slack,
         format!(
-            "6.10 RSC_WORK_FETCH::set_request: req_secs = {rsc} shortfall {shortfall:.2} x \
+            "{} RSC_WORK_FETCH::set_request: req_secs = {rsc} shortfall {shortfall:.2} x \
              fetch share {share:.2} of {}",
+            block.wording.label(),
             line.chosen
         ),
     ))
@@ -443,7 +489,7 @@ fn cut_after(line: Waiting) -> Choice610 {
         request: None,
         shown: Vec::new(),
         verdict: Verdict::Undecided(
-            "the work-fetch state block that 6.10 prints after its choice (print_state in \
+            "the work-fetch state block that 6.x prints after its choice (print_state in \
              choose_project) is not shown whole after this line"
                 .into(),
         ),
@@ -465,6 +511,11 @@ fn pairs(block: &Block) -> Vec<(ResourceType, ChooseCriterion)> {
     ] {
         for rsc in gpus.iter().chain(std::iter::once(&ResourceType::Cpu)) {
             out.push((rsc.clone(), criterion.clone()));
+        }
+    }
+    if block.wording == LtdWording::V6_12 {
+        for rsc in &gpus {
+            out.push((rsc.clone(), ChooseCriterion::Starved));
         }
     }
     out.push((ResourceType::Cpu, ChooseCriterion::Starved));
@@ -498,8 +549,9 @@ fn gate(block: &Block, rsc: &ResourceType, criterion: &ChooseCriterion) -> Resul
         ChooseCriterion::MajorShortfall => beyond(min),
         ChooseCriterion::MinorShortfall => beyond(min + additional),
         _ => Err(format!(
-            "it closes when deadline misses fill every {} instance, which 6.10 does not print",
-            rsc.long_name()
+            "it closes when deadline misses fill every {} instance, which {} does not print",
+            rsc.long_name(),
+            block.wording.label()
         )),
     }
 }
@@ -529,6 +581,10 @@ fn printed_exclusion(
     if flags.blocked_by_prefs {
         return Some(format!("{project}: {} blocked by prefs", rsc.long_name()));
     }
+    // 6.12 prints it (dont_fetch); 6.10 neither has nor prints it.
+    if flags.no_apps {
+        return Some(format!("{project}: no {} apps", rsc.long_name()));
+    }
     if share.backoff_dt >= HALF_CENT {
         return Some(format!(
             "{project}: {} backed off ({:.2} s left)",
@@ -554,7 +610,7 @@ fn projects(block: &Block) -> &[(String, f64)] {
 
 /// What 6.10 does not print that could exclude an apparently eligible
 /// project from a pair.
-fn unprinted(rsc: &ResourceType, criterion: &ChooseCriterion) -> String {
+fn unprinted(wording: LtdWording, rsc: &ResourceType, criterion: &ChooseCriterion) -> String {
     let mut inputs = vec![
         "a stalled download or a suspended task",
         "an anonymous-platform project without a version for the resource",
@@ -569,10 +625,14 @@ fn unprinted(rsc: &ResourceType, criterion: &ChooseCriterion) -> String {
         inputs.push("a zero resource share");
     }
     if matches!(criterion, ChooseCriterion::Starved) {
-        inputs.push("the CPUs each project already uses (nused_total)");
+        inputs.push("the instances each project already uses (nused_total)");
     }
     if *rsc != ResourceType::Cpu {
         inputs.push("whether GPUs are usable now and GPU scheduling deferrals");
+    }
+    if wording == LtdWording::V6_12 {
+        // 6.12's set_request() asks 1 second under it, never nothing.
+        inputs.push("<fetch_minimal_work> in cc_config.xml");
     }
     inputs.join(", ")
 }
@@ -624,15 +684,17 @@ fn judge_none(block: &Block) -> Verdict {
         let why = match open_because {
             Some(gate_why) => format!(
                 "{pair} may be open ({gate_why}) and the printed state leaves {} able to fetch; \
-                 no project chosen then rests on {} (RSC_WORK_FETCH::choose_project, 6.10)",
+                 no project chosen then rests on {} (RSC_WORK_FETCH::choose_project, {})",
                 found.join(", "),
-                unprinted(&rsc, &criterion)
+                unprinted(block.wording, &rsc, &criterion),
+                block.wording.label()
             ),
             None => format!(
                 "{pair} is open by the printed state and leaves {} able to fetch; no project \
-                 chosen then rests on {} (RSC_WORK_FETCH::choose_project, 6.10)",
+                 chosen then rests on {} (RSC_WORK_FETCH::choose_project, {})",
                 found.join(", "),
-                unprinted(&rsc, &criterion)
+                unprinted(block.wording, &rsc, &criterion),
+                block.wording.label()
             ),
         };
         return Verdict::Undecided(why);
@@ -640,7 +702,8 @@ fn judge_none(block: &Block) -> Verdict {
     Verdict::Decided {
         chosen: None,
         reason: format!(
-            "6.10 WORK_FETCH::choose_project: no pair can choose ({})",
+            "{} WORK_FETCH::choose_project: no pair can choose ({})",
+            block.wording.label(),
             closed.join("; ")
         ),
     }
@@ -663,21 +726,40 @@ fn judge_chosen(
         return Verdict::Undecided("the block prints no project's overall debt".into());
     }
     if matches!(criterion, ChooseCriterion::Other(_)) {
-        return Verdict::Undecided(format!("criterion `{criterion}` is not a 6.10 one"));
+        return Verdict::Undecided(format!(
+            "criterion `{criterion}` is not a {} one",
+            block.wording.label()
+        ));
     }
     let pair = format!("{} {criterion}", rsc.long_name());
+    // 6.10 tries the starved pair on the CPU only (a resource the block
+    // does not print is left to the checks below: a damaged line).
+    let printed = block.resources.iter().any(|r| r.rsc == *rsc);
+    if printed && !pairs(block).iter().any(|(r, c)| r == rsc && c == criterion) {
+        return Verdict::Decided {
+            chosen: None,
+            reason: format!(
+                "{} WORK_FETCH::choose_project tries no {pair} pair",
+                block.wording.label()
+            ),
+        };
+    }
     // The chosen project itself.
     if let Some(why) = printed_exclusion(block, chosen, rsc, criterion) {
         return Verdict::Decided {
             chosen: None,
-            reason: format!("6.10 RSC_WORK_FETCH::choose_project: {pair} cannot choose {why}"),
+            reason: format!(
+                "{} RSC_WORK_FETCH::choose_project: {pair} cannot choose {why}",
+                block.wording.label()
+            ),
         };
     }
     if gate(block, rsc, criterion) == Ok(true) {
         return Verdict::Decided {
             chosen: None,
             reason: format!(
-                "6.10 RSC_WORK_FETCH::choose_project: {pair} is closed by the printed state"
+                "{} RSC_WORK_FETCH::choose_project: {pair} is closed by the printed state",
+                block.wording.label()
             ),
         };
     }
@@ -696,7 +778,7 @@ fn judge_chosen(
                  state and leaves {} able to fetch; that it chose none rests on {}",
                 earlier_rsc.long_name(),
                 found.join(", "),
-                unprinted(&earlier_rsc, &earlier_criterion)
+                unprinted(block.wording, &earlier_rsc, &earlier_criterion)
             ));
         }
     }
@@ -725,15 +807,16 @@ fn judge_chosen(
             return Verdict::Undecided(format!(
                 "{other} (overall debt {debt:.2}) is ahead of {chosen} ({own:.2}) in {pair} \
                  by the printed state; that it was not chosen rests on {}",
-                unprinted(rsc, criterion)
+                unprinted(block.wording, rsc, criterion)
             ));
         }
     }
     Verdict::Decided {
         chosen: Some(chosen.to_string()),
         reason: format!(
-            "6.10 RSC_WORK_FETCH::choose_project: every pair before {pair} closed or empty; \
-             {chosen} has the greatest overall debt ({own:.2}) of the candidates"
+            "{} RSC_WORK_FETCH::choose_project: every pair before {pair} closed or empty; \
+             {chosen} has the greatest overall debt ({own:.2}) of the candidates",
+            block.wording.label()
         ),
     }
 }
@@ -813,12 +896,73 @@ mod tests {
         }
     }
 
+    /// `pass` as 6.12 prints it: every line under `[work_fetch]`.
+    fn pass_6_12(beta_flags: &str, nidle: &str, alpha_debt: &str) -> String {
+        pass(beta_flags, nidle, alpha_debt)
+            .replace("[Beta] chosen:", "[Beta] [wfd] chosen:")
+            .replace("[wfd]", "[work_fetch]")
+    }
+
     #[test]
-    fn blocks_tagged_as_6_12_prints_them_are_not_read() {
-        // 6.12 prints the same block under [work_fetch] and has a starved
-        // pair per GPU: not these rules.
-        let text = pass("", "1.00", "-5.00").replace("[wfd]", "[work_fetch]");
-        assert!(choices(&events(&text)).is_empty());
+    fn blocks_as_6_12_prints_them_are_read_by_its_rules() {
+        // The same verdicts as 6.10's where the rules agree.
+        let found = choices(&events(&pass_6_12("", "1.00", "-5.00")));
+        assert_eq!(
+            describe(&found[0].verdict).split(':').next(),
+            Some("chosen Beta")
+        );
+        assert!(
+            matches!(&found[0].verdict, Verdict::Decided { reason, .. } if reason.starts_with("6.12 RSC_WORK_FETCH")),
+            "{:?}",
+            found[0].verdict
+        );
+        // 6.12 prints ` (no apps)` (dont_fetch): Beta cannot fetch CPU.
+        let found = choices(&events(&pass_6_12(" (no apps)", "1.00", "-5.00")));
+        let got = describe(&found[0].verdict);
+        assert!(
+            got.contains("impossible: ") && got.contains("no CPU apps"),
+            "{got}"
+        );
+        // Alpha ahead in debt is passed over only for an unprinted input,
+        // of which 6.12 has one more.
+        let found = choices(&events(&pass_6_12("", "1.00", "50.00")));
+        let got = describe(&found[0].verdict);
+        assert!(got.contains("fetch_minimal_work"), "{got}");
+    }
+
+    #[test]
+    fn a_starved_pair_on_a_gpu_is_6_12_only() {
+        let block = |tag: &str| {
+            format!(
+                "01-Jan-2011 11:05:00 [---] [{tag}]: work fetch start\n\
+                 01-Jan-2011 11:05:00 [B] [{tag}] chosen: starved NVIDIA GPU: 0.00 inst, 60.00 sec\n\
+                 01-Jan-2011 11:05:00 [---] [{tag}] ------- start work fetch state -------\n\
+                 01-Jan-2011 11:05:00 [---] [{tag}] target work buffer: 8640.00 + 25920.00 sec\n\
+                 01-Jan-2011 11:05:00 [---] [{tag}] CPU: shortfall 0.00 nidle 0.00 saturated 40000.00 busy 0.00 RS fetchable 100.00 runnable 100.00\n\
+                 01-Jan-2011 11:05:00 [B] [{tag}] CPU: fetch share 1.00 LTD 0.00 backoff dt 0.00 int 0.00\n\
+                 01-Jan-2011 11:05:00 [---] [{tag}] NVIDIA GPU: shortfall 120.00 nidle 0.00 saturated 40000.00 busy 0.00 RS fetchable 100.00 runnable 100.00\n\
+                 01-Jan-2011 11:05:00 [B] [{tag}] NVIDIA GPU: fetch share 1.00 LTD 0.00 backoff dt 0.00 int 0.00\n\
+                 01-Jan-2011 11:05:00 [B] [{tag}] overall LTD 0.00\n\
+                 01-Jan-2011 11:05:00 [---] [{tag}] ------- end work fetch state -------\n"
+            )
+        };
+        let found = choices(&events(&block("work_fetch")));
+        assert_eq!(
+            describe(&found[0].verdict).split(':').next(),
+            Some("chosen B")
+        );
+        let request = found[0].request.as_ref().expect("a request");
+        let (secs, _, _) = request.outcome.clone().expect("decided by the block");
+        assert!((secs - 120.0).abs() < 1e-9, "{secs}");
+        // 6.10 tries the starved pair on the CPU only (`#if 0`).
+        let found = choices(&events(&block("wfd")));
+        let got = describe(&found[0].verdict);
+        assert!(
+            got.contains(
+                "impossible: 6.10 WORK_FETCH::choose_project tries no NVIDIA GPU starved pair"
+            ),
+            "{got}"
+        );
     }
 
     #[test]

@@ -528,6 +528,36 @@ fn line_windows(path: &str, lines: &[usize], n: usize) -> HashMap<usize, Vec<Str
 /// The 6.10 choices and the seconds they ask, read from a log's own lines
 /// ([`choice_6_10`]) and compared: points and divergences go into
 /// `report`, the undecided ones are counted by reason.
+/// What a decision of a 6.x client's log rests on that the log does not
+/// print (the 6.x rules are replayed only over the 6.10 emulator's inputs;
+/// a work-fetch choice with its whole block is re-derived by
+/// [`choice_6_10`]).
+fn needs_6x(kind: DecisionKind) -> &'static str {
+    match kind {
+        DecisionKind::WorkFetchChoice => {
+            "6.6-6.12 print the chosen project (`chosen: …`) before the work-fetch state block \
+             and `No project chosen for work fetch` after it: the log holds neither for this \
+             pass, or not its whole block"
+        }
+        DecisionKind::WorkRequest => {
+            "a 6.x request is checked with its `chosen:` line against the state block printed \
+             after it (the chosen project's share of the shortfall); this one has no such line \
+             and block in the log"
+        }
+        DecisionKind::FetchState => {
+            "a 6.x work-fetch state (shortfall, saturated and busy times, fetch shares, debts) \
+             comes from its round-robin simulation and debt accounting over every job and \
+             project of the host: the client's state at that moment (client_state.xml) and the \
+             debts' history are needed"
+        }
+        _ => {
+            "6.x CPU scheduling and simulation rest on short-term debts and every runnable job: \
+             the client's state at that moment (client_state.xml) and the debts' history are \
+             needed; the 6.x rules are replayed only over the 6.10 client emulator's own inputs"
+        }
+    }
+}
+
 fn audit_6_10_choices(
     report: &mut DivergenceReport,
     trace: &Trace,
@@ -599,7 +629,7 @@ fn audit_6_10_choices(
     }
     for (why, count) in undecided {
         report.unchecked.push(Unchecked {
-            what: format!("{count} 6.10 work-fetch choice(s) or request(s)"),
+            what: format!("{count} 6.x work-fetch choice(s) or request(s)"),
             why,
         });
     }
@@ -736,33 +766,28 @@ pub fn audit_window(
             // volunteer's data directory): listed, not recomputed.
             Err(ReplayError::MissingState(why)) => {
                 // `why` names the emulator's input file, which a volunteer
-                // would not know: the sentence says what it stands for.
+                // would not know: each kind's note says what it stands for.
                 let _ = why;
-                let why = "6.x rules (per-resource debts): apart from 6.10's work-fetch \
-                           choice, the 6.x decisions are recomputed only over the 6.10 client \
-                           emulator's own inputs (its host and project descriptions); from a 6.x \
-                           client's log (with or without its client_state.xml) they are not \
-                           recomputed yet"
-                    .to_string();
-                // 6.10's choice follows from its own printed state block
-                // (choice_6_10): those points replace the listed ones.
+                // The choice of 6.6-6.12 follows from its own printed state
+                // block (choice_6_10): those points replace the listed ones.
                 let choices = if policy == V6_10 {
                     choice_6_10::choices(&trace.events)
                 } else {
                     Vec::new()
                 };
-                let mut listed = 0;
+                let mut listed: BTreeMap<DecisionKind, usize> = BTreeMap::new();
                 for point in &points {
                     if !choices.is_empty()
                         && matches!(point.decision, decision::Decision::Choice(_))
                     {
                         continue;
                     }
-                    listed += 1;
+                    *listed.entry(point.kind()).or_default() += 1;
+                    let why = needs_6x(point.kind());
                     let not = compare::Replayed::NotReplayed(if point.cut_before {
                         format!("the log starts inside this pass; {why}")
                     } else {
-                        why.clone()
+                        why.to_string()
                     });
                     let (decision_point, _) = compare::compare_point(
                         point,
@@ -773,10 +798,10 @@ pub fn audit_window(
                     );
                     report.points.push(decision_point);
                 }
-                if listed > 0 {
+                for (kind, count) in listed {
                     report.unchecked.push(Unchecked {
-                        what: format!("{listed} decision(s)"),
-                        why,
+                        what: format!("{count} {kind} decision(s) not checked"),
+                        why: needs_6x(kind).to_string(),
                     });
                 }
                 audit_6_10_choices(&mut report, trace, options, &choices);

@@ -50,6 +50,8 @@ pub(super) fn tagged(rest: &str) -> Option<Message> {
         "using" => full(using_mc_shortfall, tail),
         "request:" => request(tail),
         "backing" => backing_off(tail),
+        // 6.12 prints 6.10's untagged choice under [work_fetch].
+        "chosen:" => chosen(tail),
         "deferring" => {
             (tail == "work fetch; upload active").then_some(Message::DeferringWorkFetchUploadActive)
         }
@@ -391,7 +393,8 @@ fn cant_fetch(tail: &str) -> Option<(ResourceType, ResourceReason)> {
     Some((rsc_name(rsc)?, ResourceReason::from_text(reason)))
 }
 
-/// `chosen: %s %s: %.2f inst, %.2f sec` (6.10).
+/// `chosen: %s %s: %.2f inst, %.2f sec` (6.10 untagged, 6.12 under
+/// `[work_fetch]`).
 fn chosen(tail: &str) -> Option<Message> {
     let (head, numbers) = tail.split_fast(": ")?;
     let (criterion, rsc) = [
@@ -768,6 +771,16 @@ mod tests {
                 rsc: ResourceType::Cpu,
                 inst: 0.0,
                 secs: 240.0
+            }
+        );
+        // 6.12: the same line under [work_fetch] (work_fetch.cpp 6.12.34).
+        assert_eq!(
+            msg("[work_fetch] chosen: starved NVIDIA GPU: 0.00 inst, 60.00 sec"),
+            Message::Chosen {
+                criterion: ChooseCriterion::Starved,
+                rsc: ResourceType::Nvidia,
+                inst: 0.0,
+                secs: 60.0
             }
         );
     }
