@@ -471,6 +471,58 @@ fn with_schedules(recorded: &[String], scheduled: &[String]) -> Vec<String> {
     out
 }
 
+/// A 6.x enforcement pass (enforce_schedule, client/cpu_sched.cpp at
+/// client_release/6.10/6.10.60 and 6.12/6.12.34) that skipped a multithread
+/// job (`not enough CPUs for multithread job, skipping X`) and printed the
+/// CPUs it used (`using U out of N CPUs`): what decides the skip. 6.x skips
+/// such a job when CPUs are already used and they plus the job's CPU count
+/// reach N + 1; used CPUs only grow in the pass, so the skip holds only if
+/// the job uses at least N + 1 − U CPUs, which 6.x does not print. Today's
+/// enforce_run_list runs a multithread job whenever fewer than N CPUs are
+/// committed (overcommitting), unless the user limited the CPUs. `None`
+/// when the pass shows no such skip or no CPU count.
+pub fn mt_skips_6x(events: &[LogEvent], start: usize) -> Option<String> {
+    let rest = events.get(start..).unwrap_or_default();
+    let rest = &rest[..rest.len().min(MAX_PASS_LINES)];
+    let mut skipped: Vec<&str> = Vec::new();
+    let mut using = None;
+    for (i, event) in rest.iter().enumerate() {
+        match &event.message {
+            Message::MtNotEnoughCpus { job } => skipped.push(job.as_str()),
+            Message::UsingCpus { used, ncpus } => using = Some((*used, *ncpus)),
+            Message::EnforceScheduleEnd | Message::EnforceRunListEnd => break,
+            Message::EnforceScheduleStart
+            | Message::EnforceRunListStart
+            | Message::ScheduleCpusStart
+            | Message::MakeRunListStart
+                if i > 0 =>
+            {
+                break
+            }
+            _ => {}
+        }
+    }
+    let (used, ncpus) = using?;
+    let first = skipped.first()?;
+    let need = f64::from(ncpus) + 1.0 - used;
+    let jobs = skipped.join(", ");
+    let today = if used < f64::from(ncpus) {
+        format!(
+            "today's client (enforce_run_list) runs a multithread job whenever fewer than the \
+             usable CPUs are committed, here at most {used:.2} of {ncpus}, so it would have run \
+             {first} (unless the user limited the CPUs)"
+        )
+    } else {
+        format!("today's client would skip it too: {used:.2} of {ncpus} CPUs were committed")
+    };
+    Some(format!(
+        "6.x skipped the multithread job(s) {jobs}: enforce_schedule skips one when CPUs are \
+         already used and they plus its CPU count reach {ncpus} + 1, and this pass ended using \
+         {used:.2} of {ncpus}, so the skip holds only if {first} uses at least {need:.2} CPUs: \
+         its app version's avg_ncpus (client_state.xml), which 6.x does not print; {today}"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -520,5 +572,45 @@ mod tests {
         // 0.50 may be 0.495..0.505 each: 1.99 .. 2.01, open.
         assert_eq!(used.at_least(0.0, 2.0), None);
         assert_eq!(used.at_least(0.0, 3.0), Some(false));
+    }
+
+    /// The events of a stdoutdae.txt text.
+    fn events(text: &str) -> Vec<LogEvent> {
+        let mut out = Vec::new();
+        let mut reader = std::io::Cursor::new(text.as_bytes().to_vec());
+        let path = crate::source::SourcePath::from("stdoutdae.txt");
+        let _ = crate::parse::event_log::read_event_log(
+            &path,
+            crate::trace::FileKind::EventLog,
+            &mut reader,
+            &crate::parse::LogOptions::default(),
+            &mut |event| out.push(event),
+        );
+        out
+    }
+
+    #[test]
+    fn a_6x_multithread_skip_says_what_decides_it() {
+        let pass = |used: &str| {
+            format!(
+                "14-Oct-2010 07:47:01 [---] [cpu_sched_debug] enforce_schedule(): start\n\
+                 14-Oct-2010 07:47:01 [A] [cpu_sched_debug] scheduling a_0\n\
+                 14-Oct-2010 07:47:01 [M] [cpu_sched_debug] not enough CPUs for multithread job, skipping m_0\n\
+                 14-Oct-2010 07:47:01 [---] [cpu_sched_debug] using {used} out of 8 CPUs\n\
+                 14-Oct-2010 07:47:01 [---] [cpu_sched_debug] enforce_schedule: end\n"
+            )
+        };
+        let why = mt_skips_6x(&events(&pass("4.14")), 0).expect("a skip");
+        assert!(why.contains("at least 4.86 CPUs"), "{why}");
+        assert!(why.contains("would have run m_0"), "{why}");
+        let why = mt_skips_6x(&events(&pass("8.00")), 0).expect("a skip");
+        assert!(why.contains("at least 1.00 CPUs"), "{why}");
+        assert!(why.contains("would skip it too"), "{why}");
+        // No skip in the pass: nothing to say.
+        let plain = pass("4.14").replace(
+            "not enough CPUs for multithread job, skipping",
+            "scheduling",
+        );
+        assert_eq!(mt_skips_6x(&events(&plain), 0), None);
     }
 }

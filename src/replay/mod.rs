@@ -230,8 +230,10 @@ fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
     let mut scanning = false;
     let mut dump = false;
     let mut v5 = false;
+    let mut mt_skip = false;
     for e in &trace.events {
         match e.message {
+            Message::MtNotEnoughCpus { .. } => mt_skip = true,
             Message::LtdResourceState { .. }
             | Message::LtdFetchShare { .. }
             | Message::OverallLtd { .. } => ltd = true,
@@ -256,6 +258,13 @@ fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
         (
             Some(Release(7, 2, 42)),
             "guessed from the wording: 7.0-7.2 work-fetch lines".into(),
+        )
+    } else if mt_skip {
+        (
+            Some(Release(6, 10, 60)),
+            "guessed from the wording: `not enough CPUs for multithread job` lines (6.x \
+             enforce_schedule; no release from 7.0.64 on prints them)"
+                .into(),
         )
     } else if make_run_list {
         (
@@ -775,20 +784,28 @@ pub fn audit_window(
                 } else {
                     Vec::new()
                 };
-                let mut listed: BTreeMap<DecisionKind, usize> = BTreeMap::new();
+                // Per kind: how many, and the first one's reason.
+                let mut listed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
                 for point in &points {
                     if !choices.is_empty()
                         && matches!(point.decision, decision::Decision::Choice(_))
                     {
                         continue;
                     }
-                    *listed.entry(point.kind()).or_default() += 1;
-                    let why = needs_6x(point.kind());
-                    let not = compare::Replayed::NotReplayed(if point.cut_before {
+                    let mt = matches!(point.decision, decision::Decision::Enforcement(_))
+                        .then(|| enforce_check::mt_skips_6x(&trace.events, point.event_idx))
+                        .flatten();
+                    let why = mt.as_deref().unwrap_or(needs_6x(point.kind()));
+                    let why = if point.cut_before {
                         format!("the log starts inside this pass; {why}")
                     } else {
                         why.to_string()
-                    });
+                    };
+                    listed
+                        .entry(point.kind())
+                        .or_insert_with(|| (0, why.clone()))
+                        .0 += 1;
+                    let not = compare::Replayed::NotReplayed(why);
                     let (decision_point, _) = compare::compare_point(
                         point,
                         &not,
@@ -798,10 +815,10 @@ pub fn audit_window(
                     );
                     report.points.push(decision_point);
                 }
-                for (kind, count) in listed {
+                for (kind, (count, why)) in listed {
                     report.unchecked.push(Unchecked {
                         what: format!("{count} {kind} decision(s) not checked"),
-                        why: needs_6x(kind).to_string(),
+                        why: format!("first: {why}"),
                     });
                 }
                 audit_6_10_choices(&mut report, trace, options, &choices);
