@@ -492,12 +492,20 @@ pub fn report_checks_from(
     }
 }
 
+/// How far after a pass its RPC's `Sending scheduler request` line is
+/// looked for: the RPC follows its pass in the same poll, a few lines on; a
+/// log that lost the line (or the next pass's start) is not searched to its
+/// end.
+const RPC_REACH: usize = 256;
+
 /// The reason of the RPC a pass at `idx` makes to `project`: its next
-/// `Sending scheduler request` line before another work-fetch pass.
+/// `Sending scheduler request` line before another work-fetch pass, within
+/// [`RPC_REACH`] lines.
 fn rpc_reason(events: &[LogEvent], idx: usize, project: &str) -> Option<RpcReason> {
     events
         .iter()
         .skip(idx + 1)
+        .take(RPC_REACH)
         .find_map(|e| match &e.message {
             Message::WorkFetchStateStart => Some(None),
             Message::SendingSchedulerRequest { reason, .. }
@@ -606,6 +614,60 @@ pub struct JobFacts {
     pub deadlines: HashMap<String, f64>,
     /// Its `rsc_fpops_est` (never printed).
     pub sizes: HashMap<String, f64>,
+}
+
+/// The priority order any stretch of one run list is held to, whatever
+/// else the log shows: the CPU jobs a pass takes in priority order (`add to
+/// run list: JOB (CPU, FIFO) (prio P)` from 7.3 on, `scheduling JOB (CPU
+/// job, priority order) (prio P)` in 7.0-7.2) are each the next job of the
+/// project of highest priority at that moment, and a project's priority
+/// only falls as its jobs are added (client/cpu_sched.cpp
+/// `highest_prio_project_best_result`, `adjust_rec_sched`). A project
+/// listed later had its job waiting all along, so no later entry can print
+/// a priority above an earlier one by more than the two six-decimal
+/// roundings. On a violation: the entries with those jobs in the order of
+/// their printed priorities, and the rule's account; `None` when the
+/// order holds (which alone does not check the list: what it holds rests
+/// on every runnable job).
+pub fn priority_order(entries: &[RunListEntry]) -> Option<(Vec<RunListEntry>, String)> {
+    const PRINTED: f64 = 1e-6 + 1e-9;
+    let in_order = |e: &RunListEntry| e.rsc == "CPU" && e.order == "FIFO";
+    let picks: Vec<usize> = (0..entries.len())
+        .filter(|&i| in_order(&entries[i]))
+        .collect();
+    // The earlier pick of lowest printed priority, against each later one.
+    let mut lowest: Option<usize> = None;
+    let mut violation = None;
+    for &i in &picks {
+        if let Some(low) = lowest {
+            if entries[i].prio > entries[low].prio + PRINTED {
+                violation = Some((low, i));
+                break;
+            }
+        }
+        if lowest.is_none_or(|low| entries[i].prio < entries[low].prio) {
+            lowest = Some(i);
+        }
+    }
+    let (earlier, later) = violation?;
+    let mut sorted: Vec<RunListEntry> = picks.iter().map(|&i| entries[i].clone()).collect();
+    sorted.sort_by(|a, b| b.prio.total_cmp(&a.prio));
+    let mut reordered = entries.to_vec();
+    for (slot, entry) in picks.iter().zip(sorted) {
+        reordered[*slot] = entry;
+    }
+    let (a, b) = (&entries[earlier], &entries[later]);
+    Some((
+        reordered,
+        format!(
+            "§6.2 run list in priority order: {} (prio {:.6}) is taken before {} (prio {:.6}); \
+             each CPU job in priority order is the next job of the project of highest \
+             priority, and a project's priority only falls as its jobs are added, so a job \
+             listed later cannot print a higher priority (client/cpu_sched.cpp \
+             highest_prio_project_best_result, adjust_rec_sched; 7.0 to today)",
+            a.job, a.prio, b.job, b.prio
+        ),
+    ))
 }
 
 /// `facts`: each job's app, deadline and size where the trace's scheduler
@@ -1071,6 +1133,57 @@ mod tests {
 
     /// Digests from Python's hashlib; the real 7.20.5 client of a lab run
     /// started P2_3 before P2_1 (same reply): "1a1c…" sorts before "7f38…".
+    fn entry(job: &str, rsc: &str, order: &str, prio: f64) -> RunListEntry {
+        RunListEntry {
+            job: job.into(),
+            rsc: rsc.into(),
+            order: order.into(),
+            prio,
+            prio_slack: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_run_list_is_held_to_its_priority_order() {
+        // The real client's pass (cpu_two_projects_unequal_share, 16:55:00).
+        let list = vec![
+            entry("G", "NVIDIA GPU", "FIFO", -0.5),
+            entry("E", "CPU", "EDF", -2.0),
+            entry("Alpha_10", "CPU", "FIFO", -0.998893),
+            entry("Beta_4", "CPU", "FIFO", -1.003320),
+            entry("Alpha_11", "CPU", "FIFO", -1.012782),
+            entry("Alpha_12", "CPU", "FIFO", -1.026671),
+            entry("Beta_5", "CPU", "FIFO", -1.044987),
+        ];
+        assert_eq!(priority_order(&list), None);
+        // Equal to the printed digit, or within the two roundings: holds.
+        let mut tie = list.clone();
+        tie[3].prio = -0.998893 + 0.000001;
+        assert_eq!(priority_order(&tie), None);
+        // Beta_5 taken before Alpha_12: a later job prints a higher priority.
+        let mut wrong = list.clone();
+        wrong.swap(5, 6);
+        let (reordered, reason) = priority_order(&wrong).expect("a violation");
+        assert!(
+            reason.contains("Beta_5 (prio -1.044987) is taken before Alpha_12"),
+            "{reason}"
+        );
+        let order: Vec<&str> = reordered.iter().map(|e| e.job.as_str()).collect();
+        assert_eq!(
+            order,
+            ["G", "E", "Alpha_10", "Beta_4", "Alpha_11", "Alpha_12", "Beta_5"]
+        );
+        // Against the lowest earlier priority, not only the one before it.
+        let mut far = list.clone();
+        far[6].prio = -1.0;
+        assert!(priority_order(&far).is_some());
+        // GPU and EDF entries are outside the rule.
+        let mut gpu = list;
+        gpu[0].prio = -9.0;
+        gpu[1].prio = 5.0;
+        assert_eq!(priority_order(&gpu), None);
+    }
+
     #[test]
     fn jobs_of_one_reply_sort_by_name_md5() {
         assert_eq!(name_md5("P2_1"), "7f385001a8c840d5673142e301a28c00");

@@ -1007,6 +1007,20 @@ pub fn audit_window(
                     (decision::Decision::McShortfall { .. }, Some(&replayed)) => replayed.clone(),
                     _ => check.replay(point),
                 };
+                // A run list not recomputed is still held to its priority
+                // order, which any stretch of it shows.
+                let replayed = match (&point.decision, replayed) {
+                    (decision::Decision::RunList(entries), compare::Replayed::NotReplayed(why)) => {
+                        match joblog::priority_order(entries) {
+                            Some((reordered, reason)) => compare::Replayed::Decision {
+                                decision: decision::Decision::RunList(reordered),
+                                reason,
+                            },
+                            None => compare::Replayed::NotReplayed(why),
+                        }
+                    }
+                    (_, replayed) => replayed,
+                };
                 if let compare::Replayed::NotReplayed(why) = &replayed {
                     let entry = not_replayed
                         .entry(point.kind())
