@@ -617,12 +617,13 @@ pub struct JobFacts {
 }
 
 /// The priority order any stretch of one run list is held to, whatever
-/// else the log shows: the CPU jobs a pass takes in priority order (`add to
-/// run list: JOB (CPU, FIFO) (prio P)` from 7.3 on, `scheduling JOB (CPU
-/// job, priority order) (prio P)` in 7.0-7.2) are each the next job of the
-/// project of highest priority at that moment, and a project's priority
-/// only falls as its jobs are added (client/cpu_sched.cpp
-/// `highest_prio_project_best_result`, `adjust_rec_sched`). A project
+/// else the log shows: the jobs of one resource a pass takes in priority
+/// order (`add to run list: JOB (RSC, FIFO) (prio P)` from 7.3 on,
+/// `scheduling JOB (CPU job, priority order) (prio P)` in 7.0-7.2) are each
+/// the next job of the project of highest priority at that moment, and a
+/// project's priority only falls as its jobs are added (client/cpu_sched.cpp
+/// `highest_prio_project_best_result` for the CPU, `first_coproc_result`
+/// for each GPU type, `adjust_rec_sched`). A project
 /// listed later had its job waiting all along, so no later entry can print
 /// a priority above an earlier one by more than the two six-decimal
 /// roundings. On a violation: the entries with those jobs in the order of
@@ -631,43 +632,59 @@ pub struct JobFacts {
 /// on every runnable job).
 pub fn priority_order(entries: &[RunListEntry]) -> Option<(Vec<RunListEntry>, String)> {
     const PRINTED: f64 = 1e-6 + 1e-9;
-    let in_order = |e: &RunListEntry| e.rsc == "CPU" && e.order == "FIFO";
-    let picks: Vec<usize> = (0..entries.len())
-        .filter(|&i| in_order(&entries[i]))
-        .collect();
-    // The earlier pick of lowest printed priority, against each later one.
-    let mut lowest: Option<usize> = None;
-    let mut violation = None;
-    for &i in &picks {
-        if let Some(low) = lowest {
-            if entries[i].prio > entries[low].prio + PRINTED {
-                violation = Some((low, i));
-                break;
+    // One phase per resource; 7.0-7.2 name every GPU `coprocessor`, which
+    // merges the phases of two GPU types: not held.
+    let mut resources: Vec<&str> = Vec::new();
+    for e in entries {
+        if e.order == "FIFO"
+            && e.rsc != super::recorded::COPROCESSOR
+            && !resources.contains(&e.rsc.as_str())
+        {
+            resources.push(&e.rsc);
+        }
+    }
+    for rsc in resources {
+        let picks: Vec<usize> = (0..entries.len())
+            .filter(|&i| entries[i].rsc == rsc && entries[i].order == "FIFO")
+            .collect();
+        // The earlier pick of lowest printed priority, against each later one.
+        let mut lowest: Option<usize> = None;
+        let mut violation = None;
+        for &i in &picks {
+            if let Some(low) = lowest {
+                if entries[i].prio > entries[low].prio + PRINTED {
+                    violation = Some((low, i));
+                    break;
+                }
+            }
+            if lowest.is_none_or(|low| entries[i].prio < entries[low].prio) {
+                lowest = Some(i);
             }
         }
-        if lowest.is_none_or(|low| entries[i].prio < entries[low].prio) {
-            lowest = Some(i);
+        let Some((earlier, later)) = violation else {
+            continue;
+        };
+        let mut sorted: Vec<RunListEntry> = picks.iter().map(|&i| entries[i].clone()).collect();
+        sorted.sort_by(|a, b| b.prio.total_cmp(&a.prio));
+        let mut reordered = entries.to_vec();
+        for (slot, entry) in picks.iter().zip(sorted) {
+            reordered[*slot] = entry;
         }
+        let (a, b) = (&entries[earlier], &entries[later]);
+        return Some((
+            reordered,
+            format!(
+                "§6.2 run list in priority order: {} (prio {:.6}) is taken before {} (prio \
+                 {:.6}) for {rsc}; each {rsc} job in priority order is the next job of the \
+                 project of highest priority, and a project's priority only falls as its jobs \
+                 are added, so a job listed later cannot print a higher priority \
+                 (client/cpu_sched.cpp highest_prio_project_best_result, first_coproc_result, \
+                 adjust_rec_sched; 7.0 to today)",
+                a.job, a.prio, b.job, b.prio
+            ),
+        ));
     }
-    let (earlier, later) = violation?;
-    let mut sorted: Vec<RunListEntry> = picks.iter().map(|&i| entries[i].clone()).collect();
-    sorted.sort_by(|a, b| b.prio.total_cmp(&a.prio));
-    let mut reordered = entries.to_vec();
-    for (slot, entry) in picks.iter().zip(sorted) {
-        reordered[*slot] = entry;
-    }
-    let (a, b) = (&entries[earlier], &entries[later]);
-    Some((
-        reordered,
-        format!(
-            "§6.2 run list in priority order: {} (prio {:.6}) is taken before {} (prio {:.6}); \
-             each CPU job in priority order is the next job of the project of highest \
-             priority, and a project's priority only falls as its jobs are added, so a job \
-             listed later cannot print a higher priority (client/cpu_sched.cpp \
-             highest_prio_project_best_result, adjust_rec_sched; 7.0 to today)",
-            a.job, a.prio, b.job, b.prio
-        ),
-    ))
+    None
 }
 
 /// `facts`: each job's app, deadline and size where the trace's scheduler
@@ -1177,11 +1194,26 @@ mod tests {
         let mut far = list.clone();
         far[6].prio = -1.0;
         assert!(priority_order(&far).is_some());
-        // GPU and EDF entries are outside the rule.
-        let mut gpu = list;
-        gpu[0].prio = -9.0;
-        gpu[1].prio = 5.0;
-        assert_eq!(priority_order(&gpu), None);
+        // EDF entries are outside the rule; each GPU type is a phase of its
+        // own (7.3 on), the CPU's another.
+        let mut edf = list.clone();
+        edf[1].prio = 5.0;
+        assert_eq!(priority_order(&edf), None);
+        let mut gpus = list.clone();
+        gpus.insert(1, entry("G2", "NVIDIA GPU", "FIFO", -0.4));
+        let (_, reason) = priority_order(&gpus).expect("a GPU violation");
+        assert!(reason.contains("for NVIDIA GPU"), "{reason}");
+        let mut two_types = list.clone();
+        two_types.insert(1, entry("A1", "AMD/ATI GPU", "FIFO", -0.1));
+        assert_eq!(priority_order(&two_types), None);
+        // 7.0-7.2 name every GPU `coprocessor`: not held.
+        let mut coproc = list;
+        coproc[0].rsc = super::super::recorded::COPROCESSOR.into();
+        coproc.insert(
+            1,
+            entry("G2", super::super::recorded::COPROCESSOR, "FIFO", -0.4),
+        );
+        assert_eq!(priority_order(&coproc), None);
     }
 
     #[test]
