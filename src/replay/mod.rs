@@ -1119,7 +1119,7 @@ pub fn audit_window(
     if let Some(first) = report.divergences.first() {
         let idx = points
             .iter()
-            .find(|p| p.time == first.time && p.kind() == first.kind)
+            .find(|p| reports(p.event_idx) && p.time == first.time && p.kind() == first.kind)
             .map(|p| p.event_idx);
         if let Some(idx) = idx {
             report.first_context = context_lines(trace, idx, 5);

@@ -85,8 +85,9 @@ impl Window {
     /// The window that reports the decisions from `from` on and ends at the
     /// first pass start at or after `target`, leaving at least `tail` lines
     /// after it; with the index the next window's lines start at (`prefix`
-    /// lines before its boundary). `None` when the lines hold no room for
-    /// a boundary (fewer than `tail` after `target`).
+    /// lines before its boundary). `None` when no boundary is in reach yet:
+    /// fewer than `tail` lines after `target`, or no outer pass starts
+    /// between them while decisions are under way (read on).
     pub fn plan(
         events: &[LogEvent],
         carry: SessionCarry,
