@@ -219,9 +219,11 @@ fn file_name(path: &str) -> &str {
 /// lines of each era (`[wfd]` LTD lines: 6.x; 7.0–7.2 work-fetch lines;
 /// `schedule_cpus(): start` with `choose_project(): T`: 7.16–7.24; without
 /// it: 8.0–8.2.13; `make_run_list(): start`: 8.2.14 on).
-/// Whether the guess can no longer change with more lines of the session
-/// (its wording names one era) is [`settled_guess`].
-fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
+/// The third value says whether the guess is settled: the wording names one
+/// era whatever the session's later lines (6.x LTD lines, 7.0-7.2 work
+/// fetch, today's make_run_list(), or schedule_cpus() beside
+/// choose_project()'s own lines).
+fn guessed_release(trace: &Trace) -> (Option<Release>, String, bool) {
     let mut ltd = false;
     let mut v7_2 = false;
     let mut schedule_cpus = false;
@@ -249,7 +251,8 @@ fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
             _ => {}
         }
     }
-    if ltd {
+    let settled = ltd || v7_2 || make_run_list || (schedule_cpus && (choose_time || scanning));
+    let (release, why) = if ltd {
         (
             Some(Release(6, 10, 60)),
             "guessed from the wording: [wfd] LTD lines (6.x)".into(),
@@ -315,7 +318,8 @@ fn guessed_release(trace: &Trace) -> (Option<Release>, String) {
             None,
             "no client version and no era-specific lines: today's rules assumed".into(),
         )
-    }
+    };
+    (release, why, settled)
 }
 
 /// The policy an audit replays: its name in reports, why, the release it
@@ -326,34 +330,8 @@ struct PolicyChoice {
     reason: String,
     release: Option<Release>,
     /// Named by the options or the trace, or guessed from wording no later
-    /// line of the session can change ([`settled_guess`]).
+    /// line of the session can change ([`guessed_release`]).
     settled: bool,
-}
-
-/// Whether the wording [`guessed_release`] read names one era whatever the
-/// session's later lines: 6.x LTD lines, 7.0-7.2 work fetch, today's
-/// make_run_list(), or schedule_cpus() beside choose_project()'s own lines.
-fn settled_guess(trace: &Trace) -> bool {
-    let (mut schedule_cpus, mut choose_project) = (false, false);
-    for e in &trace.events {
-        match e.message {
-            Message::LtdResourceState { .. }
-            | Message::LtdFetchShare { .. }
-            | Message::OverallLtd { .. }
-            | Message::WorkFetchStart
-            | Message::WorkFetchFetchShare { .. }
-            | Message::MakeRunListStart => return true,
-            Message::ScheduleCpusStart => schedule_cpus = true,
-            Message::ChooseProjectTime { .. } | Message::ChooseProjectScanning => {
-                choose_project = true
-            }
-            _ => {}
-        }
-        if schedule_cpus && choose_project {
-            return true;
-        }
-    }
-    false
 }
 
 /// Decides the policy from `--policy`, `--client-version` and the trace:
@@ -386,10 +364,7 @@ fn choose_policy(trace: &Trace, options: &AuditOptions) -> PolicyChoice {
             format!("client {release} from {source}"),
             true,
         ),
-        None => {
-            let (release, why) = guessed_release(trace);
-            (release, why, settled_guess(trace))
-        }
+        None => guessed_release(trace),
     };
     let name = match release {
         Some(r) if r.0 < 7 => V6_10.to_string(),
@@ -658,16 +633,17 @@ pub fn audit_session(
 
 /// What the first window of a long session carries when the session can be
 /// audited window by window ([`window`]): a session checked from its own
-/// lines under the rules of 7.0 on. `None` for the anchored replay (the
+/// lines under the rules of 7.0 on. `Never` for the anchored replay (the
 /// emulator's inputs and clock) and the 6.x rules, which read the whole
 /// session.
 /// A release guessed from wording that later lines could still change
 /// waits (`NotYet`) unless `accept_guess`.
 pub fn window_carry(trace: &Trace, options: &AuditOptions, accept_guess: bool) -> WindowStart {
     let choice = choose_policy(trace, options);
+    // 7.0 on (6.x releases are not kept as a release: they name V6_10).
     let windowable_rules =
         choice.name == CURRENT || choice.name == V7_2 || choice.release.is_some();
-    if !windowable_rules || choice.name == V6_10 || choice.name == LTD {
+    if !windowable_rules {
         return WindowStart::Never;
     }
     let emulator_clock = trace
