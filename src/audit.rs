@@ -9,10 +9,13 @@
 
 use crate::divergence::{DivergenceReport, HostActivity, Unchecked};
 use crate::parse::{self, LogOptions, ParseError, Select};
+use crate::replay::anchored::AnchoredSlot;
+use crate::replay::queue::Prescan;
 use crate::replay::{self, AuditOptions, ReplayError, SessionCarry, Window, WindowStart};
 use crate::server;
 use crate::simulate::GeneratedJob;
 use crate::trace::{ClientVersion, EventTime, LogEvent, Message, TimeBase, Trace};
+use std::collections::VecDeque;
 use std::path::PathBuf;
 
 /// Audits `trace`: replays the policy over its event log (when it has one)
@@ -100,8 +103,25 @@ pub fn audit_paths_sized(
         .iter()
         .find_map(|s| s.core_client_version);
     skeleton.meta.client_version = None;
-    let mut sessions =
-        Sessions::new(skeleton, trace_name, options, keep_points).with_window_sizes(sizes);
+    // An emulator run with its inputs is replayed from its start state: a
+    // first pass over its log gathers what the replay needs of later lines
+    // (small indexes), so its sessions too are read window by window.
+    let prescans = if !keep_points
+        && !options.since_changed
+        && replay::build::build_emulator_state(&skeleton).is_ok()
+    {
+        let mut prescans = Prescans::new();
+        // Its errors and warnings are the second pass's.
+        let _ = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
+            prescans.take(&event)
+        });
+        prescans.finish()
+    } else {
+        VecDeque::new()
+    };
+    let mut sessions = Sessions::new(skeleton, trace_name, options, keep_points)
+        .with_window_sizes(sizes)
+        .with_prescans(prescans);
     let logs = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
         observe(&event);
         sessions.take(event);
@@ -136,11 +156,12 @@ pub fn audit_paths_sized(
 /// restart but what its state file holds, so each session is replayed by
 /// itself, under the rules of the release its own start-up line names.
 ///
-/// When only totals and divergences are kept, a long session checked from
-/// its own lines is audited window by window as it is read
-/// ([`replay::window`]), so memory holds one window's lines, not the
-/// session's; the anchored replay of an emulator run and the 6.x rules read
-/// their whole session.
+/// When only totals and divergences are kept, a long session is audited
+/// window by window as it is read ([`replay::window`]), so memory holds one
+/// window's lines, not the session's: checked from its own lines, or
+/// replayed from an emulator run's inputs once a first pass pre-scanned
+/// the log ([`Sessions::with_prescans`]); the 6.x rules read their whole
+/// session.
 pub struct Sessions<'a> {
     /// The trace without its events: state, configuration, transcripts.
     skeleton: Trace,
@@ -150,10 +171,8 @@ pub struct Sessions<'a> {
     keep_points: bool,
     /// The events of the session being read.
     current: Vec<LogEvent>,
-    /// The emulator's clock at the last event, if it runs one.
-    last_simulated: Option<u64>,
-    /// Which clock the last timed event showed.
-    last_clock: Clock,
+    /// Where sessions begin.
+    split: SessionSplit,
     /// The client version of the latest session that named one.
     last_version: Option<ClientVersion>,
     /// The UTC offset the log stated last.
@@ -184,6 +203,19 @@ pub struct Sessions<'a> {
     next_try: usize,
     /// Windows audited (a session's last included).
     windows: usize,
+    /// The pre-scans of the sessions not begun yet (an emulator run with
+    /// its inputs, read window by window: [`AnchoredSlot`]).
+    prescans: VecDeque<Prescan>,
+    /// The session under way has begun.
+    session_open: bool,
+    /// Its pre-scan, until its first window.
+    session_prescan: Option<Prescan>,
+    /// Its anchored replay, when read window by window.
+    anchored: Option<AnchoredSlot>,
+    /// Its lines dropped before `current`'s first.
+    dropped: usize,
+    /// A window of it was reported (the next is not its first).
+    session_reported: bool,
 }
 
 /// How a long session is cut into windows ([`Sessions`]), in log lines.
@@ -233,8 +265,7 @@ impl<'a> Sessions<'a> {
             },
             keep_points,
             current: Vec::new(),
-            last_simulated: None,
-            last_clock: Clock::Unknown,
+            split: SessionSplit::new(),
             merged: None,
             policies: Vec::new(),
             failed: None,
@@ -247,7 +278,21 @@ impl<'a> Sessions<'a> {
             unwindowable: false,
             next_try: 0,
             windows: 0,
+            prescans: VecDeque::new(),
+            session_open: false,
+            session_prescan: None,
+            anchored: None,
+            dropped: 0,
+            session_reported: false,
         }
+    }
+
+    /// The same audit with the pre-scans of the log's sessions (a first
+    /// pass over it), so an emulator run with its inputs is replayed
+    /// window by window too.
+    fn with_prescans(mut self, prescans: VecDeque<Prescan>) -> Self {
+        self.prescans = prescans;
+        self
     }
 
     /// The same audit with other window sizes (tests cut sessions short).
@@ -271,30 +316,12 @@ impl<'a> Sessions<'a> {
         if !self.skeleton.rpcs.is_empty() && server::reads_event(&event) {
             self.rpc_events.push(event.clone());
         }
-        let new_session = !self.current.is_empty()
-            && match (&event.message, &event.time) {
-                (Message::ClientStart { .. } | Message::EmuSimulationStart, _) => true,
-                // The emulator's clock going back, or another clock.
-                (_, EventTime::Simulated(t)) => {
-                    self.last_clock == Clock::Wall
-                        || self.last_simulated.is_some_and(|last| *t < last)
-                }
-                (_, EventTime::Local(_) | EventTime::Unix(_)) => self.last_clock == Clock::Emulator,
-                (_, EventTime::None) => false,
-            };
-        if new_session {
+        if self.split.begins(&event, !self.current.is_empty()) {
             self.flush();
         }
-        match event.time {
-            EventTime::Simulated(t) => {
-                self.last_simulated = Some(t);
-                self.last_clock = Clock::Emulator;
-            }
-            EventTime::Local(_) | EventTime::Unix(_) => {
-                self.last_simulated = None;
-                self.last_clock = Clock::Wall;
-            }
-            EventTime::None => {}
+        if !self.session_open {
+            self.session_open = true;
+            self.session_prescan = self.prescans.pop_front();
         }
         self.current.push(event);
         let window_due = !self.keep_points
@@ -321,12 +348,15 @@ impl<'a> Sessions<'a> {
                 let meta = self.session_meta(&events);
                 let saved = std::mem::replace(&mut self.skeleton.meta, meta.clone());
                 self.skeleton.events = events;
-                let start = replay::window_carry(&self.skeleton, &self.options, accept_guess);
+                let anchored = self.session_prescan.is_some();
+                let start =
+                    replay::window_carry(&self.skeleton, &self.options, accept_guess, anchored);
                 self.current = std::mem::take(&mut self.skeleton.events);
                 self.skeleton.meta = saved;
                 match start {
                     WindowStart::Now(carry) => {
                         self.window_meta = Some(meta);
+                        self.anchored = self.session_prescan.take().map(AnchoredSlot::new);
                         *carry
                     }
                     // The wording has not decided the release yet: read on.
@@ -357,7 +387,7 @@ impl<'a> Sessions<'a> {
             self.next_try = self.current.len() + sizes.span / 4;
             return;
         };
-        let first = from == 0;
+        let first = !self.session_reported;
         self.windows += 1;
         let meta = self.window_meta.clone().unwrap_or_default();
         let events = std::mem::take(&mut self.current);
@@ -367,6 +397,7 @@ impl<'a> Sessions<'a> {
         self.current = std::mem::take(&mut self.skeleton.events);
         let until = window.until.unwrap_or(self.current.len());
         self.current.drain(..next_start.min(until));
+        self.dropped += next_start.min(until);
         self.window_from = until - next_start.min(until);
         self.window = Some(next);
     }
@@ -416,7 +447,7 @@ impl<'a> Sessions<'a> {
             Some(carry) => {
                 self.windows += 1;
                 let window = Window::last(&events, carry, self.window_from);
-                let first = self.window_from == 0;
+                let first = !self.session_reported;
                 (
                     self.window_meta.clone().unwrap_or_default(),
                     Some(window),
@@ -433,6 +464,11 @@ impl<'a> Sessions<'a> {
     }
 
     fn reset_window(&mut self) {
+        self.session_open = false;
+        self.session_prescan = None;
+        self.anchored = None;
+        self.dropped = 0;
+        self.session_reported = false;
         self.window = None;
         self.window_meta = None;
         self.window_from = 0;
@@ -452,17 +488,23 @@ impl<'a> Sessions<'a> {
     ) -> Vec<LogEvent> {
         let saved = std::mem::replace(&mut self.skeleton.meta, meta);
         self.skeleton.events = events;
-        let generated = if window.is_some() {
-            Vec::new()
-        } else {
+        // The anchored replay starts at its first window.
+        let generated = if window.is_none() || self.anchored.as_ref().is_some_and(|a| !a.started())
+        {
             emulator_generated_jobs(&self.skeleton, &self.options)
+        } else {
+            Vec::new()
         };
+        if let Some(slot) = &mut self.anchored {
+            slot.set_base(self.dropped);
+        }
         let result = replay::audit_window(
             &self.skeleton,
             self.trace_name,
             &self.options,
             &generated,
             window,
+            self.anchored.as_mut(),
         );
         let events = std::mem::take(&mut self.skeleton.events);
         self.skeleton.meta = saved;
@@ -472,6 +514,7 @@ impl<'a> Sessions<'a> {
                     report.fold_agreeing();
                     report.activity = HostActivity::default();
                 }
+                self.session_reported = true;
                 if first {
                     self.policies.push(SessionPolicy {
                         policy: report.policy.clone(),
@@ -536,6 +579,14 @@ impl<'a> Sessions<'a> {
             describe_sessions(&mut report, &self.policies);
         }
         report.contexts = replay::log_contexts(&report.divergences);
+        // A window whose first divergence was a point of the window before
+        // (the anchored replay compares a step's points when the next step
+        // begins) no longer held its lines: read from the log.
+        if report.first_context.is_empty() {
+            if let Some(loc) = report.divergences.first().and_then(|d| d.location.as_ref()) {
+                report.first_context = replay::first_context_at(loc);
+            }
+        }
         if let Some(note) = unknown_lines(std::mem::take(&mut self.unknown)) {
             report.unchecked.push(note);
         }
@@ -550,6 +601,94 @@ impl<'a> Sessions<'a> {
             }
         }
         Ok(report)
+    }
+}
+
+/// Where a log's client sessions begin ([`Sessions`]): a `Starting BOINC
+/// client` or `SIMULATION START` line after other lines, the emulator's
+/// clock going back, or the times switching between the emulator's seconds
+/// and dates.
+#[derive(Clone, Copy, Debug)]
+struct SessionSplit {
+    /// The emulator's clock at the last event, if it runs one.
+    last_simulated: Option<u64>,
+    /// Which clock the last timed event showed.
+    last_clock: Clock,
+}
+
+impl SessionSplit {
+    fn new() -> Self {
+        SessionSplit {
+            last_simulated: None,
+            last_clock: Clock::Unknown,
+        }
+    }
+
+    /// Whether `event` begins a new session when the session under way
+    /// has lines (`any`); notes its clock.
+    fn begins(&mut self, event: &LogEvent, any: bool) -> bool {
+        let new_session = any
+            && match (&event.message, &event.time) {
+                (Message::ClientStart { .. } | Message::EmuSimulationStart, _) => true,
+                // The emulator's clock going back, or another clock.
+                (_, EventTime::Simulated(t)) => {
+                    self.last_clock == Clock::Wall
+                        || self.last_simulated.is_some_and(|last| *t < last)
+                }
+                (_, EventTime::Local(_) | EventTime::Unix(_)) => self.last_clock == Clock::Emulator,
+                (_, EventTime::None) => false,
+            };
+        match event.time {
+            EventTime::Simulated(t) => {
+                self.last_simulated = Some(t);
+                self.last_clock = Clock::Emulator;
+            }
+            EventTime::Local(_) | EventTime::Unix(_) => {
+                self.last_simulated = None;
+                self.last_clock = Clock::Wall;
+            }
+            EventTime::None => {}
+        }
+        new_session
+    }
+}
+
+/// The pre-scans of a log's sessions ([`replay::queue::Prescan`]), one per
+/// session in order, read in a first pass over the log.
+struct Prescans {
+    split: SessionSplit,
+    current: Option<Prescan>,
+    done: VecDeque<Prescan>,
+}
+
+impl Prescans {
+    fn new() -> Self {
+        Prescans {
+            split: SessionSplit::new(),
+            current: None,
+            done: VecDeque::new(),
+        }
+    }
+
+    fn take(&mut self, event: &LogEvent) {
+        if self.split.begins(event, self.current.is_some()) {
+            self.end_session();
+        }
+        self.current
+            .get_or_insert_with(Prescan::default)
+            .take(event);
+    }
+
+    fn end_session(&mut self) {
+        if let Some(mut scan) = self.current.take() {
+            scan.finish();
+            self.done.push_back(scan);
+        }
+    }
+
+    fn finish(mut self) -> VecDeque<Prescan> {
+        self.end_session();
+        self.done
     }
 }
 
@@ -606,6 +745,10 @@ fn describe_sessions(report: &mut DivergenceReport, policies: &[SessionPolicy]) 
 
 /// Adds one session's report to the reports of the sessions before it.
 fn merge(into: &mut DivergenceReport, session: DivergenceReport) {
+    // The lines around the first divergence come with it.
+    if into.divergences.is_empty() && !session.divergences.is_empty() {
+        into.first_context = session.first_context.clone();
+    }
     into.points.extend(session.points);
     for f in session.folded {
         match into
@@ -624,9 +767,6 @@ fn merge(into: &mut DivergenceReport, session: DivergenceReport) {
     into.divergences.extend(session.divergences);
     for u in session.unchecked {
         merge_unchecked(&mut into.unchecked, u);
-    }
-    if into.first_context.is_empty() {
-        into.first_context = session.first_context;
     }
     into.since_changed = match (into.since_changed.take(), session.since_changed) {
         (Some(mut a), Some(b)) if a.release == b.release => {

@@ -26,11 +26,16 @@ fn report_json(path: &Path, sizes: WindowSizes, since_changed: bool) -> (String,
         since_changed,
         ..AuditOptions::default()
     };
+    report_json_with(path, sizes, &options)
+}
+
+/// [`report_json`] under `options`.
+fn report_json_with(path: &Path, sizes: WindowSizes, options: &AuditOptions) -> (String, usize) {
     let streamed = audit_paths_sized(
         &[path.to_path_buf()],
         &LogOptions::default(),
         "t",
-        &options,
+        options,
         false,
         sizes,
         &mut |_| {},
@@ -217,4 +222,127 @@ fn damaged_logs_in_windows_give_the_whole_sessions_report() {
     let windows = check_logs(&logs, &sizes, false);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(windows > 200, "windows audited: {windows}");
+}
+
+/// The emulator runs with their inputs (anchored replay: the client loop
+/// over the recording from the emulator's start state), under every
+/// release's rules: read window by window after a first pass pre-scans
+/// the log, the report is the whole session's, field by field. The trimmed
+/// references under traces/, and the full ones of ../shared when there.
+#[test]
+fn emulator_runs_replayed_in_windows_give_the_whole_sessions_report() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs: Vec<PathBuf> = vec![root.join("traces/default")];
+    let shared = root.join("../shared/reference");
+    for parent in [
+        root.join("traces/valid"),
+        root.join("traces/valid-gen"),
+        root.join("traces/valid-7.2.42"),
+        root.join("traces/valid-7.20.5"),
+        root.join("traces/valid-8.0.4"),
+        root.join("traces/valid-7.16.21"),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&parent) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("inputs").is_dir())
+            .collect();
+        found.sort();
+        dirs.extend(found);
+    }
+    assert!(
+        dirs.len() >= 30,
+        "emulator runs under traces/: {}",
+        dirs.len()
+    );
+    let sizes = [
+        WindowSizes {
+            span: 400,
+            prefix: 150,
+            tail: 300,
+            ..WindowSizes::default()
+        },
+        WindowSizes {
+            span: 2500,
+            prefix: 0,
+            tail: 900,
+            ..WindowSizes::default()
+        },
+    ];
+    let windows = check_logs(&dirs, &sizes, false);
+    assert!(windows > 500, "windows audited: {windows}");
+    let mut full = Vec::new();
+    for generation in [
+        "emulator",
+        "emulator-gen",
+        "emulator-7.2.42",
+        "emulator-7.20.5",
+    ] {
+        let Ok(entries) = std::fs::read_dir(shared.join(generation)) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        found.sort();
+        full.extend(found.into_iter().filter(|p| p.join("inputs").is_dir()));
+    }
+    let full_windows = check_logs(
+        &full,
+        &[WindowSizes {
+            span: 5000,
+            prefix: 1000,
+            tail: 2000,
+            ..WindowSizes::default()
+        }],
+        false,
+    );
+    assert!(
+        full.is_empty() || full_windows > 200,
+        "windows audited: {full_windows}"
+    );
+    eprintln!(
+        "{} runs in {windows} windows; {} full references in {full_windows}",
+        dirs.len(),
+        full.len()
+    );
+}
+
+/// An emulator run audited under rules it was not made with (today's runs
+/// under 7.2.42's): its many divergences, their first one's lines and the
+/// points not replayed come out the same read window by window.
+#[test]
+fn divergent_anchored_replays_in_windows_give_the_whole_sessions_report() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/valid");
+    let options = AuditOptions {
+        policy: Some("7.2.42".into()),
+        ..AuditOptions::default()
+    };
+    let sizes = WindowSizes {
+        span: 300,
+        prefix: 200,
+        tail: 300,
+        ..WindowSizes::default()
+    };
+    let mut windows = 0;
+    let mut divergent = 0;
+    for name in [
+        "seed_cpu_gpu_two_projects",
+        "multithread_mixed",
+        "suspended_and_nnw",
+    ] {
+        let dir = root.join(name);
+        let (whole, _) = report_json_with(&dir, WHOLE, &options);
+        let (cut, n) = report_json_with(&dir, sizes, &options);
+        windows += n;
+        divergent += usize::from(whole.contains("\"n_divergences\": 1"));
+        assert!(
+            whole == cut,
+            "{name} in windows: the report differs\n{}",
+            first_difference(&whole, &cut)
+        );
+    }
+    assert!(windows > 20, "windows audited: {windows}");
+    assert!(divergent > 0, "no divergence to compare");
 }

@@ -484,6 +484,46 @@ pub struct ClientLoop<'a> {
     debt: Option<debt::DebtSim>,
 }
 
+/// A client loop between two stretches of its run ([`ClientLoop::suspend`]):
+/// its whole state but the world and the observer it ran with.
+pub struct SuspendedLoop {
+    /// The client's state.
+    pub state: HostState,
+    /// Per job (same index): bookkeeping beside the engine.
+    pub side: Vec<JobSide>,
+    /// The emulator's accounting (figures of merit).
+    pub accounts: Accounts,
+    /// Usage per project and resource.
+    pub usage: Usage,
+    /// RPCs skipped because the project was down.
+    pub rpcs_skipped: u64,
+    pub(crate) params: Params,
+    pub(crate) profile: Profile,
+    delta: f64,
+    duration: f64,
+    /// The simulation of the current instant (reused within it, §8).
+    sim: Option<RrSimOutcome>,
+    pub(crate) must_schedule: bool,
+    pub(crate) must_check_work_fetch: bool,
+    last_schedule: f64,
+    pub(crate) last_poll: f64,
+    pub(crate) last_work_fetch: f64,
+    last_progress: f64,
+    steps_done: u64,
+    next_task_seq: u64,
+    gpu_active: bool,
+    /// Task progress or exits happened at the start of this step.
+    begin_action: bool,
+    /// 7.0–7.2: the project order the pass's work-fetch set-up left.
+    sorted_by_setup: Option<Vec<usize>>,
+    /// The freed results' memory ([`Profile::new_jobs_reuse_freed_uts`]).
+    freed: heap::ResultHeap,
+    /// The ltd-6.6 policy's state when it drives the host.
+    ltd: Option<ltd::LtdSim>,
+    /// The debt-6.2 policy's state when it drives the host.
+    debt: Option<debt::DebtSim>,
+}
+
 impl<'a> ClientLoop<'a> {
     /// A loop over `state` in `world`, reporting to `observer`.
     pub fn new(
@@ -551,6 +591,74 @@ impl<'a> ClientLoop<'a> {
         Ok(this)
     }
 
+    /// Ends this stretch of the run: the loop's state without its world
+    /// and observer, to [`ClientLoop::resume`] with them (a recording read
+    /// window by window feeds both between two stretches).
+    pub fn suspend(self) -> SuspendedLoop {
+        SuspendedLoop {
+            state: self.state,
+            side: self.side,
+            accounts: self.accounts,
+            usage: self.usage,
+            rpcs_skipped: self.rpcs_skipped,
+            params: self.params,
+            profile: self.profile,
+            delta: self.delta,
+            duration: self.duration,
+            sim: self.sim,
+            must_schedule: self.must_schedule,
+            must_check_work_fetch: self.must_check_work_fetch,
+            last_schedule: self.last_schedule,
+            last_poll: self.last_poll,
+            last_work_fetch: self.last_work_fetch,
+            last_progress: self.last_progress,
+            steps_done: self.steps_done,
+            next_task_seq: self.next_task_seq,
+            gpu_active: self.gpu_active,
+            begin_action: self.begin_action,
+            sorted_by_setup: self.sorted_by_setup,
+            freed: self.freed,
+            ltd: self.ltd,
+            debt: self.debt,
+        }
+    }
+
+    /// Continues a suspended loop in `world`, reporting to `observer`.
+    pub fn resume(
+        suspended: SuspendedLoop,
+        world: &'a mut dyn World,
+        observer: &'a mut dyn Observer,
+    ) -> Self {
+        ClientLoop {
+            world,
+            observer,
+            state: suspended.state,
+            side: suspended.side,
+            accounts: suspended.accounts,
+            usage: suspended.usage,
+            rpcs_skipped: suspended.rpcs_skipped,
+            params: suspended.params,
+            profile: suspended.profile,
+            delta: suspended.delta,
+            duration: suspended.duration,
+            sim: suspended.sim,
+            must_schedule: suspended.must_schedule,
+            must_check_work_fetch: suspended.must_check_work_fetch,
+            last_schedule: suspended.last_schedule,
+            last_poll: suspended.last_poll,
+            last_work_fetch: suspended.last_work_fetch,
+            last_progress: suspended.last_progress,
+            steps_done: suspended.steps_done,
+            next_task_seq: suspended.next_task_seq,
+            gpu_active: suspended.gpu_active,
+            begin_action: suspended.begin_action,
+            sorted_by_setup: suspended.sorted_by_setup,
+            freed: suspended.freed,
+            ltd: suspended.ltd,
+            debt: suspended.debt,
+        }
+    }
+
     /// The time step.
     pub fn delta(&self) -> f64 {
         self.delta
@@ -566,6 +674,23 @@ impl<'a> ClientLoop<'a> {
     /// starts at its own epoch).
     pub fn run_steps(&mut self, start: f64, end: f64) -> Result<(), LoopError> {
         self.run_steps_with(start, end, |_, _| {})
+    }
+
+    /// The steps at `start`, `start + delta`, … that come before `before`
+    /// and not after `end`; gives the time of the next step, where a later
+    /// call goes on (the steps of several calls are those of one
+    /// [`run_steps`](Self::run_steps) from the first `start`).
+    pub fn run_steps_until(&mut self, start: f64, before: f64, end: f64) -> Result<f64, LoopError> {
+        let mut now = start;
+        if self.steps_done == 0 {
+            self.last_progress = start;
+        }
+        while now < before && now <= end {
+            let availability = self.begin_step(now);
+            self.finish_step(now, availability)?;
+            now += self.delta;
+        }
+        Ok(now)
     }
 
     /// [`run_steps`](Self::run_steps), calling `between(loop, now)` in each

@@ -138,6 +138,24 @@ pub fn compare_point(
     events: &[LogEvent],
     lines: bool,
 ) -> (DecisionPoint, Vec<Divergence>) {
+    compare_point_at(
+        point,
+        replayed,
+        tolerance,
+        location(events, point.event_idx),
+        lines,
+    )
+}
+
+/// [`compare_point`] for a point whose first line is at `loc` (its events
+/// may be gone: a window of a long session already read).
+pub fn compare_point_at(
+    point: &RecordedPoint,
+    replayed: &Replayed,
+    tolerance: f64,
+    loc: Option<Location>,
+    lines: bool,
+) -> (DecisionPoint, Vec<Divergence>) {
     let kind = point.kind();
     let brief = |checked: bool| DecisionPoint {
         time: point.time,
@@ -162,10 +180,9 @@ pub fn compare_point(
             return (brief(false), Vec::new());
         }
         let cut = Replayed::NotReplayed(CUT_INSIDE_PASS.to_string());
-        return compare_point(point, &cut, tolerance, events, lines);
+        return compare_point_at(point, &cut, tolerance, loc, lines);
     }
     let recorded_fields = point.decision.fields();
-    let loc = location(events, point.event_idx);
     let divergence = |field: &Field, recorded: String, replayed: String, reason: &str| Divergence {
         time: point.time,
         time_label: point.time_label.clone(),

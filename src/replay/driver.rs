@@ -15,7 +15,7 @@
 //! mode from each recorded state dump ([`super::selfcheck`]); the reason says
 //! which mode.
 
-use super::compare::{compare_point, Replayed};
+use super::compare::{compare_point_at, Replayed};
 use super::decision::{
     Decision, FetchDump, PrioEntry, ProjectState, RecEntry, RscRequestLine, RscState, RunListEntry,
     ShareState,
@@ -28,8 +28,9 @@ use crate::policy::rec::{PriorityInit, RecAdjustment};
 use crate::policy::rr_sim::RrSimOutcome;
 use crate::policy::state::HostState;
 use crate::policy::work_fetch::WorkFetchOutcome;
+use crate::source::Location;
 use crate::trace::LogEvent;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Where a replayed decision goes: recorded points are matched with the
 /// replay's own decisions of the same slot at the same time, in order.
@@ -209,11 +210,13 @@ pub struct CompareSettings {
     pub lines: bool,
 }
 
-/// The comparing observer.
-pub struct Comparer<'t> {
-    points: &'t [RecordedPoint],
-    next_point: usize,
-    events: &'t [LogEvent],
+/// The comparing observer. It owns the recorded points still to compare
+/// (with the log position of each), so a long recording can be fed to it
+/// window by window ([`Comparer::feed`]).
+pub struct Comparer {
+    points: VecDeque<(RecordedPoint, Option<Location>)>,
+    /// The latest time of a point fed.
+    last_time: Option<f64>,
     settings: CompareSettings,
     /// Decisions of the step under way, in the order made, with a used flag.
     made: Vec<(f64, Slot, Made, bool)>,
@@ -229,17 +232,12 @@ pub struct Comparer<'t> {
     pub unsolicited: usize,
 }
 
-impl<'t> Comparer<'t> {
-    /// A comparer of `points` (in log order) over `events`.
-    pub fn new(
-        points: &'t [RecordedPoint],
-        events: &'t [LogEvent],
-        settings: CompareSettings,
-    ) -> Self {
+impl Comparer {
+    /// A comparer with no point yet.
+    pub fn new(settings: CompareSettings) -> Self {
         Comparer {
-            points,
-            next_point: 0,
-            events,
+            points: VecDeque::new(),
+            last_time: None,
             settings,
             made: Vec::new(),
             results: Vec::new(),
@@ -250,9 +248,49 @@ impl<'t> Comparer<'t> {
         }
     }
 
-    /// The time of the last recorded point.
+    /// Adds recorded points (in log order, after every point fed before),
+    /// each with its first line's position in the log.
+    pub fn feed(&mut self, points: impl IntoIterator<Item = (RecordedPoint, Option<Location>)>) {
+        for (point, loc) in points {
+            self.last_time = Some(self.last_time.map_or(point.time, |t| t.max(point.time)));
+            self.points.push_back((point, loc));
+        }
+    }
+
+    /// Adds the points of `events` (the lines their `event_idx` index) for
+    /// which `keep` holds.
+    pub fn feed_from(
+        &mut self,
+        points: &[RecordedPoint],
+        events: &[LogEvent],
+        keep: impl Fn(&RecordedPoint) -> bool,
+    ) {
+        self.feed(points.iter().filter(|p| keep(p)).map(|p| {
+            let loc = events.get(p.event_idx).map(|e| e.location.clone());
+            (p.clone(), loc)
+        }));
+    }
+
+    /// Takes the comparisons made so far (the points compared, the
+    /// divergences, the points not replayed per kind), leaving the points
+    /// still to compare.
+    pub fn take_compared(&mut self) -> Comparer {
+        Comparer {
+            points: VecDeque::new(),
+            last_time: self.last_time,
+            settings: self.settings,
+            made: Vec::new(),
+            results: std::mem::take(&mut self.results),
+            divergences: std::mem::take(&mut self.divergences),
+            not_replayed: std::mem::take(&mut self.not_replayed),
+            unmatched: 0,
+            unsolicited: 0,
+        }
+    }
+
+    /// The time of the last recorded point fed.
     pub fn last_time(&self) -> Option<f64> {
-        self.points.iter().map(|p| p.time).reduce(f64::max)
+        self.last_time
     }
 
     fn push(&mut self, time: f64, slot: Slot, made: Made) {
@@ -261,13 +299,16 @@ impl<'t> Comparer<'t> {
 
     /// Compares every point before `before` with the decisions made.
     fn flush(&mut self, before: f64) {
-        while let Some(point) = self.points.get(self.next_point) {
-            if point.time >= before - 1e-6 {
+        while self
+            .points
+            .front()
+            .is_some_and(|(point, _)| point.time < before - 1e-6)
+        {
+            let Some((point, loc)) = self.points.pop_front() else {
                 break;
-            }
-            self.next_point += 1;
-            let replayed = self.replayed_for(point);
-            self.record(point, &replayed);
+            };
+            let replayed = self.replayed_for(&point);
+            self.record(&point, loc, &replayed);
         }
     }
 
@@ -280,14 +321,13 @@ impl<'t> Comparer<'t> {
 
     /// Marks every point left as not replayed, with why (the loop stopped).
     pub fn abandon(&mut self, why: &str) {
-        while let Some(point) = self.points.get(self.next_point) {
-            self.next_point += 1;
+        while let Some((point, loc)) = self.points.pop_front() {
             let replayed = Replayed::NotReplayed(why.to_string());
-            self.record(point, &replayed);
+            self.record(&point, loc, &replayed);
         }
     }
 
-    fn record(&mut self, point: &RecordedPoint, replayed: &Replayed) {
+    fn record(&mut self, point: &RecordedPoint, loc: Option<Location>, replayed: &Replayed) {
         if let Replayed::NotReplayed(why) = replayed {
             let entry = self
                 .not_replayed
@@ -295,11 +335,11 @@ impl<'t> Comparer<'t> {
                 .or_insert_with(|| (0, why.clone()));
             entry.0 += 1;
         }
-        let (decision_point, divergences) = compare_point(
+        let (decision_point, divergences) = compare_point_at(
             point,
             replayed,
             self.settings.tolerance,
-            self.events,
+            loc,
             self.settings.lines,
         );
         self.results.push(decision_point);
@@ -461,7 +501,7 @@ impl<'t> Comparer<'t> {
     }
 }
 
-impl Observer for Comparer<'_> {
+impl Observer for Comparer {
     fn step_begins(&mut self, now: f64) {
         self.flush(now);
         self.unmatched += self.made.iter().filter(|m| !m.3).count();

@@ -74,6 +74,7 @@
 //! client log is checked in self-consistency mode.
 
 pub mod activity;
+pub mod anchored;
 pub mod build;
 pub mod choice_6_10;
 pub mod compare;
@@ -92,13 +93,13 @@ pub mod world;
 
 pub use window::{SessionCarry, Window};
 
-use crate::client_loop::{ClientLoop, LoopOptions, Profile};
+use crate::client_loop::Profile;
 use crate::divergence::{
     DecisionKind, Divergence, DivergenceReport, SinceChanged, Unchecked, MAX_CONTEXTS,
 };
 use crate::policy::generation::Generation;
 use crate::policy::profile::{self, Release};
-use crate::policy::{Params, RuntimeModel};
+use crate::policy::Params;
 use crate::trace::{ClientVersion, Message, Trace};
 use std::collections::{BTreeMap, HashMap};
 
@@ -433,6 +434,9 @@ pub fn audit_with_draws(
 /// Log lines shown before and after each divergence's line.
 const CONTEXT_LINES: usize = 2;
 
+/// Lines before and after the first divergence's (a report's `first_context`).
+const FIRST_CONTEXT_LINES: usize = 5;
+
 /// The log lines around each of the first [`MAX_CONTEXTS`] divergences, read
 /// from their files (each file read once).
 pub fn log_contexts(divergences: &[Divergence]) -> Vec<Vec<String>> {
@@ -628,17 +632,23 @@ pub fn audit_session(
     options: &AuditOptions,
     generated: &[world::GeneratedJob],
 ) -> Result<DivergenceReport, ReplayError> {
-    audit_window(trace, trace_name, options, generated, None)
+    audit_window(trace, trace_name, options, generated, None, None)
 }
 
 /// What the first window of a long session carries when the session can be
-/// audited window by window ([`window`]): a session checked from its own
-/// lines under the rules of 7.0 on. `Never` for the anchored replay (the
-/// emulator's inputs and clock) and the 6.x rules, which read the whole
-/// session.
+/// audited window by window ([`window`]): a session under the rules of 7.0
+/// on, checked from its own lines, or replayed from the emulator's inputs
+/// when a first pass pre-scanned it (`anchored`: [`anchored::AnchoredSlot`];
+/// not with `--since-changed`, whose judgement replays it again). `Never`
+/// for the 6.x rules, which read the whole session.
 /// A release guessed from wording that later lines could still change
 /// waits (`NotYet`) unless `accept_guess`.
-pub fn window_carry(trace: &Trace, options: &AuditOptions, accept_guess: bool) -> WindowStart {
+pub fn window_carry(
+    trace: &Trace,
+    options: &AuditOptions,
+    accept_guess: bool,
+    anchored: bool,
+) -> WindowStart {
     let choice = choose_policy(trace, options);
     // 7.0 on (6.x releases are not kept as a release: they name V6_10).
     let windowable_rules =
@@ -650,7 +660,13 @@ pub fn window_carry(trace: &Trace, options: &AuditOptions, accept_guess: bool) -
         .events
         .iter()
         .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
-    if emulator_clock && build::build_emulator_state(trace).is_ok() {
+    // The anchored replay goes window by window when a first pass
+    // pre-scanned the session; the judgement under today's rules replays it
+    // again, whole.
+    if emulator_clock
+        && (!anchored || options.since_changed)
+        && build::build_emulator_state(trace).is_ok()
+    {
         return WindowStart::Never;
     }
     if !choice.settled && !accept_guess {
@@ -689,6 +705,7 @@ pub fn audit_window(
     options: &AuditOptions,
     generated: &[world::GeneratedJob],
     window: Option<&Window>,
+    anchored: Option<&mut anchored::AnchoredSlot>,
 ) -> Result<DivergenceReport, ReplayError> {
     if !(options.tolerance.is_finite() && options.tolerance >= 0.0) {
         return Err(ReplayError::BadTolerance(options.tolerance));
@@ -866,11 +883,18 @@ pub fn audit_window(
         .events
         .iter()
         .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
-    let delta = if emulator_clock && state.is_some() {
-        queue::time_step(&trace.events).unwrap_or(0.0)
-    } else {
-        0.0
+    // A session read in windows was pre-scanned by a first pass.
+    let anchored = anchored.filter(|_| window.is_some());
+    let prescan = match &anchored {
+        Some(_) => None,
+        None => (emulator_clock && state.is_some()).then(|| queue::Prescan::of(&trace.events)),
     };
+    let delta = match (&anchored, &prescan) {
+        (Some(slot), _) if state.is_some() && emulator_clock => slot.prescan().time_step(),
+        (_, Some(prescan)) => prescan.time_step(),
+        _ => None,
+    }
+    .unwrap_or(0.0);
     if state.is_some() && !emulator_clock {
         unchecked.push(Unchecked {
             what: "anchored replay (priority, rr_sim, fetch_state, run_list, enforcement, backoff)"
@@ -905,38 +929,45 @@ pub fn audit_window(
     }
     let (results, divergences, not_replayed) = match state {
         Some(state) if delta > 0.0 => {
-            let mut comparer = driver::Comparer::new(&points, &trace.events, settings);
-            let (stopped, unknown) = run_recorded(
-                trace,
-                state,
-                delta,
-                &params,
-                profile,
-                generated,
-                &mut comparer,
-            );
+            let (mut comparer, unknown, stopped) = match (anchored, window) {
+                (Some(slot), Some(w)) => slot.window(trace, w, &points, |prescan| {
+                    anchored::AnchoredRun::start(
+                        trace,
+                        state,
+                        delta,
+                        &params,
+                        profile,
+                        generated,
+                        prescan,
+                        &trace.availability,
+                        driver::Comparer::new(settings),
+                    )
+                }),
+                _ => {
+                    let mut comparer = driver::Comparer::new(settings);
+                    comparer.feed_from(&points, &trace.events, |_| true);
+                    let prescan = prescan.unwrap_or_default();
+                    let mut run = run_recorded(
+                        trace, state, delta, &params, profile, generated, &prescan, comparer,
+                    );
+                    let unknown = run.finish();
+                    let stopped = run.stopped.take();
+                    (run.comparer, unknown, stopped)
+                }
+            };
             if unknown > 0 {
-                unchecked.push(Unchecked {
-                    what: format!("the estimates of {unknown} received job(s)"),
-                    why: "the emulator's log prints true FLOPs left, never the estimate a job \
-                          arrived with (a draw of its server); taken as the true size, which \
-                          the decisions made before the job starts (busy time, work requests) \
-                          may rest on"
-                        .into(),
-                });
+                unchecked.push(unknown_estimates(unknown));
             }
             if let Some(why) = stopped {
-                comparer.abandon(&why);
                 unchecked.push(Unchecked {
                     what: "the rest of the trace".into(),
                     why,
                 });
             }
-            comparer.finish();
             (
-                comparer.results,
-                comparer.divergences,
-                comparer.not_replayed,
+                std::mem::take(&mut comparer.results),
+                std::mem::take(&mut comparer.divergences),
+                std::mem::take(&mut comparer.not_replayed),
             )
         }
         state => {
@@ -1093,12 +1124,17 @@ pub fn audit_window(
         }
     }
     if let Some(first) = report.divergences.first() {
-        let idx = points
-            .iter()
-            .find(|p| reports(p.event_idx) && p.time == first.time && p.kind() == first.kind)
-            .map(|p| p.event_idx);
+        // Its point's first line (a point compared in the window after its
+        // own, the anchored replay's last step, is among the lines before).
+        let idx = match &first.location {
+            Some(loc) => trace.events.iter().position(|e| &e.location == loc),
+            None => points
+                .iter()
+                .find(|p| reports(p.event_idx) && p.time == first.time && p.kind() == first.kind)
+                .map(|p| p.event_idx),
+        };
         if let Some(idx) = idx {
-            report.first_context = context_lines(trace, idx, 5);
+            report.first_context = context_lines(trace, idx, FIRST_CONTEXT_LINES);
         }
     }
     Ok(report)
@@ -1125,7 +1161,7 @@ fn judge_under_today(
         since_changed: false,
         ..options.clone()
     };
-    let today = audit_window(trace, trace_name, &today_options, generated, window)?;
+    let today = audit_window(trace, trace_name, &today_options, generated, window, None)?;
     if today.points.len() != report.points.len() {
         return Ok(None);
     }
@@ -1158,7 +1194,7 @@ fn judge_under_today(
             since_changed: false,
             ..options.clone()
         };
-        let changed = audit_window(trace, trace_name, &one, generated, window)?;
+        let changed = audit_window(trace, trace_name, &one, generated, window, None)?;
         if changed.points.len() == report.points.len() {
             let n = report
                 .points
@@ -1203,9 +1239,21 @@ fn judge_under_today(
     Ok(Some(out))
 }
 
+/// Why received jobs' estimates are not checked.
+fn unknown_estimates(unknown: usize) -> Unchecked {
+    Unchecked {
+        what: format!("the estimates of {unknown} received job(s)"),
+        why: "the emulator's log prints true FLOPs left, never the estimate a job arrived \
+              with (a draw of its server); taken as the true size, which the decisions made \
+              before the job starts (busy time, work requests) may rest on"
+            .into(),
+    }
+}
+
 /// Runs the client loop over the recording, from the emulator's start to
 /// the last recorded point, with `comparer` comparing each decision as it is
-/// made. `Some(why)` when the engine refused the state and the loop stopped.
+/// made: the whole session fed at once.
+#[allow(clippy::too_many_arguments)]
 fn run_recorded(
     trace: &Trace,
     state: crate::policy::state::HostState,
@@ -1213,63 +1261,34 @@ fn run_recorded(
     params: &Params,
     profile: Profile,
     generated: &[world::GeneratedJob],
-    comparer: &mut driver::Comparer<'_>,
-) -> (Option<String>, usize) {
-    let mut apps = BTreeMap::new();
-    for recorded in trace.state.client_states.iter().take(1) {
-        for project in &recorded.projects {
-            let name = project
-                .project_name
-                .clone()
-                .or_else(|| project.master_url.clone())
-                .unwrap_or_default();
-            for app in &project.apps {
-                if let Some(app_name) = &app.name {
-                    apps.insert(
-                        (name.clone(), app_name.clone()),
-                        build::emulator_app_params(project, app_name),
-                    );
-                }
-            }
-        }
-    }
-    let queue = queue::ExternalQueue::from_events(&trace.events);
-    let arrivals = queue.arrivals();
-    let estimates = world::matched_jobs(&arrivals, generated);
-    let mut world = world::RecordedWorld::new(
-        queue,
-        queue::Availability::from_trace(&trace.availability, &trace.events),
-        queue::job_sizes(&trace.events),
-        apps,
-        params.clone(),
-    )
-    .with_estimates(estimates)
-    .with_first_uts(world::first_preliminary_uts(&trace.events));
-    let last = comparer.last_time().unwrap_or(build::EMULATOR_START);
-    // The emulator's settings of the engine: exact remaining work and REC
-    // accounting once per time step (§9.7).
-    let mut params = params.clone();
-    params.runtime_model = RuntimeModel::Emulator;
-    params.rec_adjust_period = delta;
-    let options = LoopOptions {
+    prescan: &queue::Prescan,
+    comparer: driver::Comparer,
+) -> anchored::AnchoredRun {
+    let mut run = anchored::AnchoredRun::start(
+        trace,
+        state,
         delta,
-        duration: (last - build::EMULATOR_START).max(0.0),
         params,
         profile,
-    };
-    let stopped = (|| {
-        let mut run = match ClientLoop::new(state, options, &mut world, comparer) {
-            Ok(run) => run,
-            Err(e) => return Some(format!("the replay could not start: {e}")),
-        };
-        if build::EMULATOR_START > last + 1e-6 {
-            return None;
-        }
-        run.run_steps(build::EMULATOR_START, last + 1e-6)
-            .err()
-            .map(|e| format!("the replay stopped: {e}"))
-    })();
-    (stopped, world.unknown_estimates)
+        generated,
+        prescan,
+        &trace.availability,
+        comparer,
+    );
+    run.feed_queue(queue::ExternalQueue::from_window(
+        &trace.events,
+        0,
+        0..trace.events.len(),
+        &prescan.refined,
+    ));
+    run
+}
+
+/// The log lines around the first divergence's (at `loc`), as a report's
+/// `first_context` gives them, read from the log file (none when it cannot
+/// be read).
+pub fn first_context_at(loc: &crate::source::Location) -> Vec<String> {
+    read_lines(&loc.path, loc.line, FIRST_CONTEXT_LINES).unwrap_or_default()
 }
 
 /// Up to `n` log lines before and after event `idx`, as printed in the log

@@ -95,12 +95,30 @@ pub struct ExternalQueue {
 impl ExternalQueue {
     /// Collects the external events of a log.
     pub fn from_events(events: &[LogEvent]) -> Self {
+        let refined = Prescan::of(events).refined;
+        Self::from_window(events, 0, 0..events.len(), &refined)
+    }
+
+    /// Collects the external events of the lines `own` of `events`, a
+    /// window of a session whose first line is the session's `base`-th
+    /// (the lines after `own` are read for what an event's next lines say;
+    /// the drawn backoffs come refined by a [`Prescan`] of the session).
+    pub fn from_window(
+        events: &[LogEvent],
+        base: usize,
+        own: std::ops::Range<usize>,
+        refined: &Refinements,
+    ) -> Self {
         let mut out: Vec<ExternalEvent> = Vec::new();
         let mut last_time = 0.0;
-        for (seq, event) in events.iter().enumerate() {
+        for (idx, event) in events.iter().enumerate().take(own.end) {
             if let Some(secs) = event.time.secs() {
                 last_time = secs;
             }
+            if idx < own.start {
+                continue;
+            }
+            let seq = base + idx;
             let project = event.project.as_deref().unwrap_or_default().to_string();
             match &event.message {
                 Message::ResultStateChange { state, job, from }
@@ -114,16 +132,8 @@ impl ExternalQueue {
                     });
                 }
                 Message::EmuRpcSkippedProjectDown => {
-                    let defer_secs =
-                        events[seq + 1..]
-                            .iter()
-                            .take(3)
-                            .find_map(|e| match &e.message {
-                                Message::DeferringCommunication { secs } => Some(*secs),
-                                _ => None,
-                            });
-                    let defer_secs = defer_secs
-                        .map(|secs| refine_deferral(events, seq, last_time, &project, secs));
+                    let defer_secs = deferral_after(&events[idx + 1..])
+                        .map(|secs| refined.deferrals.get(&seq).copied().unwrap_or(secs));
                     out.push(ExternalEvent::RpcSkipped {
                         time: last_time,
                         seq,
@@ -134,7 +144,7 @@ impl ExternalQueue {
                 // 8.2.14 on `make_run_list(): start` … `end`; before,
                 // `schedule_cpus(): start` and the picks up to the enforcement.
                 Message::MakeRunListStart | Message::ScheduleCpusStart => {
-                    let jobs = events[seq + 1..]
+                    let jobs = events[idx + 1..]
                         .iter()
                         .take_while(|e| {
                             !matches!(
@@ -159,7 +169,7 @@ impl ExternalQueue {
                     });
                 }
                 Message::FinalJobList => {
-                    let jobs = events[seq + 1..]
+                    let jobs = events[idx + 1..]
                         .iter()
                         .map_while(|e| match &e.message {
                             Message::JobListEntry { job, .. } => Some(job.to_string()),
@@ -175,7 +185,7 @@ impl ExternalQueue {
                 Message::BackingOff { rsc, secs } => out.push(ExternalEvent::BackoffDrawn {
                     time: last_time,
                     seq,
-                    secs: refine_draw(events, seq, last_time, &project, rsc.long_name(), *secs),
+                    secs: refined.draws.get(&seq).copied().unwrap_or(*secs),
                     project,
                     rsc: rsc.long_name().to_string(),
                 }),
@@ -190,6 +200,11 @@ impl ExternalQueue {
         ExternalQueue {
             events: out.into_iter().collect(),
         }
+    }
+
+    /// Adds the events of a later window (all after this queue's).
+    pub fn extend(&mut self, later: ExternalQueue) {
+        self.events.extend(later.events);
     }
 
     /// Removes and returns every event before `(time, seq)`, in order.
@@ -248,93 +263,399 @@ impl ExternalQueue {
 /// lines).
 const REFINE_LINES: usize = 1_000_000;
 
-/// The drawn backoff is printed in whole seconds (`backing off RSC N sec`);
+/// The project deferral an `RPC skipped: project down` line is followed by
+/// (`Deferring communication for ...`, within three lines).
+fn deferral_after(next: &[LogEvent]) -> Option<f64> {
+    next.iter().take(3).find_map(|e| match &e.message {
+        Message::DeferringCommunication { secs } => Some(*secs),
+        _ => None,
+    })
+}
+
+/// The drawn backoffs and deferrals of a session as later lines refine them
+/// (by the line's index in the session).
+///
+/// A drawn backoff is printed in whole seconds (`backing off RSC N sec`);
 /// the next work-fetch dump prints what is left of the same draw with two
 /// decimals (`resource backoff: X`). Both are the same external input (the
 /// random draw); the finer one, plus the time elapsed, is used when it lies
-/// within the rounding of the first.
-fn refine_draw(
-    events: &[LogEvent],
+/// within the rounding of the first. A project deferral (`Deferring
+/// communication for HH:MM:SS`, which truncates) is refined the same way by
+/// the next dump's `(project backoff: X)`.
+#[derive(Clone, Debug, Default)]
+pub struct Refinements {
+    /// `backing off` lines.
+    pub draws: std::collections::HashMap<usize, f64>,
+    /// `RPC skipped: project down` lines (their deferral).
+    pub deferrals: std::collections::HashMap<usize, f64>,
+}
+
+/// A drawn backoff whose refinement is still looked for.
+#[derive(Clone, Debug)]
+struct OpenDraw {
     seq: usize,
     time: f64,
-    project: &str,
-    rsc: &str,
+    project: String,
+    rsc: String,
     secs: f64,
-) -> f64 {
-    let mut current_rsc: Option<String> = None;
-    for event in events.iter().skip(seq + 1).take(REFINE_LINES) {
+    /// The resource of the dump section read last since the draw.
+    current_rsc: Option<String>,
+}
+
+impl OpenDraw {
+    /// Reads the next line: `Some` ends the search (with the refinement,
+    /// if found).
+    fn see(&mut self, event: &LogEvent) -> Option<Option<f64>> {
         // No dump after the backoff ended can show it (the host may have
         // been off for hours in between: no line count bounds the search).
-        if event.time.secs().is_some_and(|t| t > time + secs + 1.0) {
-            break;
+        if event
+            .time
+            .secs()
+            .is_some_and(|t| t > self.time + self.secs + 1.0)
+        {
+            return Some(None);
         }
         match &event.message {
             // A new draw for the same resource ends the search (another
             // resource's draw, often the next line, does not).
-            Message::BackingOff { rsc: other, .. }
-                if event.project.as_deref() == Some(project) && other.long_name() == rsc =>
+            Message::BackingOff { rsc, .. }
+                if event.project.as_deref() == Some(self.project.as_str())
+                    && rsc.long_name() == self.rsc =>
             {
-                break
+                Some(None)
             }
-            Message::StateFor { rsc } => current_rsc = Some(rsc.long_name().to_string()),
+            Message::StateFor { rsc } => {
+                self.current_rsc = Some(rsc.long_name().to_string());
+                None
+            }
             Message::WorkFetchShare {
                 backoff: Some(b), ..
             }
             | Message::WorkFetchFetchShare {
                 backoff: Some(b), ..
-            } if event.project.as_deref() == Some(project)
-                && current_rsc.as_deref() == Some(rsc) =>
+            } if event.project.as_deref() == Some(self.project.as_str())
+                && self.current_rsc.as_deref() == Some(self.rsc.as_str()) =>
             {
-                let elapsed = event.time.secs().map_or(0.0, |t| t - time);
+                let elapsed = event.time.secs().map_or(0.0, |t| t - self.time);
                 let refined = b.backoff + elapsed;
                 // The dump's two decimals can put the refined value just
                 // across the rounding of the whole seconds first printed:
                 // keep it on the printed side.
-                return if (refined - secs).abs() <= 0.5 + 0.005 {
+                let secs = self.secs;
+                Some(Some(if (refined - secs).abs() <= 0.5 + 0.005 {
                     refined.clamp(secs - 0.5 + 1e-6, secs + 0.5 - 1e-6)
                 } else {
                     secs
-                };
+                }))
             }
-            _ => {}
+            _ => None,
         }
     }
-    secs
 }
 
-/// Like [`refine_draw`] for the project deferral (`Deferring communication
-/// for HH:MM:SS`), refined by the next dump's `(project backoff: X)`.
-fn refine_deferral(events: &[LogEvent], seq: usize, time: f64, project: &str, secs: f64) -> f64 {
-    let mut own_line = true;
-    for event in events.iter().skip(seq + 1).take(REFINE_LINES) {
-        if event.time.secs().is_some_and(|t| t > time + secs + 1.0) {
-            break;
+/// A project-down deferral whose refinement is still looked for; its
+/// length is known once its `Deferring communication` line is read.
+#[derive(Clone, Debug)]
+struct OpenDeferral {
+    seq: usize,
+    time: f64,
+    project: String,
+    secs: Option<f64>,
+    /// Lines read since the skip (the deferral is within three).
+    read: usize,
+    /// The lines read before the length was known.
+    early: Vec<LogEvent>,
+    /// The next deferral line of the project is the draw's own.
+    own_line: bool,
+}
+
+impl OpenDeferral {
+    /// Reads the next line: `Some` ends the search (with the refinement,
+    /// if found).
+    fn see(&mut self, event: &LogEvent) -> Option<Option<f64>> {
+        let Some(secs) = self.secs else {
+            self.read += 1;
+            self.early.push(event.clone());
+            if let Message::DeferringCommunication { secs } = &event.message {
+                self.secs = Some(*secs);
+                for early in std::mem::take(&mut self.early) {
+                    if let Some(done) = self.see(&early) {
+                        return Some(done);
+                    }
+                }
+                return None;
+            }
+            // No deferral printed: nothing to refine.
+            return (self.read >= 3).then_some(None);
+        };
+        if event
+            .time
+            .secs()
+            .is_some_and(|t| t > self.time + secs + 1.0)
+        {
+            return Some(None);
         }
         match &event.message {
             // The first deferral line is the draw itself; a later one is a new draw.
             Message::DeferringCommunication { .. }
-                if event.project.as_deref() == Some(project)
-                    && !std::mem::replace(&mut own_line, false) =>
+                if event.project.as_deref() == Some(self.project.as_str())
+                    && !std::mem::replace(&mut self.own_line, false) =>
             {
-                break
+                Some(None)
             }
             Message::WorkFetchRec {
                 backoff: Some(b), ..
-            } if event.project.as_deref() == Some(project) => {
-                let elapsed = event.time.secs().map_or(0.0, |t| t - time);
+            } if event.project.as_deref() == Some(self.project.as_str()) => {
+                let elapsed = event.time.secs().map_or(0.0, |t| t - self.time);
                 let refined = b + elapsed;
                 // HH:MM:SS truncates: the drawn value lies in [secs, secs+1);
                 // keep the dump's two-decimal refinement on that side.
-                return if (refined - secs).abs() <= 1.0 {
+                Some(Some(if (refined - secs).abs() <= 1.0 {
                     refined.clamp(secs, secs + 1.0 - 1e-6)
                 } else {
                     secs
-                };
+                }))
             }
+            _ => None,
+        }
+    }
+}
+
+/// What the anchored replay needs of a whole session before its first
+/// step, read in one pass over the session's lines and kept as small
+/// indexes (per job, per time step, per drawn backoff), never the lines:
+/// each job's true size and first `UTS`, the arrivals, the time step, when
+/// the client ran and polled, the refined draws. A session read window by
+/// window is pre-scanned by a first pass over its log.
+#[derive(Clone, Debug, Default)]
+pub struct Prescan {
+    /// Lines read.
+    seq: usize,
+    last_time: f64,
+    /// The smallest gap between two consecutive times, and the last time.
+    smallest_gap: Option<f64>,
+    last_timed: Option<f64>,
+    /// The first `recent est credit ... in N sec` interval, and the first
+    /// ignored REC interval's period.
+    rec: Option<f64>,
+    rec_ignored: Option<f64>,
+    polled: std::collections::BTreeSet<i64>,
+    logged: std::collections::BTreeSet<i64>,
+    any_block: bool,
+    any_pass: bool,
+    preliminary: bool,
+    /// Each job's size ([`JobSize`]).
+    pub sizes: std::collections::BTreeMap<String, JobSize>,
+    /// Each job's `UTS` in the first preliminary job list that lists it.
+    pub first_uts: std::collections::BTreeMap<String, bool>,
+    /// The job arrivals, as (time, project, job), in log order.
+    pub arrivals: Vec<(f64, String, String)>,
+    open_draws: Vec<OpenDraw>,
+    open_deferrals: Vec<OpenDeferral>,
+    /// The refined draws.
+    pub refined: Refinements,
+}
+
+impl Prescan {
+    /// The pre-scan of a whole session's lines.
+    pub fn of(events: &[LogEvent]) -> Self {
+        let mut scan = Prescan::default();
+        for event in events {
+            scan.take(event);
+        }
+        scan.finish();
+        scan
+    }
+
+    /// Reads the session's next line.
+    pub fn take(&mut self, event: &LogEvent) {
+        let seq = self.seq;
+        self.seq += 1;
+        if let Some(t) = event.time.secs() {
+            self.last_time = t;
+            if let Some(previous) = self.last_timed {
+                let gap = t - previous;
+                if gap > 0.0 && self.smallest_gap.is_none_or(|s| gap < s) {
+                    self.smallest_gap = Some(gap);
+                }
+            }
+            self.last_timed = Some(t);
+        }
+        self.refine(seq, event);
+        self.see_availability(event);
+        let project = || event.project.as_deref().unwrap_or_default().to_string();
+        match &event.message {
+            Message::RecentEstCredit { secs, .. } if self.rec.is_none() => self.rec = Some(*secs),
+            Message::AdjustRecIgnored { period, .. } if self.rec_ignored.is_none() => {
+                self.rec_ignored = Some(*period)
+            }
+            Message::SimFinishes {
+                job,
+                gflops_left,
+                gflops_rate,
+                ..
+            } => {
+                let size = self.sizes.entry(job.to_string()).or_default();
+                size.flops.get_or_insert(gflops_left * 1e9);
+                size.rate.get_or_insert(gflops_rate * 1e9);
+            }
+            Message::EmuTaskStart {
+                job,
+                gflops_left: Some(left),
+                ..
+            } => {
+                self.sizes
+                    .entry(job.to_string())
+                    .or_default()
+                    .flops
+                    .get_or_insert(left * 1e9);
+            }
+            Message::PreliminaryJobList => self.preliminary = true,
+            Message::FinalJobList => self.preliminary = false,
+            Message::JobListEntry {
+                job,
+                uts: Some(uts),
+                ..
+            } if self.preliminary => {
+                self.first_uts.entry(job.to_string()).or_insert(*uts);
+            }
+            Message::ResultStateChange { state, job, from }
+                if *state == ResultState::FilesDownloaded && from == "simulate_rpc" =>
+            {
+                self.arrivals
+                    .push((self.last_time, project(), job.to_string()));
+            }
+            Message::BackingOff { rsc, secs } => self.open_draws.push(OpenDraw {
+                seq,
+                time: self.last_time,
+                project: project(),
+                rsc: rsc.long_name().to_string(),
+                secs: *secs,
+                current_rsc: None,
+            }),
+            Message::EmuRpcSkippedProjectDown => self.open_deferrals.push(OpenDeferral {
+                seq,
+                time: self.last_time,
+                project: project(),
+                secs: None,
+                read: 0,
+                early: Vec::new(),
+                own_line: true,
+            }),
             _ => {}
         }
     }
-    secs
+
+    /// Reads a line into the refinements still looked for.
+    fn refine(&mut self, seq: usize, event: &LogEvent) {
+        let draws = &mut self.refined.draws;
+        self.open_draws.retain_mut(|open| {
+            if seq - open.seq > REFINE_LINES {
+                return false;
+            }
+            match open.see(event) {
+                None => true,
+                Some(done) => {
+                    if let Some(secs) = done {
+                        draws.insert(open.seq, secs);
+                    }
+                    false
+                }
+            }
+        });
+        let deferrals = &mut self.refined.deferrals;
+        self.open_deferrals.retain_mut(|open| {
+            if seq - open.seq > REFINE_LINES {
+                return false;
+            }
+            match open.see(event) {
+                None => true,
+                Some(done) => {
+                    if let Some(secs) = done {
+                        deferrals.insert(open.seq, secs);
+                    }
+                    false
+                }
+            }
+        });
+    }
+
+    /// The session has ended: searches still open found nothing.
+    pub fn finish(&mut self) {
+        self.open_draws.clear();
+        self.open_deferrals.clear();
+    }
+
+    /// Lines read.
+    pub fn lines(&self) -> usize {
+        self.seq
+    }
+
+    /// The emulator's time step (`--delta`). Every line of a step carries
+    /// the step's time, so the smallest gap between two consecutive times
+    /// in the log is the step, wherever two neighbouring steps both
+    /// printed; the first `recent est credit ... in N sec` interval (or an
+    /// ignored REC interval's period) is a multiple of it and decides when
+    /// the gaps do not (the first REC interval alone spans two steps when
+    /// the host was off at the first one).
+    pub fn time_step(&self) -> Option<f64> {
+        let rec = self.rec.or(self.rec_ignored);
+        match (self.smallest_gap, rec) {
+            (Some(gap), Some(rec)) => {
+                let ratio = rec / gap;
+                if gap < rec && (ratio - ratio.round()).abs() < 1e-6 {
+                    Some(gap)
+                } else {
+                    Some(rec)
+                }
+            }
+            (gap, rec) => rec.or(gap),
+        }
+    }
+
+    fn see_availability(&mut self, event: &LogEvent) {
+        let poll_evidence = matches!(
+            event.message,
+            Message::WorkFetchStateStart
+                | Message::EmuRpcGetWork
+                | Message::EmuRpcReportResults
+                | Message::EmuRpcSkippedProjectDown
+        );
+        // With work_fetch_debug on (the start-up `log flags:` line),
+        // a log without any block is a host never connected.
+        self.any_block |= match &event.message {
+            Message::WorkFetchStateStart => true,
+            Message::LogFlags { flags } => flags.iter().any(|f| f == "work_fetch_debug"),
+            _ => false,
+        };
+        let pass = matches!(
+            event.message,
+            Message::MakeRunListStart | Message::ScheduleCpusStart
+        );
+        self.any_pass |= pass;
+        // Exits are logged while the client is off too (client/sim.cpp
+        // polls tasks before it checks `on`); only a scheduling pass or
+        // the RPC poll says the client ran.
+        if let EventTime::Simulated(secs) = event.time {
+            let step = i64::try_from(secs).unwrap_or(i64::MAX);
+            if poll_evidence || pass {
+                self.logged.insert(step);
+            }
+            if poll_evidence {
+                self.polled.insert(step);
+            }
+        }
+    }
+
+    /// The host's availability per step ([`Availability`]) from the
+    /// timeline rows and the lines read.
+    pub fn availability(&self, steps: &[StepAvailability]) -> Availability {
+        Availability {
+            steps: steps.iter().map(|s| (s.time, *s)).collect(),
+            polled: self.any_block.then(|| self.polled.clone()),
+            logged: (self.any_block || self.any_pass).then(|| self.logged.clone()),
+        }
+    }
 }
 
 /// A job's size as the trace shows it. Under the emulator every `[rr_sim]`
@@ -348,89 +669,6 @@ pub struct JobSize {
     pub flops: Option<f64>,
     /// FLOPS rate of its app version, as printed (`/N.NNG`).
     pub rate: Option<f64>,
-}
-
-/// Collects the size of every job named in the log.
-pub fn job_sizes(events: &[LogEvent]) -> std::collections::BTreeMap<String, JobSize> {
-    let mut out: std::collections::BTreeMap<String, JobSize> = Default::default();
-    for event in events {
-        match &event.message {
-            Message::SimFinishes {
-                job,
-                gflops_left,
-                gflops_rate,
-                ..
-            } => {
-                let size = out.entry(job.to_string()).or_default();
-                size.flops.get_or_insert(gflops_left * 1e9);
-                size.rate.get_or_insert(gflops_rate * 1e9);
-            }
-            Message::EmuTaskStart {
-                job,
-                gflops_left: Some(left),
-                ..
-            } => {
-                out.entry(job.to_string())
-                    .or_default()
-                    .flops
-                    .get_or_insert(left * 1e9);
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// The emulator's time step (`--delta`). Every line of a step carries the
-/// step's time, so the smallest gap between two consecutive times in the
-/// log is the step, wherever two neighbouring steps both printed; the
-/// first `recent est credit ... in N sec` interval (or an ignored REC
-/// interval's period) is a multiple of it and decides when the gaps do
-/// not (the first REC interval alone spans two steps when the host was
-/// off at the first one).
-pub fn time_step(events: &[LogEvent]) -> Option<f64> {
-    let rec = rec_interval(events);
-    let mut smallest: Option<f64> = None;
-    let mut last: Option<f64> = None;
-    for event in events {
-        let Some(t) = event.time.secs() else {
-            continue;
-        };
-        if let Some(previous) = last {
-            let gap = t - previous;
-            if gap > 0.0 && smallest.is_none_or(|s| gap < s) {
-                smallest = Some(gap);
-            }
-        }
-        last = Some(t);
-    }
-    match (smallest, rec) {
-        (Some(gap), Some(rec)) => {
-            let ratio = rec / gap;
-            if gap < rec && (ratio - ratio.round()).abs() < 1e-6 {
-                Some(gap)
-            } else {
-                Some(rec)
-            }
-        }
-        (gap, rec) => rec.or(gap),
-    }
-}
-
-/// The first REC update's interval, else the period of an ignored one.
-fn rec_interval(events: &[LogEvent]) -> Option<f64> {
-    events
-        .iter()
-        .find_map(|e| match &e.message {
-            Message::RecentEstCredit { secs, .. } => Some(*secs),
-            _ => None,
-        })
-        .or_else(|| {
-            events.iter().find_map(|e| match &e.message {
-                Message::AdjustRecIgnored { period, .. } => Some(*period),
-                _ => None,
-            })
-        })
 }
 
 /// Host availability per emulator step (external inputs, reference README):
@@ -465,52 +703,7 @@ pub struct Availability {
 impl Availability {
     /// Reads availability from the timeline rows and the log.
     pub fn from_trace(steps: &[StepAvailability], events: &[LogEvent]) -> Self {
-        let mut polled = std::collections::BTreeSet::new();
-        let mut logged = std::collections::BTreeSet::new();
-        let mut any_block = false;
-        let mut any_pass = false;
-        for event in events {
-            let poll_evidence = matches!(
-                event.message,
-                Message::WorkFetchStateStart
-                    | Message::EmuRpcGetWork
-                    | Message::EmuRpcReportResults
-                    | Message::EmuRpcSkippedProjectDown
-            );
-            // With work_fetch_debug on (the start-up `log flags:` line),
-            // a log without any block is a host never connected.
-            any_block |= match &event.message {
-                Message::WorkFetchStateStart => true,
-                Message::LogFlags { flags } => flags.iter().any(|f| f == "work_fetch_debug"),
-                _ => false,
-            };
-            any_pass |= matches!(
-                event.message,
-                Message::MakeRunListStart | Message::ScheduleCpusStart
-            );
-            // Exits are logged while the client is off too (client/sim.cpp
-            // polls tasks before it checks `on`); only a scheduling pass or
-            // the RPC poll says the client ran.
-            let run_evidence = poll_evidence
-                || matches!(
-                    event.message,
-                    Message::MakeRunListStart | Message::ScheduleCpusStart
-                );
-            if let EventTime::Simulated(secs) = event.time {
-                let step = i64::try_from(secs).unwrap_or(i64::MAX);
-                if run_evidence {
-                    logged.insert(step);
-                }
-                if poll_evidence {
-                    polled.insert(step);
-                }
-            }
-        }
-        Availability {
-            steps: steps.iter().map(|s| (s.time, *s)).collect(),
-            polled: any_block.then_some(polled),
-            logged: (any_block || any_pass).then_some(logged),
-        }
+        Prescan::of(events).availability(steps)
     }
 
     fn step(&self, now: f64) -> Option<&StepAvailability> {

@@ -20,6 +20,10 @@
 //! window. A session with decisions but none of those passes is read
 //! whole.
 //!
+//! The anchored replay of an emulator run goes window by window the same
+//! way: its client loop is the running state ([`super::anchored`]), fed
+//! each window's points and external events.
+//!
 //! Architecture Invariant: pure; reads events, gives plans and carries.
 
 use super::decision::Decision;

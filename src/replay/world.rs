@@ -106,10 +106,17 @@ impl RecordedWorld {
     }
 
     /// Sets each job's `UTS` as the first preliminary job list that lists
-    /// it shows ([`first_preliminary_uts`]).
+    /// it shows ([`super::queue::Prescan`]): what a release that never
+    /// initialises the flag (7.0–7.2) shows of a new job's reused memory.
     pub fn with_first_uts(mut self, first_uts: BTreeMap<String, bool>) -> Self {
         self.first_uts = first_uts;
         self
+    }
+
+    /// Adds the external events of later lines (a long session fed window
+    /// by window).
+    pub fn extend_queue(&mut self, later: ExternalQueue) {
+        self.queue.extend(later);
     }
 
     /// Sets the estimates and versions of received jobs ([`matched_jobs`]).
@@ -360,34 +367,10 @@ impl client_loop::World for RecordedWorld {
     }
 }
 
-/// Each job's `UTS` in the first `preliminary job list` that lists it: what
-/// a release that never initialises the flag (7.0–7.2) shows of a new job's
-/// reused memory.
-pub fn first_preliminary_uts(events: &[crate::trace::LogEvent]) -> BTreeMap<String, bool> {
-    use crate::trace::Message;
-    let mut out = BTreeMap::new();
-    let mut preliminary = false;
-    for event in events {
-        match &event.message {
-            Message::PreliminaryJobList => preliminary = true,
-            Message::FinalJobList => preliminary = false,
-            Message::JobListEntry {
-                job,
-                uts: Some(uts),
-                ..
-            } if preliminary => {
-                out.entry(job.to_string()).or_insert(*uts);
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::parse::event_log::read_event_log;
+    use crate::replay::queue::Prescan;
     use crate::trace::FileKind;
 
     fn events(text: &str) -> Vec<crate::trace::LogEvent> {
@@ -414,7 +397,7 @@ mod tests {
 01:05:00 [A] [cpu_sched_debug] 0: A_0 (MD: no; UTS: no)
 01:05:00 [A] [cpu_sched_debug] 1: A_1 (MD: no; UTS: no)
 ";
-        let first = first_preliminary_uts(&events(log));
+        let first = Prescan::of(&events(log)).first_uts;
         // A_0's first listing says yes; a final list does not count.
         assert_eq!(first.get("A_0"), Some(&true));
         assert_eq!(first.get("A_1"), Some(&false));
