@@ -73,17 +73,17 @@ impl DebtSim {
 
 impl ClientLoop<'_> {
     fn with_debt<T>(&mut self, default: T, f: impl FnOnce(&mut Self, &mut DebtSim) -> T) -> T {
-        let Some(mut debt) = self.debt.take() else {
+        let Some(mut debt) = self.core.debt.take() else {
             return default;
         };
         let out = f(self, &mut debt);
-        self.debt = Some(debt);
+        self.core.debt = Some(debt);
         out
     }
 
     /// A job the 2007 client could run now: a downloaded CPU job not yet done.
     fn debt_runnable(&self, j: usize, now: f64) -> bool {
-        self.state.jobs.get(j).is_some_and(|job| {
+        self.core.state.jobs.get(j).is_some_and(|job| {
             job.state == JobState::Downloaded
                 && !job.ready_to_report
                 && !job.suspended_via_gui
@@ -93,13 +93,14 @@ impl ClientLoop<'_> {
     }
 
     fn debt_projects(&self, debt: &DebtSim, now: f64) -> Vec<DebtProject> {
-        self.state
+        self.core
+            .state
             .projects
             .iter()
             .enumerate()
             .map(|(p, project)| {
-                let runnable = (0..self.state.jobs.len())
-                    .any(|j| self.state.jobs[j].project == p && self.debt_runnable(j, now));
+                let runnable = (0..self.core.state.jobs.len())
+                    .any(|j| self.core.state.jobs[j].project == p && self.debt_runnable(j, now));
                 let contactable = !project.suspended_via_gui
                     && !project.dont_request_more_work
                     && project.min_rpc_time <= now;
@@ -121,10 +122,15 @@ impl ClientLoop<'_> {
 
     /// CPU seconds left of job `j` as the 2007 client estimated them (A.9).
     fn debt_cpu_left(&self, j: usize) -> f64 {
-        let Some(job) = self.state.jobs.get(j) else {
+        let Some(job) = self.core.state.jobs.get(j) else {
             return 0.0;
         };
-        let dcf = self.state.projects.get(job.project).map_or(1.0, |p| p.dcf);
+        let dcf = self
+            .core
+            .state
+            .projects
+            .get(job.project)
+            .map_or(1.0, |p| p.dcf);
         let flops = job.usage.flops.max(1.0);
         let estimate = job.rsc_fpops_est / flops * dcf;
         match &job.task {
@@ -139,24 +145,25 @@ impl ClientLoop<'_> {
     }
 
     fn debt_simulate(&mut self, debt: &mut DebtSim, projects: &[DebtProject], now: f64) -> RrSim {
-        let min_queue = self.state.prefs.work_buf_min_days * 86400.0;
-        let period = self.state.cpu_scheduling_period();
-        let results: Vec<SimResult> = (0..self.state.jobs.len())
+        let min_queue = self.core.state.prefs.work_buf_min_days * 86400.0;
+        let period = self.core.state.cpu_scheduling_period();
+        let results: Vec<SimResult> = (0..self.core.state.jobs.len())
             .filter(|&j| self.debt_runnable(j, now))
             .map(|j| SimResult {
-                project: self.state.jobs[j].project,
+                project: self.core.state.jobs[j].project,
                 cpu_left: self.debt_cpu_left(j),
-                computation_deadline: self.state.jobs[j].report_deadline
+                computation_deadline: self.core.state.jobs[j].report_deadline
                     - (min_queue + period + 86400.0),
                 too_large: false,
             })
             .collect();
-        let cpu_frac =
-            (self.state.time_stats.on_frac * self.state.time_stats.active_frac).clamp(0.01, 1.0);
+        let cpu_frac = (self.core.state.time_stats.on_frac
+            * self.core.state.time_stats.active_frac)
+            .clamp(0.01, 1.0);
         let sim = rr_simulation(
             projects,
             &results,
-            self.state.n_usable_cpus(),
+            self.core.state.n_usable_cpus(),
             cpu_frac,
             min_queue,
             now,
@@ -168,19 +175,21 @@ impl ClientLoop<'_> {
 
     /// Scheduling point: debts, simulation, pick, enforcement.
     pub(super) fn debt_schedule(&mut self, now: f64) -> Result<bool, LoopError> {
-        let period = self.state.cpu_scheduling_period();
-        if self.state.jobs.is_empty() || (!self.must_schedule && now - self.last_schedule < period)
+        let period = self.core.state.cpu_scheduling_period();
+        if self.core.state.jobs.is_empty()
+            || (!self.core.must_schedule && now - self.core.last_schedule < period)
         {
             return Ok(false);
         }
-        self.must_schedule = false;
-        self.last_schedule = now;
+        self.core.must_schedule = false;
+        self.core.last_schedule = now;
         self.with_debt(Ok(true), |sim, debt| {
             // A.4: CPU time per project since the last update.
             let interval = now - debt.last_adjust;
-            let cumulative: Vec<f64> = (0..sim.state.projects.len())
+            let cumulative: Vec<f64> = (0..sim.core.state.projects.len())
                 .map(|p| {
-                    sim.usage
+                    sim.core
+                        .usage
                         .secs
                         .get(p)
                         .and_then(|r| r.first())
@@ -205,13 +214,15 @@ impl ClientLoop<'_> {
             }
             let projects = sim.debt_projects(debt, now);
             let rr = sim.debt_simulate(debt, &projects, now);
-            let jobs: Vec<usize> = (0..sim.state.jobs.len())
-                .filter(|&j| sim.state.jobs[j].usage.rsc == 0 && !sim.state.jobs[j].ready_to_report)
+            let jobs: Vec<usize> = (0..sim.core.state.jobs.len())
+                .filter(|&j| {
+                    sim.core.state.jobs[j].usage.rsc == 0 && !sim.core.state.jobs[j].ready_to_report
+                })
                 .collect();
             let candidates: Vec<Candidate> = jobs
                 .iter()
                 .map(|&j| {
-                    let job = &sim.state.jobs[j];
+                    let job = &sim.core.state.jobs[j];
                     Candidate {
                         project: job.project,
                         report_deadline: job.report_deadline,
@@ -225,7 +236,7 @@ impl ClientLoop<'_> {
                     }
                 })
                 .collect();
-            let ncpus = sim.state.n_usable_cpus();
+            let ncpus = sim.core.state.n_usable_cpus();
             let picks = schedule_cpus(
                 &projects,
                 &candidates,
@@ -239,7 +250,7 @@ impl ClientLoop<'_> {
                 .iter()
                 .enumerate()
                 .filter_map(|(c, &j)| {
-                    let job = &sim.state.jobs[j];
+                    let job = &sim.core.state.jobs[j];
                     let task = job.task.as_ref()?;
                     (task.scheduler_state == SchedulerState::Scheduled).then(|| RunningTask {
                         result: c,
@@ -256,7 +267,7 @@ impl ClientLoop<'_> {
             for c in enforcement.preempt {
                 let Some(task) = jobs
                     .get(c)
-                    .and_then(|&j| sim.state.jobs.get_mut(j))
+                    .and_then(|&j| sim.core.state.jobs.get_mut(j))
                     .and_then(|job| job.task.as_mut())
                 else {
                     continue;
@@ -265,7 +276,7 @@ impl ClientLoop<'_> {
                 task.task_state = TaskState::Suspended;
             }
             for c in enforcement.start {
-                let Some(job) = jobs.get(c).and_then(|&j| sim.state.jobs.get_mut(j)) else {
+                let Some(job) = jobs.get(c).and_then(|&j| sim.core.state.jobs.get_mut(j)) else {
                     continue;
                 };
                 let edf = picks
@@ -288,7 +299,7 @@ impl ClientLoop<'_> {
                 })
                 .count();
             if busy < ncpus {
-                sim.must_check_work_fetch = true;
+                sim.core.must_check_work_fetch = true;
             }
             Ok(true)
         })
@@ -296,30 +307,30 @@ impl ClientLoop<'_> {
 
     /// The RPC poll: a due report, else the A.8 work request; true if an RPC was made.
     pub(super) fn debt_rpc_poll(&mut self, now: f64) -> Result<bool, LoopError> {
-        if now - self.last_poll < 5.0 {
+        if now - self.core.last_poll < 5.0 {
             return Ok(false);
         }
-        self.last_poll = now;
+        self.core.last_poll = now;
         if let Some(p) = self.report_due_project(now) {
             return self.debt_rpc(p, 0.0, now);
         }
-        if !self.must_check_work_fetch && now - self.last_work_fetch < 60.0 {
+        if !self.core.must_check_work_fetch && now - self.core.last_work_fetch < 60.0 {
             return Ok(false);
         }
-        self.must_check_work_fetch = false;
-        self.last_work_fetch = now;
+        self.core.must_check_work_fetch = false;
+        self.core.last_work_fetch = now;
         let request = self.with_debt(None, |sim, debt| {
             let projects = sim.debt_projects(debt, now);
             let rr = sim.debt_simulate(debt, &projects, now);
-            let nearly = (0..sim.state.jobs.len())
+            let nearly = (0..sim.core.state.jobs.len())
                 .filter(|&j| sim.debt_runnable(j, now))
                 .count();
             compute_work_request(
                 &projects,
                 &rr,
                 nearly,
-                sim.state.n_usable_cpus(),
-                sim.state.cpu_scheduling_period(),
+                sim.core.state.n_usable_cpus(),
+                sim.core.state.cpu_scheduling_period(),
                 &debt.params,
             )
         });
@@ -332,13 +343,13 @@ impl ClientLoop<'_> {
     }
 
     fn debt_rpc(&mut self, p: usize, secs: f64, now: f64) -> Result<bool, LoopError> {
-        let mut request = vec![RscRequest::default(); self.state.n_rsc()];
+        let mut request = vec![RscRequest::default(); self.core.state.n_rsc()];
         if let Some(cpu) = request.first_mut() {
             cpu.req_secs = secs;
         }
         let made = self.do_rpc_jobs(p, &request, now)?.is_some();
         // A reply ends the project's run of failed RPCs.
-        if let (true, Some(project)) = (made, self.state.projects.get_mut(p)) {
+        if let (true, Some(project)) = (made, self.core.state.projects.get_mut(p)) {
             project.nrpc_failures = 0;
         }
         Ok(made)

@@ -222,16 +222,17 @@ impl ClientLoop<'_> {
     /// Runs `f` with the ltd-6.6 state taken out of `self` (put back after);
     /// `default` when the run is not under ltd-6.6.
     fn with_ltd<T>(&mut self, default: T, f: impl FnOnce(&mut Self, &mut LtdSim) -> T) -> T {
-        let Some(mut ltd) = self.ltd.take() else {
+        let Some(mut ltd) = self.core.ltd.take() else {
             return default;
         };
         let out = f(self, &mut ltd);
-        self.ltd = Some(ltd);
+        self.core.ltd = Some(ltd);
         out
     }
 
     fn project_name(&self, p: ProjectIdx) -> String {
-        self.state
+        self.core
+            .state
             .projects
             .get(p)
             .map(|project| project.name.to_string())
@@ -240,9 +241,9 @@ impl ClientLoop<'_> {
 
     /// A simulation (B.8); it also sets every job's `MD` flag.
     fn ltd_simulate(&mut self, ltd: &mut LtdSim, now: f64, by: SimFor) -> RrSimOutcome {
-        let (jobs, durs) = sim_jobs(&self.state, now);
-        let sim = rr_simulation(&self.state, &jobs, now);
-        for (j, side) in self.side.iter_mut().enumerate() {
+        let (jobs, durs) = sim_jobs(&self.core.state, now);
+        let sim = rr_simulation(&self.core.state, &jobs, now);
+        for (j, side) in self.core.side.iter_mut().enumerate() {
             side.ltd_flags.missed = sim.missed.contains(&j);
         }
         self.ltd_event(
@@ -258,24 +259,25 @@ impl ClientLoop<'_> {
     }
 
     pub(super) fn ltd_event(&mut self, now: f64, event: LtdEvent<'_>) {
-        self.observer.event(&self.state, now, LoopEvent::Ltd(event));
+        self.observer
+            .event(&self.core.state, now, LoopEvent::Ltd(event));
     }
 
     /// An exit: the project's DCF learns from the job's elapsed time
     /// (6.10's `update_duration_correction_factor`).
     pub(super) fn ltd_update_dcf(&mut self, j: usize, now: f64) {
-        let Some(job) = self.state.jobs.get(j) else {
+        let Some(job) = self.core.state.jobs.get(j) else {
             return;
         };
         let elapsed = job.task.as_ref().map_or(0.0, |t| t.elapsed);
         let flops = if job.usage.flops > 0.0 {
             job.usage.flops
         } else {
-            self.state.host.p_fpops
+            self.core.state.host.p_fpops
         };
         let est = job.rsc_fpops_est / flops;
         let project = job.project;
-        let Some(p) = self.state.projects.get_mut(project) else {
+        let Some(p) = self.core.state.projects.get_mut(project) else {
             return;
         };
         // A scenario that fixes DCF (`dont_use_dcf`, as the seeds' notation
@@ -294,14 +296,14 @@ impl ClientLoop<'_> {
     /// Exits: each scheduled task's last partial interval is credited to its
     /// project at the next debt update (B.15.2).
     pub(super) fn ltd_credit_exit(&mut self, j: usize, now: f64) {
-        let Some(job) = self.state.jobs.get(j) else {
+        let Some(job) = self.core.state.jobs.get(j) else {
             return;
         };
         let scheduled = job
             .task
             .as_ref()
             .is_some_and(|t| t.scheduler_state == SchedulerState::Scheduled);
-        let Some(ltd) = self.ltd.as_mut().filter(|_| scheduled) else {
+        let Some(ltd) = self.core.ltd.as_mut().filter(|_| scheduled) else {
             return;
         };
         let secs = now - ltd.debt_start;
@@ -321,15 +323,15 @@ impl ClientLoop<'_> {
     pub(super) fn ltd_schedule(&mut self, now: f64) -> Result<bool, LoopError> {
         self.with_ltd(Ok(false), |sim, ltd| {
             let mut action = false;
-            let period = sim.state.cpu_scheduling_period();
-            if !sim.state.jobs.is_empty() && now - sim.last_schedule >= period {
+            let period = sim.core.state.cpu_scheduling_period();
+            if !sim.core.state.jobs.is_empty() && now - sim.core.last_schedule >= period {
                 sim.ltd_event(now, LtdEvent::PeriodElapsed);
             }
-            if !sim.state.jobs.is_empty()
-                && (sim.must_schedule || now - sim.last_schedule >= period)
+            if !sim.core.state.jobs.is_empty()
+                && (sim.core.must_schedule || now - sim.core.last_schedule >= period)
             {
-                sim.must_schedule = false;
-                sim.last_schedule = now;
+                sim.core.must_schedule = false;
+                sim.core.last_schedule = now;
                 sim.ltd_pass(ltd, now);
                 action = true;
             }
@@ -343,22 +345,22 @@ impl ClientLoop<'_> {
     /// `schedule_cpus()`: the list the next enforcement applies.
     fn ltd_pass(&mut self, ltd: &mut LtdSim, now: f64) {
         let rr = self.ltd_simulate(ltd, now, SimFor::Schedule);
-        let outcome = schedule_cpus(&self.state, &ltd.debts, &rr, now, &ltd.params);
+        let outcome = schedule_cpus(&self.core.state, &ltd.debts, &rr, now, &ltd.params);
         self.ltd_event(now, LtdEvent::RunList(&outcome));
-        for side in &mut self.side {
+        for side in &mut self.core.side {
             side.ltd_flags.edf = false;
         }
         for &j in &outcome.deadline_missed {
-            if let Some(side) = self.side.get_mut(j) {
+            if let Some(side) = self.core.side.get_mut(j) {
                 side.ltd_flags.missed = true;
             }
         }
         ltd.list.clear();
         for pick in &outcome.picks {
-            if let Some(side) = self.side.get_mut(pick.job) {
+            if let Some(side) = self.core.side.get_mut(pick.job) {
                 side.ltd_flags.edf = matches!(pick.reason, PickReason::CpuEdf { .. });
             }
-            if let Some(job) = self.state.jobs.get(pick.job) {
+            if let Some(job) = self.core.state.jobs.get(pick.job) {
                 ltd.list.push(job.alloc_seq);
             }
         }
@@ -380,9 +382,9 @@ impl ClientLoop<'_> {
                 );
             }
             DebtInterval::Credit { secs } => {
-                let used = interval_usage(&self.state, secs, &ltd.exited_credit);
+                let used = interval_usage(&self.core.state, secs, &ltd.exited_credit);
                 let update = adjust_debts(
-                    &self.state,
+                    &self.core.state,
                     &ltd.debts,
                     interval,
                     &ltd.last_sim.has_runnable_jobs(),
@@ -411,9 +413,10 @@ impl ClientLoop<'_> {
         self.ltd_debt_update(ltd, now);
         ltd.must_enforce = false;
         ltd.last_enforce = now;
-        let list = jobs_by_seq(&self.state, &ltd.list);
+        let list = jobs_by_seq(&self.core.state, &ltd.list);
         let task_order = task_order(
-            self.state
+            self.core
+                .state
                 .jobs
                 .iter()
                 .enumerate()
@@ -422,7 +425,7 @@ impl ClientLoop<'_> {
         let before: Vec<TaskBefore> = task_order
             .iter()
             .filter_map(|&j| {
-                let task = self.state.jobs.get(j)?.task.as_ref()?;
+                let task = self.core.state.jobs.get(j)?.task.as_ref()?;
                 Some(TaskBefore {
                     job: j,
                     scheduler_state: task.scheduler_state,
@@ -430,16 +433,16 @@ impl ClientLoop<'_> {
                 })
             })
             .collect();
-        let mut flags: Vec<_> = self.side.iter().map(|s| s.ltd_flags).collect();
+        let mut flags: Vec<_> = self.core.side.iter().map(|s| s.ltd_flags).collect();
         let outcome = enforce_schedule(
-            &mut self.state,
+            &mut self.core.state,
             &mut flags,
             &list,
             &task_order,
             now,
             &ltd.params,
         );
-        for (side, f) in self.side.iter_mut().zip(flags) {
+        for (side, f) in self.core.side.iter_mut().zip(flags) {
             side.ltd_flags = f;
         }
         self.ltd_event(
@@ -455,19 +458,19 @@ impl ClientLoop<'_> {
             }
         }
         if outcome.cpus_idle {
-            self.must_check_work_fetch = true;
+            self.core.must_check_work_fetch = true;
         }
         !outcome.changes.is_empty()
     }
 
     /// The RPC poll; true if an RPC was made.
     pub(super) fn ltd_rpc_poll(&mut self, now: f64) -> Result<bool, LoopError> {
-        if now - self.last_poll < 5.0 {
-            let last = self.last_poll;
+        if now - self.core.last_poll < 5.0 {
+            let last = self.core.last_poll;
             self.ltd_event(now, LtdEvent::RpcPollNotTime { last });
             return Ok(false);
         }
-        self.last_poll = now;
+        self.core.last_poll = now;
         self.ltd_event(now, LtdEvent::RpcPollStart);
         self.with_ltd(Ok(false), |sim, ltd| {
             if let Some(p) = sim.report_due_project(now) {
@@ -482,11 +485,11 @@ impl ClientLoop<'_> {
                 let rr = if passes {
                     sim.ltd_simulate(ltd, now, SimFor::WorkFetch)
                 } else {
-                    let (jobs, _) = sim_jobs(&sim.state, now);
-                    rr_simulation(&sim.state, &jobs, now)
+                    let (jobs, _) = sim_jobs(&sim.core.state, now);
+                    rr_simulation(&sim.core.state, &jobs, now)
                 };
                 let piggyback =
-                    compute_work_request(&sim.state, &ltd.debts, &rr, p, now, &ltd.params);
+                    compute_work_request(&sim.core.state, &ltd.debts, &rr, p, now, &ltd.params);
                 if let Some(pass) = &piggyback.pass {
                     sim.ltd_event(now, LtdEvent::WorkFetch(pass));
                 }
@@ -494,13 +497,13 @@ impl ClientLoop<'_> {
                 sim.ltd_event(now, LtdEvent::RpcPollDone(done.then_some(p)));
                 return Ok(done);
             }
-            if !sim.must_check_work_fetch && now - sim.last_work_fetch < 60.0 {
+            if !sim.core.must_check_work_fetch && now - sim.core.last_work_fetch < 60.0 {
                 return Ok(false);
             }
-            sim.must_check_work_fetch = false;
-            sim.last_work_fetch = now;
+            sim.core.must_check_work_fetch = false;
+            sim.core.last_work_fetch = now;
             let rr = sim.ltd_simulate(ltd, now, SimFor::WorkFetch);
-            let outcome = choose_project(&sim.state, &ltd.debts, &rr, now, &ltd.params);
+            let outcome = choose_project(&sim.core.state, &ltd.debts, &rr, now, &ltd.params);
             sim.ltd_event(now, LtdEvent::WorkFetch(&outcome));
             let done = match &outcome.choice {
                 Some(choice) => sim.ltd_rpc(ltd, choice.project, &choice.request, now)?,
@@ -529,10 +532,10 @@ impl ClientLoop<'_> {
                 request,
             },
         );
-        if self.profile.sim_6_10 {
+        if self.core.profile.sim_6_10 {
             // The results this RPC reports (every project's) free their
             // memory, in result order, before the new jobs are made.
-            for (job, side) in self.state.jobs.iter().zip(&self.side) {
+            for (job, side) in self.core.state.jobs.iter().zip(&self.core.side) {
                 if job.ready_to_report {
                     ltd.freed_uts.push(side.ltd_flags.uts);
                 }
@@ -542,14 +545,14 @@ impl ClientLoop<'_> {
             return Ok(false);
         };
         let sent_something = !new_jobs.is_empty();
-        if sent_something && self.profile.sim_6_10 {
+        if sent_something && self.core.profile.sim_6_10 {
             self.note(now, super::LoopNote::ScheduleRequested("simulate_rpc"));
             self.note(now, super::LoopNote::WorkFetchRequested("simulate_rpc"));
         }
-        let n_rsc = self.state.n_rsc();
+        let n_rsc = self.core.state.n_rsc();
         let mut received = vec![0u32; n_rsc];
         for j in new_jobs {
-            let Some(job) = self.state.jobs.get_mut(j) else {
+            let Some(job) = self.core.state.jobs.get_mut(j) else {
                 continue;
             };
             job.alloc_seq = ltd.next_alloc;
@@ -557,14 +560,14 @@ impl ClientLoop<'_> {
             if let Some(c) = received.get_mut(job.usage.rsc) {
                 *c += 1;
             }
-            if self.profile.sim_6_10 {
+            if self.core.profile.sim_6_10 {
                 let uts = ltd.freed_uts.pop().unwrap_or(false);
-                if let Some(side) = self.side.get_mut(j) {
+                if let Some(side) = self.core.side.get_mut(j) {
                     side.ltd_flags.uts = uts;
                 }
             }
         }
-        if self.profile.sim_6_10 {
+        if self.core.profile.sim_6_10 {
             // sim.cpp simulate_rpc: no reply handler; a request for seconds
             // that got nothing backs the project off, and the failure count
             // is reset right after (so the backoff never grows). No
@@ -574,13 +577,13 @@ impl ClientLoop<'_> {
                 let drawn = self.world.draw(now, &name, DrawKind::ProjectBackoff, "");
                 self.project_down(p, drawn, now)?;
             }
-            if let Some(project) = self.state.projects.get_mut(p) {
+            if let Some(project) = self.core.state.projects.get_mut(p) {
                 project.nrpc_failures = 0;
             }
             return Ok(true);
         }
         // A reply ends the project's run of failed RPCs.
-        if let Some(project) = self.state.projects.get_mut(p) {
+        if let Some(project) = self.core.state.projects.get_mut(p) {
             project.nrpc_failures = 0;
         }
         let name = self.project_name(p);
@@ -592,7 +595,7 @@ impl ClientLoop<'_> {
                 },
             )
             .collect();
-        let Some(project) = self.state.projects.get_mut(p) else {
+        let Some(project) = self.core.state.projects.get_mut(p) else {
             return Ok(true);
         };
         let requested: Vec<f64> = request.rsc.iter().map(|r| r.secs).collect();

@@ -443,8 +443,10 @@ pub struct LoopOptions {
     pub profile: Profile,
 }
 
-/// The client loop's state.
-pub struct ClientLoop<'a> {
+/// The client loop's state: everything but the world it runs in and the
+/// observer it reports to, so a loop can stop between two stretches of its
+/// run and go on ([`ClientLoop::suspend`], [`ClientLoop::resume`]).
+pub struct LoopCore {
     /// The client's state.
     pub state: HostState,
     /// Per job (same index): bookkeeping beside the engine.
@@ -459,8 +461,6 @@ pub struct ClientLoop<'a> {
     pub(crate) profile: Profile,
     delta: f64,
     duration: f64,
-    pub(crate) world: &'a mut dyn World,
-    observer: &'a mut dyn Observer,
     /// The simulation of the current instant (reused within it, §8).
     sim: Option<RrSimOutcome>,
     pub(crate) must_schedule: bool,
@@ -484,44 +484,19 @@ pub struct ClientLoop<'a> {
     debt: Option<debt::DebtSim>,
 }
 
-/// A client loop between two stretches of its run ([`ClientLoop::suspend`]):
-/// its whole state but the world and the observer it ran with.
-pub struct SuspendedLoop {
-    /// The client's state.
-    pub state: HostState,
-    /// Per job (same index): bookkeeping beside the engine.
-    pub side: Vec<JobSide>,
-    /// The emulator's accounting (figures of merit).
-    pub accounts: Accounts,
-    /// Usage per project and resource.
-    pub usage: Usage,
-    /// RPCs skipped because the project was down.
-    pub rpcs_skipped: u64,
-    pub(crate) params: Params,
-    pub(crate) profile: Profile,
-    delta: f64,
-    duration: f64,
-    /// The simulation of the current instant (reused within it, §8).
-    sim: Option<RrSimOutcome>,
-    pub(crate) must_schedule: bool,
-    pub(crate) must_check_work_fetch: bool,
-    last_schedule: f64,
-    pub(crate) last_poll: f64,
-    pub(crate) last_work_fetch: f64,
-    last_progress: f64,
-    steps_done: u64,
-    next_task_seq: u64,
-    gpu_active: bool,
-    /// Task progress or exits happened at the start of this step.
-    begin_action: bool,
-    /// 7.0–7.2: the project order the pass's work-fetch set-up left.
-    sorted_by_setup: Option<Vec<usize>>,
-    /// The freed results' memory ([`Profile::new_jobs_reuse_freed_uts`]).
-    freed: heap::ResultHeap,
-    /// The ltd-6.6 policy's state when it drives the host.
-    ltd: Option<ltd::LtdSim>,
-    /// The debt-6.2 policy's state when it drives the host.
-    debt: Option<debt::DebtSim>,
+/// The client loop: its state in a world, reporting to an observer.
+pub struct ClientLoop<'a> {
+    core: LoopCore,
+    pub(crate) world: &'a mut dyn World,
+    observer: &'a mut dyn Observer,
+}
+
+impl std::ops::Deref for ClientLoop<'_> {
+    type Target = LoopCore;
+
+    fn deref(&self) -> &LoopCore {
+        &self.core
+    }
 }
 
 impl<'a> ClientLoop<'a> {
@@ -547,46 +522,48 @@ impl<'a> ClientLoop<'a> {
         let n_rsc = state.n_rsc();
         let n_jobs = state.jobs.len();
         let mut this = ClientLoop {
-            side: vec![JobSide::default(); n_jobs],
-            accounts: Accounts::new(n),
-            usage: Usage {
-                secs: vec![vec![0.0; n_rsc]; n],
-                gpu_job_cpu_secs: vec![0.0; n],
-            },
-            rpcs_skipped: 0,
-            params: options.params,
-            profile: options.profile,
-            delta: options.delta,
-            duration: options.duration,
             world,
             observer,
-            sim: None,
-            must_schedule: true,
-            must_check_work_fetch: true,
-            last_schedule: f64::NEG_INFINITY,
-            last_poll: f64::NEG_INFINITY,
-            last_work_fetch: f64::NEG_INFINITY,
-            last_progress: START_TIME,
-            steps_done: 0,
-            next_task_seq: 1,
-            gpu_active: true,
-            begin_action: false,
-            sorted_by_setup: None,
-            freed: heap::ResultHeap::default(),
-            ltd: None,
-            debt: None,
-            state,
+            core: LoopCore {
+                side: vec![JobSide::default(); n_jobs],
+                accounts: Accounts::new(n),
+                usage: Usage {
+                    secs: vec![vec![0.0; n_rsc]; n],
+                    gpu_job_cpu_secs: vec![0.0; n],
+                },
+                rpcs_skipped: 0,
+                params: options.params,
+                profile: options.profile,
+                delta: options.delta,
+                duration: options.duration,
+                sim: None,
+                must_schedule: true,
+                must_check_work_fetch: true,
+                last_schedule: f64::NEG_INFINITY,
+                last_poll: f64::NEG_INFINITY,
+                last_work_fetch: f64::NEG_INFINITY,
+                last_progress: START_TIME,
+                steps_done: 0,
+                next_task_seq: 1,
+                gpu_active: true,
+                begin_action: false,
+                sorted_by_setup: None,
+                freed: heap::ResultHeap::default(),
+                ltd: None,
+                debt: None,
+                state,
+            },
         };
-        match this.profile.generation {
+        match this.core.profile.generation {
             Generation::Current => {}
             Generation::Ltd66 => {
                 // Creation order, the enforcement's last tie-breaker.
-                for (k, job) in this.state.jobs.iter_mut().enumerate() {
+                for (k, job) in this.core.state.jobs.iter_mut().enumerate() {
                     job.alloc_seq = k as u64;
                 }
-                this.ltd = Some(ltd::LtdSim::new(n, n_rsc, n_jobs as u64));
+                this.core.ltd = Some(ltd::LtdSim::new(n, n_rsc, n_jobs as u64));
             }
-            Generation::Debt62 => this.debt = Some(debt::DebtSim::new(n)),
+            Generation::Debt62 => this.core.debt = Some(debt::DebtSim::new(n)),
         }
         Ok(this)
     }
@@ -594,79 +571,31 @@ impl<'a> ClientLoop<'a> {
     /// Ends this stretch of the run: the loop's state without its world
     /// and observer, to [`ClientLoop::resume`] with them (a recording read
     /// window by window feeds both between two stretches).
-    pub fn suspend(self) -> SuspendedLoop {
-        SuspendedLoop {
-            state: self.state,
-            side: self.side,
-            accounts: self.accounts,
-            usage: self.usage,
-            rpcs_skipped: self.rpcs_skipped,
-            params: self.params,
-            profile: self.profile,
-            delta: self.delta,
-            duration: self.duration,
-            sim: self.sim,
-            must_schedule: self.must_schedule,
-            must_check_work_fetch: self.must_check_work_fetch,
-            last_schedule: self.last_schedule,
-            last_poll: self.last_poll,
-            last_work_fetch: self.last_work_fetch,
-            last_progress: self.last_progress,
-            steps_done: self.steps_done,
-            next_task_seq: self.next_task_seq,
-            gpu_active: self.gpu_active,
-            begin_action: self.begin_action,
-            sorted_by_setup: self.sorted_by_setup,
-            freed: self.freed,
-            ltd: self.ltd,
-            debt: self.debt,
-        }
+    pub fn suspend(self) -> LoopCore {
+        self.core
     }
 
     /// Continues a suspended loop in `world`, reporting to `observer`.
     pub fn resume(
-        suspended: SuspendedLoop,
+        core: LoopCore,
         world: &'a mut dyn World,
         observer: &'a mut dyn Observer,
     ) -> Self {
         ClientLoop {
+            core,
             world,
             observer,
-            state: suspended.state,
-            side: suspended.side,
-            accounts: suspended.accounts,
-            usage: suspended.usage,
-            rpcs_skipped: suspended.rpcs_skipped,
-            params: suspended.params,
-            profile: suspended.profile,
-            delta: suspended.delta,
-            duration: suspended.duration,
-            sim: suspended.sim,
-            must_schedule: suspended.must_schedule,
-            must_check_work_fetch: suspended.must_check_work_fetch,
-            last_schedule: suspended.last_schedule,
-            last_poll: suspended.last_poll,
-            last_work_fetch: suspended.last_work_fetch,
-            last_progress: suspended.last_progress,
-            steps_done: suspended.steps_done,
-            next_task_seq: suspended.next_task_seq,
-            gpu_active: suspended.gpu_active,
-            begin_action: suspended.begin_action,
-            sorted_by_setup: suspended.sorted_by_setup,
-            freed: suspended.freed,
-            ltd: suspended.ltd,
-            debt: suspended.debt,
         }
     }
 
     /// The time step.
     pub fn delta(&self) -> f64 {
-        self.delta
+        self.core.delta
     }
 
     /// Runs every step from the start to the end of the run.
     pub fn run(&mut self) -> Result<(), LoopError> {
-        self.run_steps(START_TIME, START_TIME + self.duration)
+        self.run_steps(START_TIME, START_TIME + self.core.duration)
     }
 
     /// Runs the steps at `start`, `start + delta`, … up to `end` (a
@@ -682,13 +611,13 @@ impl<'a> ClientLoop<'a> {
     /// [`run_steps`](Self::run_steps) from the first `start`).
     pub fn run_steps_until(&mut self, start: f64, before: f64, end: f64) -> Result<f64, LoopError> {
         let mut now = start;
-        if self.steps_done == 0 {
-            self.last_progress = start;
+        if self.core.steps_done == 0 {
+            self.core.last_progress = start;
         }
         while now < before && now <= end {
             let availability = self.begin_step(now);
             self.finish_step(now, availability)?;
-            now += self.delta;
+            now += self.core.delta;
         }
         Ok(now)
     }
@@ -703,14 +632,14 @@ impl<'a> ClientLoop<'a> {
         mut between: impl FnMut(&Self, f64),
     ) -> Result<(), LoopError> {
         let mut now = start;
-        if self.steps_done == 0 {
-            self.last_progress = start;
+        if self.core.steps_done == 0 {
+            self.core.last_progress = start;
         }
         loop {
             let availability = self.begin_step(now);
             between(self, now);
             self.finish_step(now, availability)?;
-            now += self.delta;
+            now += self.core.delta;
             if now > end {
                 return Ok(());
             }
@@ -725,22 +654,22 @@ impl<'a> ClientLoop<'a> {
         for change in self.world.changes_due(now) {
             self.apply(change);
         }
-        let availability = self.world.availability(now, self.delta);
+        let availability = self.world.availability(now, self.core.delta);
         self.observer.step_availability(now, availability);
-        self.gpu_active = availability.gpu_active;
-        if self.profile.sim_6_10 {
+        self.core.gpu_active = availability.gpu_active;
+        if self.core.profile.sim_6_10 {
             self.ltd_event(now, LtdEvent::PollBegins);
         }
         let progressed = self.progress(now);
         let finished = self.handle_finished(now);
-        self.begin_action = progressed | finished;
+        self.core.begin_action = progressed | finished;
         availability
     }
 
     /// The rest of a step: while the host is on, scheduling, the RPC poll,
     /// progress and exits until nothing happens.
     fn finish_step(&mut self, now: f64, availability: Availability) -> Result<(), LoopError> {
-        if self.profile.sim_6_10 {
+        if self.core.profile.sim_6_10 {
             return self.finish_step_6_10(now, availability);
         }
         if availability.on {
@@ -754,25 +683,25 @@ impl<'a> ClientLoop<'a> {
                 // client/sim.cpp sets gpu_suspend_reason here, after the
                 // step's first pass: a GPU that comes or goes is seen by
                 // the scheduler only from the next pass.
-                self.state.gpu_suspended = !availability.gpu_active;
+                self.core.state.gpu_suspended = !availability.gpu_active;
                 if !action {
                     break;
                 }
             }
         }
-        for job in self.world.unsolicited_jobs(&self.state, now) {
-            self.state.jobs.push(job);
-            self.side.push(JobSide::default());
-            let j = self.state.jobs.len() - 1;
+        for job in self.world.unsolicited_jobs(&self.core.state, now) {
+            self.core.state.jobs.push(job);
+            self.core.side.push(JobSide::default());
+            let j = self.core.state.jobs.len() - 1;
             self.observer
-                .event(&self.state, now, LoopEvent::Unsolicited(j));
-            self.must_schedule = true;
-            self.must_check_work_fetch = true;
+                .event(&self.core.state, now, LoopEvent::Unsolicited(j));
+            self.core.must_schedule = true;
+            self.core.must_check_work_fetch = true;
         }
-        if self.steps_done == 0 || self.profile.sorts_projects_in_place {
+        if self.core.steps_done == 0 || self.core.profile.sorts_projects_in_place {
             self.sort_projects();
         }
-        self.steps_done += 1;
+        self.core.steps_done += 1;
         Ok(())
     }
 
@@ -781,7 +710,7 @@ impl<'a> ClientLoop<'a> {
     /// until one does nothing, each pass marked for its log; then its time
     /// step.
     fn finish_step_6_10(&mut self, now: f64, availability: Availability) -> Result<(), LoopError> {
-        let mut action = self.begin_action;
+        let mut action = self.core.begin_action;
         for _ in 0..100 {
             if availability.on {
                 action |= self.schedule(now)?;
@@ -797,41 +726,41 @@ impl<'a> ClientLoop<'a> {
             action = self.progress(now);
             action |= self.handle_finished(now);
         }
-        self.steps_done += 1;
-        let next = now + self.delta;
+        self.core.steps_done += 1;
+        let next = now + self.core.delta;
         self.ltd_event(next, LtdEvent::StepTaken { next });
         Ok(())
     }
 
     /// The engine's parameters of this run.
     pub fn params(&self) -> &Params {
-        &self.params
+        &self.core.params
     }
 
     /// Task progress since the last call (`ACTIVE_TASK_SET::poll`).
     fn progress(&mut self, now: f64) -> bool {
-        let mut diff = now - self.last_progress;
+        let mut diff = now - self.core.last_progress;
         if diff < 1.0 {
             return false;
         }
-        self.last_progress = now;
-        if diff > self.delta {
+        self.core.last_progress = now;
+        if diff > self.core.delta {
             diff = 0.0;
         }
-        let model = if self.profile.sim_6_10 {
+        let model = if self.core.profile.sim_6_10 {
             host::WorkModel::CpuTime
         } else {
             host::WorkModel::Flops
         };
         let mut exits = host::progress(
-            &mut self.state,
-            &mut self.side,
-            &mut self.accounts,
-            &mut self.usage,
+            &mut self.core.state,
+            &mut self.core.side,
+            &mut self.core.accounts,
+            &mut self.core.usage,
             diff,
             now,
-            self.gpu_active,
-            &self.params,
+            self.core.gpu_active,
+            &self.core.params,
             model,
         );
         exits.sort_by_key(|&j| (self.task_seq(j), j));
@@ -844,14 +773,15 @@ impl<'a> ClientLoop<'a> {
     }
 
     fn note(&mut self, now: f64, note: LoopNote) {
-        self.observer.event(&self.state, now, LoopEvent::Note(note));
+        self.observer
+            .event(&self.core.state, now, LoopEvent::Note(note));
     }
 
     /// Finished-task handling: REC (first exit credited twice), then the tasks go.
     fn handle_finished(&mut self, now: f64) -> bool {
-        let exited: Vec<usize> = (0..self.state.jobs.len())
+        let exited: Vec<usize> = (0..self.core.state.jobs.len())
             .filter(|&j| {
-                self.state.jobs[j]
+                self.core.state.jobs[j]
                     .task
                     .as_ref()
                     .is_some_and(|t| t.task_state == TaskState::Exited)
@@ -873,7 +803,7 @@ impl<'a> ClientLoop<'a> {
         else {
             return false;
         };
-        if self.ltd.is_some() {
+        if self.core.ltd.is_some() {
             // 6.10's handle_finished_apps: each exited task in active-task
             // order is credited and updates its project's DCF.
             for &j in &in_task_order {
@@ -884,10 +814,11 @@ impl<'a> ClientLoop<'a> {
             }
         } else {
             self.note(now, LoopNote::TaskFinished(first));
-            if self.debt.is_none() {
-                let adjustment = adjust_rec(&mut self.state, now, Some(first), &self.params);
+            if self.core.debt.is_none() {
+                let adjustment =
+                    adjust_rec(&mut self.core.state, now, Some(first), &self.core.params);
                 self.observer
-                    .event(&self.state, now, LoopEvent::Rec(&adjustment));
+                    .event(&self.core.state, now, LoopEvent::Rec(&adjustment));
             }
             self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
             for &j in in_task_order.iter().filter(|&&j| j != first) {
@@ -896,53 +827,59 @@ impl<'a> ClientLoop<'a> {
             }
         }
         for j in exited {
-            let job = &mut self.state.jobs[j];
+            let job = &mut self.core.state.jobs[j];
             job.task = None;
             job.state = JobState::Uploaded;
             job.ready_to_report = true;
         }
-        self.must_schedule = true;
-        self.must_check_work_fetch = true;
+        self.core.must_schedule = true;
+        self.core.must_check_work_fetch = true;
         true
     }
 
     /// The step's simulation if one was made at `now` and may be reused.
     fn reusable_sim(&self, now: f64) -> Option<RrSimOutcome> {
-        if self.profile.fresh_simulations {
+        if self.core.profile.fresh_simulations {
             return None;
         }
-        self.sim.clone().filter(|s| s.now == now)
+        self.core.sim.clone().filter(|s| s.now == now)
     }
 
     fn schedule(&mut self, now: f64) -> Result<bool, LoopError> {
-        if self.ltd.is_some() {
+        if self.core.ltd.is_some() {
             return self.ltd_schedule(now);
         }
-        if self.debt.is_some() {
+        if self.core.debt.is_some() {
             return self.debt_schedule(now);
         }
-        if self.state.jobs.is_empty() {
+        if self.core.state.jobs.is_empty() {
             return Ok(false);
         }
-        if now - self.last_schedule >= 60.0 {
+        if now - self.core.last_schedule >= 60.0 {
             self.note(now, LoopNote::ScheduleRequested("periodic CPU scheduling"));
         }
-        if !self.must_schedule && now - self.last_schedule < 60.0 {
+        if !self.core.must_schedule && now - self.core.last_schedule < 60.0 {
             return Ok(false);
         }
-        self.must_schedule = false;
-        self.last_schedule = now;
-        let adjustment = adjust_rec(&mut self.state, now, None, &self.params);
+        self.core.must_schedule = false;
+        self.core.last_schedule = now;
+        let adjustment = adjust_rec(&mut self.core.state, now, None, &self.core.params);
         self.observer
-            .event(&self.state, now, LoopEvent::Rec(&adjustment));
+            .event(&self.core.state, now, LoopEvent::Rec(&adjustment));
         let reuse = self.reusable_sim(now);
         let fresh = reuse.is_none();
         let hint = self.world.run_list_order(now).unwrap_or_default();
-        let run = match make_run_list_with_ties(&mut self.state, now, reuse, &self.params, &hint) {
+        let run = match make_run_list_with_ties(
+            &mut self.core.state,
+            now,
+            reuse,
+            &self.core.params,
+            &hint,
+        ) {
             Ok(run) => run,
             Err(error) => {
                 self.observer.event(
-                    &self.state,
+                    &self.core.state,
                     now,
                     LoopEvent::EngineError {
                         what: "run_list",
@@ -954,10 +891,13 @@ impl<'a> ClientLoop<'a> {
         };
         if fresh {
             self.observer
-                .event(&self.state, now, LoopEvent::RrSim(&run.sim));
+                .event(&self.core.state, now, LoopEvent::RrSim(&run.sim));
         }
-        self.observer
-            .event(&self.state, now, LoopEvent::RunList { run: &run, fresh });
+        self.observer.event(
+            &self.core.state,
+            now,
+            LoopEvent::RunList { run: &run, fresh },
+        );
         // The instant's simulation keeps promote_once_ran_edf's marks for
         // the passes that reuse it.
         let mut sim = run.sim.clone();
@@ -966,21 +906,21 @@ impl<'a> ClientLoop<'a> {
                 *miss = true;
             }
         }
-        self.sim = Some(sim);
+        self.core.sim = Some(sim);
         let restore = self
             .world
             .tie_order(now)
             .map(|order| self.rank_ties(&order));
-        let out = enforce_run_list(&mut self.state, &run.run_list, now, &self.params);
+        let out = enforce_run_list(&mut self.core.state, &run.run_list, now, &self.core.params);
         for (j, alloc) in restore.into_iter().flatten() {
-            if let Some(job) = self.state.jobs.get_mut(j) {
+            if let Some(job) = self.core.state.jobs.get_mut(j) {
                 job.alloc_seq = alloc;
             }
         }
         let out = out.map_err(engine(now))?;
         let (assigned, tasks) = self.task_layer(&out);
         self.observer.event(
-            &self.state,
+            &self.core.state,
             now,
             LoopEvent::Enforced {
                 outcome: &out,
@@ -990,9 +930,10 @@ impl<'a> ClientLoop<'a> {
         );
         // Before 7.24.0 the request sat inside the cpu_sched_debug test.
         if out.cpus_idle
-            && (self.params.idle_cpus_request_fetch != 0.0 || self.state.config.cpu_sched_debug)
+            && (self.core.params.idle_cpus_request_fetch != 0.0
+                || self.core.state.config.cpu_sched_debug)
         {
-            self.must_check_work_fetch = true;
+            self.core.must_check_work_fetch = true;
         }
         Ok(true)
     }
@@ -1008,7 +949,12 @@ impl<'a> ClientLoop<'a> {
         for action in &out.actions {
             match action {
                 EnforceAction::AssignCoprocs(j, instances) => {
-                    let task = self.state.jobs.get_mut(*j).and_then(|x| x.task.as_mut());
+                    let task = self
+                        .core
+                        .state
+                        .jobs
+                        .get_mut(*j)
+                        .and_then(|x| x.task.as_mut());
                     if let Some(task) = task {
                         // A task whose GPU job runs keeps (confirms) its
                         // instances silently; any other is assigned afresh
@@ -1023,6 +969,7 @@ impl<'a> ClientLoop<'a> {
                 }
                 EnforceAction::Schedule(j) => {
                     if self
+                        .core
                         .state
                         .jobs
                         .get(*j)
@@ -1037,12 +984,18 @@ impl<'a> ClientLoop<'a> {
                 }
             }
         }
-        let mut order: Vec<usize> = (0..self.state.jobs.len()).collect();
+        let mut order: Vec<usize> = (0..self.core.state.jobs.len()).collect();
         order.sort_by_key(|&j| self.task_seq(j));
         let mut preempts = Vec::new();
         let mut starts = Vec::new();
         for j in order {
-            let Some(task) = self.state.jobs.get_mut(j).and_then(|x| x.task.as_mut()) else {
+            let Some(task) = self
+                .core
+                .state
+                .jobs
+                .get_mut(j)
+                .and_then(|x| x.task.as_mut())
+            else {
                 continue;
             };
             if let Some(&removed) = preempted.get(&j) {
@@ -1074,6 +1027,7 @@ impl<'a> ClientLoop<'a> {
                 // enforce_run_list: a task started in deadline trouble
                 // once ran EDF.
                 if self
+                    .core
                     .sim
                     .as_ref()
                     .and_then(|s| s.misses_deadline.get(j))
@@ -1095,7 +1049,8 @@ impl<'a> ClientLoop<'a> {
         let listed: Vec<JobIdx> = order
             .iter()
             .filter_map(|name| {
-                self.state
+                self.core
+                    .state
                     .jobs
                     .iter()
                     .position(|job| job.name == name.as_str())
@@ -1103,12 +1058,12 @@ impl<'a> ClientLoop<'a> {
             .collect();
         let saved: Vec<(JobIdx, u64)> = listed
             .iter()
-            .map(|&j| (j, self.state.jobs[j].alloc_seq))
+            .map(|&j| (j, self.core.state.jobs[j].alloc_seq))
             .collect();
         let mut numbers: Vec<u64> = saved.iter().map(|(_, a)| *a).collect();
         numbers.sort_unstable();
         for (&j, n) in listed.iter().zip(numbers) {
-            self.state.jobs[j].alloc_seq = n;
+            self.core.state.jobs[j].alloc_seq = n;
         }
         saved
     }
@@ -1116,15 +1071,22 @@ impl<'a> ClientLoop<'a> {
     /// Gives job `j`'s new task the next number in active-task order
     /// (`Task::seq`, from 1).
     pub(crate) fn number_task(&mut self, j: usize) {
-        if let Some(task) = self.state.jobs.get_mut(j).and_then(|job| job.task.as_mut()) {
-            task.seq = self.next_task_seq;
-            self.next_task_seq += 1;
+        if let Some(task) = self
+            .core
+            .state
+            .jobs
+            .get_mut(j)
+            .and_then(|job| job.task.as_mut())
+        {
+            task.seq = self.core.next_task_seq;
+            self.core.next_task_seq += 1;
         }
     }
 
     /// Job `j`'s place in active-task order (`u64::MAX` without a task).
     fn task_seq(&self, j: usize) -> u64 {
-        self.state
+        self.core
+            .state
             .jobs
             .get(j)
             .and_then(|job| job.task.as_ref())
@@ -1135,15 +1097,20 @@ impl<'a> ClientLoop<'a> {
     /// order) near its deadline or a day after completion (policy-legacy
     /// B.15.1); its project gets an RPC.
     pub(crate) fn report_due_project(&self, now: f64) -> Option<ProjectIdx> {
-        let cushion = 86400.0_f64.max(self.state.prefs.work_buf_min_days * 86400.0);
-        self.state.jobs.iter().enumerate().find_map(|(j, job)| {
-            let p = self.state.projects.get(job.project)?;
-            let completed = self.side.get(j).map_or(0.0, |s| s.completed_time);
-            (job.ready_to_report
-                && p.min_rpc_time <= now
-                && (now > job.report_deadline - cushion || now > completed + 86400.0))
-                .then_some(job.project)
-        })
+        let cushion = 86400.0_f64.max(self.core.state.prefs.work_buf_min_days * 86400.0);
+        self.core
+            .state
+            .jobs
+            .iter()
+            .enumerate()
+            .find_map(|(j, job)| {
+                let p = self.core.state.projects.get(job.project)?;
+                let completed = self.core.side.get(j).map_or(0.0, |s| s.completed_time);
+                (job.ready_to_report
+                    && p.min_rpc_time <= now
+                    && (now > job.report_deadline - cushion || now > completed + 86400.0))
+                    .then_some(job.project)
+            })
     }
 
     /// The instant's simulation for the RPC poll: the one a scheduling pass
@@ -1153,11 +1120,11 @@ impl<'a> ClientLoop<'a> {
         if let Some(sim) = self.reusable_sim(now) {
             return Ok(Some(sim));
         }
-        let sim = match rr_simulate(&mut self.state, now, &self.params) {
+        let sim = match rr_simulate(&mut self.core.state, now, &self.core.params) {
             Ok(sim) => sim,
             Err(error) => {
                 self.observer.event(
-                    &self.state,
+                    &self.core.state,
                     now,
                     LoopEvent::EngineError {
                         what: "rr_sim",
@@ -1168,22 +1135,22 @@ impl<'a> ClientLoop<'a> {
             }
         };
         self.observer
-            .event(&self.state, now, LoopEvent::RrSim(&sim));
-        self.sim = Some(sim.clone());
+            .event(&self.core.state, now, LoopEvent::RrSim(&sim));
+        self.core.sim = Some(sim.clone());
         Ok(Some(sim))
     }
 
     fn rpc_poll(&mut self, now: f64) -> Result<bool, LoopError> {
-        if self.ltd.is_some() {
+        if self.core.ltd.is_some() {
             return self.ltd_rpc_poll(now);
         }
-        if self.debt.is_some() {
+        if self.core.debt.is_some() {
             return self.debt_rpc_poll(now);
         }
         let action = self.rec_rpc_poll(now);
         // 7.0–7.2: the work-fetch set-up left the project list in priority
         // order (applied once the pass's indices are no longer in use).
-        if let Some(order) = self.sorted_by_setup.take() {
+        if let Some(order) = self.core.sorted_by_setup.take() {
             self.reorder_projects(order);
         }
         action
@@ -1191,15 +1158,15 @@ impl<'a> ClientLoop<'a> {
 
     /// The RPC poll of the REC generations.
     fn rec_rpc_poll(&mut self, now: f64) -> Result<bool, LoopError> {
-        if now - self.last_poll < 5.0 {
+        if now - self.core.last_poll < 5.0 {
             return Ok(false);
         }
-        self.last_poll = now;
+        self.core.last_poll = now;
         // §7.1 step 1: a pending master-URL fetch goes first. The project's
         // web server stays up when its scheduler is down, so the fetch
         // succeeds and scheduler RPCs resume.
         if let Some(project) =
-            self.state.projects.iter_mut().find(|p| {
+            self.core.state.projects.iter_mut().find(|p| {
                 p.master_url_fetch_pending && p.min_rpc_time <= now && !p.suspended_via_gui
             })
         {
@@ -1207,11 +1174,13 @@ impl<'a> ClientLoop<'a> {
             return Ok(true);
         }
         let completed: Vec<Option<f64>> = self
+            .core
             .side
             .iter()
             .map(|s| (s.completed_time > 0.0).then_some(s.completed_time))
             .collect();
-        let due = project_with_overdue_results(&self.state, &completed, now, &self.params);
+        let due =
+            project_with_overdue_results(&self.core.state, &completed, now, &self.core.params);
         if let Some(p) = due {
             self.note(
                 now,
@@ -1221,11 +1190,11 @@ impl<'a> ClientLoop<'a> {
                 },
             );
             let sim = self.poll_simulation(now)?;
-            self.state.projects[p].sched_rpc_pending = Some(RpcReason::ResultsDue);
-            let out = piggyback_work_request(&mut self.state, p, now, sim, &self.params)
+            self.core.state.projects[p].sched_rpc_pending = Some(RpcReason::ResultsDue);
+            let out = piggyback_work_request(&mut self.core.state, p, now, sim, &self.core.params)
                 .map_err(engine(now))?;
             if let Some(st) = &out.state {
-                self.sim = Some(st.sim.clone());
+                self.core.sim = Some(st.sim.clone());
             }
             let mut shown = out.clone();
             // The dump is printed by WORK_FETCH::setup, before
@@ -1238,7 +1207,7 @@ impl<'a> ClientLoop<'a> {
                 }
             }
             self.observer.event(
-                &self.state,
+                &self.core.state,
                 now,
                 LoopEvent::WorkFetch {
                     outcome: &shown,
@@ -1248,21 +1217,22 @@ impl<'a> ClientLoop<'a> {
             self.keep_setup_order(&out);
             return self.do_rpc(p, &out.request, now);
         }
-        if !self.must_check_work_fetch && now - self.last_work_fetch < 60.0 {
+        if !self.core.must_check_work_fetch && now - self.core.last_work_fetch < 60.0 {
             return Ok(false);
         }
-        self.must_check_work_fetch = false;
-        self.last_work_fetch = now;
+        self.core.must_check_work_fetch = false;
+        self.core.last_work_fetch = now;
         let sim = self.poll_simulation(now)?;
-        let out = choose_project(&mut self.state, now, sim, &self.params).map_err(engine(now))?;
+        let out = choose_project(&mut self.core.state, now, sim, &self.core.params)
+            .map_err(engine(now))?;
         if let Some(st) = &out.state {
-            self.sim = Some(st.sim.clone());
+            self.core.sim = Some(st.sim.clone());
         }
         if let Some(p) = out.chosen {
-            self.state.projects[p].sched_rpc_pending = Some(RpcReason::NeedWork);
+            self.core.state.projects[p].sched_rpc_pending = Some(RpcReason::NeedWork);
         }
         self.observer.event(
-            &self.state,
+            &self.core.state,
             now,
             LoopEvent::WorkFetch {
                 outcome: &out,
@@ -1295,10 +1265,10 @@ impl<'a> ClientLoop<'a> {
         request: &[RscRequest],
         now: f64,
     ) -> Result<Option<std::ops::Range<usize>>, LoopError> {
-        let outcome = self.world.rpc(&self.state, p, request, now);
+        let outcome = self.world.rpc(&self.core.state, p, request, now);
         let jobs = match outcome {
             RpcOutcome::Down(drawn) => {
-                self.rpcs_skipped += 1;
+                self.core.rpcs_skipped += 1;
                 self.project_down(p, drawn, now)?;
                 return Ok(None);
             }
@@ -1308,8 +1278,8 @@ impl<'a> ClientLoop<'a> {
         let mut reported = Vec::new();
         let mut in_progress = Vec::new();
         // The 6.10 harness reports every project's finished results.
-        let all = self.profile.sim_6_10;
-        for job in &self.state.jobs {
+        let all = self.core.profile.sim_6_10;
+        for job in &self.core.state.jobs {
             if job.ready_to_report && (all || job.project == p) {
                 reported.push(job.name.to_string());
             } else if job.project == p {
@@ -1317,7 +1287,7 @@ impl<'a> ClientLoop<'a> {
             }
         }
         self.observer.event(
-            &self.state,
+            &self.core.state,
             now,
             LoopEvent::Rpc {
                 project: p,
@@ -1328,42 +1298,43 @@ impl<'a> ClientLoop<'a> {
                 refused: &refused,
             },
         );
-        if self.profile.new_jobs_reuse_freed_uts {
-            for job in &self.state.jobs {
+        if self.core.profile.new_jobs_reuse_freed_uts {
+            for job in &self.core.state.jobs {
                 if job.ready_to_report && job.project == p {
-                    self.freed.free_result(now, job.unfinished_time_slice);
+                    self.core.freed.free_result(now, job.unfinished_time_slice);
                 }
             }
         }
         self.report_jobs(p, now);
-        let start = self.state.jobs.len();
+        let start = self.core.state.jobs.len();
         let n = jobs.len();
         for mut job in jobs {
-            if self.profile.new_jobs_reuse_freed_uts {
-                let modelled = self.freed.new_job(now);
+            if self.core.profile.new_jobs_reuse_freed_uts {
+                let modelled = self.core.freed.new_job(now);
                 job.unfinished_time_slice = self.world.new_job_uts(&job.name).unwrap_or(modelled);
             }
             let side = JobSide {
                 final_cpu_time: self.world.final_cpu_time(&job),
                 ..JobSide::default()
             };
-            self.state.jobs.push(job);
-            self.side.push(side);
+            self.core.state.jobs.push(job);
+            self.core.side.push(side);
         }
-        self.accounts.njobs += n as u64;
+        self.core.accounts.njobs += n as u64;
         if n > 0 {
-            self.must_schedule = true;
-            self.must_check_work_fetch = true;
+            self.core.must_schedule = true;
+            self.core.must_check_work_fetch = true;
         }
-        self.accounts.nrpcs += 1;
-        Ok(Some(start..self.state.jobs.len()))
+        self.core.accounts.nrpcs += 1;
+        Ok(Some(start..self.core.state.jobs.len()))
     }
 
     /// Reports project `p`'s finished jobs: they leave the host.
     fn report_jobs(&mut self, p: ProjectIdx, now: f64) {
         // The 6.10 harness reports every project's finished results.
-        let all = self.profile.sim_6_10;
+        let all = self.core.profile.sim_6_10;
         let keep: Vec<bool> = self
+            .core
             .state
             .jobs
             .iter()
@@ -1372,26 +1343,26 @@ impl<'a> ClientLoop<'a> {
         if keep.iter().all(|k| *k) {
             return;
         }
-        for (j, job) in self.state.jobs.iter().enumerate() {
+        for (j, job) in self.core.state.jobs.iter().enumerate() {
             if keep[j] {
                 continue;
             }
-            let peak = self.side.get(j).map_or(0.0, |s| s.peak_flops);
+            let peak = self.core.side.get(j).map_or(0.0, |s| s.peak_flops);
             let q = job.project;
             if now > job.report_deadline {
-                self.accounts.flops_wasted += peak;
-                self.accounts.missed[q] += 1;
+                self.core.accounts.flops_wasted += peak;
+                self.core.accounts.missed[q] += 1;
             } else {
-                self.accounts.met[q] += 1;
+                self.core.accounts.met[q] += 1;
             }
         }
         let mut it = keep.iter();
-        self.state.jobs.retain(|_| *it.next().unwrap_or(&true));
+        self.core.state.jobs.retain(|_| *it.next().unwrap_or(&true));
         let mut it = keep.iter();
-        self.side.retain(|_| *it.next().unwrap_or(&true));
+        self.core.side.retain(|_| *it.next().unwrap_or(&true));
         // Simulation results are indexed by job: the instant's simulation
         // refers to the old indices.
-        if let Some(sim) = self.sim.as_mut() {
+        if let Some(sim) = self.core.sim.as_mut() {
             let mut it = keep.iter();
             sim.misses_deadline.retain(|_| *it.next().unwrap_or(&true));
         }
@@ -1402,8 +1373,8 @@ impl<'a> ClientLoop<'a> {
     /// taken as drawn; one outside is clamped to the range (the observer
     /// then sees the loop's value differ from the recording's).
     fn project_down(&mut self, p: ProjectIdx, drawn: Drawn, now: f64) -> Result<(), LoopError> {
-        let params = &self.params;
-        let project = &mut self.state.projects[p];
+        let params = &self.core.params;
+        let project = &mut self.core.state.projects[p];
         let range = {
             let (mut lo, mut hi) = (project.clone(), project.clone());
             match (
@@ -1443,7 +1414,7 @@ impl<'a> ClientLoop<'a> {
         let secs = project.min_rpc_time - now;
         let n = project.nrpc_failures;
         self.observer.event(
-            &self.state,
+            &self.core.state,
             now,
             LoopEvent::ProjectBackoff {
                 project: p,
@@ -1465,7 +1436,9 @@ impl<'a> ClientLoop<'a> {
             return Ok(false);
         };
         let sent_something = !new_jobs.is_empty();
-        let new_job_rsc = new_jobs.map(|j| self.state.jobs[j].usage.rsc).collect();
+        let new_job_rsc = new_jobs
+            .map(|j| self.core.state.jobs[j].usage.rsc)
+            .collect();
         let reply = SchedReply {
             new_job_rsc,
             request_delay: 0.0,
@@ -1474,11 +1447,11 @@ impl<'a> ClientLoop<'a> {
             // client's reply handler.
             client_handler: false,
         };
-        let project_name = self.state.projects[p].name.to_string();
-        let rsc_names: Vec<String> = (0..self.state.n_rsc())
-            .map(|r| self.state.rsc_type(r).long_name().to_string())
+        let project_name = self.core.state.projects[p].name.to_string();
+        let rsc_names: Vec<String> = (0..self.core.state.n_rsc())
+            .map(|r| self.core.state.rsc_type(r).long_name().to_string())
             .collect();
-        let params = &self.params;
+        let params = &self.core.params;
         let world = &mut *self.world;
         let (lo, hi) = params.rsc_backoff_factor_range();
         let mut draw = |r: RscIdx, prior_interval: f64| -> f64 {
@@ -1497,12 +1470,19 @@ impl<'a> ClientLoop<'a> {
                 Drawn::Missing => 0.5,
             }
         };
-        let outcome =
-            handle_scheduler_reply(&mut self.state, p, request, &reply, now, &mut draw, params)
-                .map_err(engine(now))?;
+        let outcome = handle_scheduler_reply(
+            &mut self.core.state,
+            p,
+            request,
+            &reply,
+            now,
+            &mut draw,
+            params,
+        )
+        .map_err(engine(now))?;
         for (r, backoff) in &outcome.backoffs {
             self.observer.event(
-                &self.state,
+                &self.core.state,
                 now,
                 LoopEvent::ResourceBackoff {
                     project: p,
@@ -1516,11 +1496,13 @@ impl<'a> ClientLoop<'a> {
             self.note(now, LoopNote::ScheduleRequested("simulate_rpc"));
             self.note(now, LoopNote::WorkFetchRequested("simulate_rpc"));
         }
-        if self.profile.rpc_deferral > 0.0 {
+        if self.core.profile.rpc_deferral > 0.0 {
             // The 7.2.42 emulator harness defers a project after every
             // completed RPC (policy-legacy C.1).
-            let project = &mut self.state.projects[p];
-            project.min_rpc_time = project.min_rpc_time.max(now + self.profile.rpc_deferral);
+            let project = &mut self.core.state.projects[p];
+            project.min_rpc_time = project
+                .min_rpc_time
+                .max(now + self.core.profile.rpc_deferral);
         }
         Ok(true)
     }
@@ -1529,70 +1511,82 @@ impl<'a> ClientLoop<'a> {
     fn apply(&mut self, change: HostChange) {
         match change {
             HostChange::Attach(project) => {
-                let n_rsc = self.state.n_rsc();
-                self.state.projects.push(*project);
-                self.accounts.flops_used.push(0.0);
-                self.accounts.idle_time.push(0.0);
-                self.accounts.idle_time_sumsq.push(0.0);
-                self.accounts.met.push(0);
-                self.accounts.missed.push(0);
-                self.usage.secs.push(vec![0.0; n_rsc]);
-                self.usage.gpu_job_cpu_secs.push(0.0);
-                let n = self.state.projects.len();
-                if let Some(ltd) = self.ltd.as_mut() {
+                let n_rsc = self.core.state.n_rsc();
+                self.core.state.projects.push(*project);
+                self.core.accounts.flops_used.push(0.0);
+                self.core.accounts.idle_time.push(0.0);
+                self.core.accounts.idle_time_sumsq.push(0.0);
+                self.core.accounts.met.push(0);
+                self.core.accounts.missed.push(0);
+                self.core.usage.secs.push(vec![0.0; n_rsc]);
+                self.core.usage.gpu_job_cpu_secs.push(0.0);
+                let n = self.core.state.projects.len();
+                if let Some(ltd) = self.core.ltd.as_mut() {
                     ltd.attach(n, n_rsc);
                 }
-                if let Some(debt) = self.debt.as_mut() {
+                if let Some(debt) = self.core.debt.as_mut() {
                     debt.attach(n);
                 }
                 self.sort_projects();
             }
             HostChange::NoNewWork(project) => {
-                if let Some(p) = self.state.projects.iter_mut().find(|x| x.name == project) {
+                if let Some(p) = self
+                    .core
+                    .state
+                    .projects
+                    .iter_mut()
+                    .find(|x| x.name == project)
+                {
                     p.dont_request_more_work = true;
                 }
             }
             HostChange::AddApp { project, version } => {
-                let Some(p) = self.state.projects.iter().position(|x| x.name == project) else {
+                let Some(p) = self
+                    .core
+                    .state
+                    .projects
+                    .iter()
+                    .position(|x| x.name == project)
+                else {
                     return;
                 };
                 let rsc = version.usage.rsc;
-                let state_project = &mut self.state.projects[p];
+                let state_project = &mut self.core.state.projects[p];
                 state_project.apps.push(App::new(&version.app));
                 state_project.app_versions.push(version);
                 if let Some(entry) = state_project.rsc.get_mut(rsc) {
                     entry.no_rsc_apps = false;
                 }
-                self.sim = None;
+                self.core.sim = None;
             }
         }
-        self.must_schedule = true;
-        self.must_check_work_fetch = true;
+        self.core.must_schedule = true;
+        self.core.must_check_work_fetch = true;
     }
 
     /// 7.0–7.2: the order a work-fetch set-up sorted the projects in,
     /// for [`Self::reorder_projects`].
     fn keep_setup_order(&mut self, out: &WorkFetchOutcome) {
-        if !self.profile.sorts_projects_in_place {
+        if !self.core.profile.sorts_projects_in_place {
             return;
         }
         if let Some(setup) = &out.state {
-            self.sorted_by_setup = Some(setup.projects_sorted.clone());
+            self.core.sorted_by_setup = Some(setup.projects_sorted.clone());
         }
     }
 
     /// Keeps projects in alphabetical order (the emulator after its first
     /// step; the 6.10 harness keeps file order).
     fn sort_projects(&mut self) {
-        if self.profile.sim_6_10 {
+        if self.core.profile.sim_6_10 {
             return;
         }
-        let n = self.state.projects.len();
+        let n = self.core.state.projects.len();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| {
-            self.state.projects[a]
+            self.core.state.projects[a]
                 .name
-                .cmp(&self.state.projects[b].name)
+                .cmp(&self.core.state.projects[b].name)
         });
         self.reorder_projects(order);
     }
@@ -1600,7 +1594,7 @@ impl<'a> ClientLoop<'a> {
     /// Puts the projects in `order` (new index `i` holds old `order[i]`),
     /// with everything indexed by project.
     fn reorder_projects(&mut self, order: Vec<usize>) {
-        let n = self.state.projects.len();
+        let n = self.core.state.projects.len();
         if order.len() != n || order.iter().enumerate().all(|(i, &o)| i == o) {
             return;
         }
@@ -1611,28 +1605,28 @@ impl<'a> ClientLoop<'a> {
         fn permute<T: Clone>(v: &mut Vec<T>, order: &[usize]) {
             *v = order.iter().map(|&o| v[o].clone()).collect();
         }
-        permute(&mut self.state.projects, &order);
-        permute(&mut self.accounts.flops_used, &order);
-        permute(&mut self.accounts.idle_time, &order);
-        permute(&mut self.accounts.idle_time_sumsq, &order);
-        permute(&mut self.accounts.met, &order);
-        permute(&mut self.accounts.missed, &order);
-        if let Some(ltd) = self.ltd.as_mut() {
+        permute(&mut self.core.state.projects, &order);
+        permute(&mut self.core.accounts.flops_used, &order);
+        permute(&mut self.core.accounts.idle_time, &order);
+        permute(&mut self.core.accounts.idle_time_sumsq, &order);
+        permute(&mut self.core.accounts.met, &order);
+        permute(&mut self.core.accounts.missed, &order);
+        if let Some(ltd) = self.core.ltd.as_mut() {
             ltd.permute(&order);
         }
-        if let Some(debt) = self.debt.as_mut() {
+        if let Some(debt) = self.core.debt.as_mut() {
             debt.permute(&order);
         }
-        permute(&mut self.usage.secs, &order);
-        permute(&mut self.usage.gpu_job_cpu_secs, &order);
-        for job in &mut self.state.jobs {
+        permute(&mut self.core.usage.secs, &order);
+        permute(&mut self.core.usage.gpu_job_cpu_secs, &order);
+        for job in &mut self.core.state.jobs {
             job.project = new_index[job.project];
         }
-        for ex in &mut self.state.config.exclude_gpus {
+        for ex in &mut self.core.state.config.exclude_gpus {
             ex.project = new_index[ex.project];
         }
         self.world.projects_reordered(&order);
-        self.sim = None;
+        self.core.sim = None;
     }
 }
 

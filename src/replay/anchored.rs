@@ -19,7 +19,7 @@ use super::build;
 use super::driver::Comparer;
 use super::queue::{ExternalQueue, Prescan};
 use super::world::{self, GeneratedJob, RecordedWorld};
-use crate::client_loop::{ClientLoop, LoopOptions, Profile, SuspendedLoop};
+use crate::client_loop::{ClientLoop, LoopCore, LoopOptions, Profile};
 use crate::policy::state::HostState;
 use crate::policy::{Params, RuntimeModel};
 use crate::trace::{StepAvailability, Trace};
@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 pub struct AnchoredRun {
     /// The loop between two windows (`None` before it started or after it
     /// stopped).
-    suspended: Option<SuspendedLoop>,
+    suspended: Option<LoopCore>,
     world: RecordedWorld,
     /// The comparer (its results are taken window by window).
     pub comparer: Comparer,

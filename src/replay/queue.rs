@@ -421,6 +421,59 @@ impl OpenDeferral {
     }
 }
 
+/// A refinement still looked for ([`OpenDraw`], [`OpenDeferral`]).
+trait OpenSearch {
+    /// The index of the line it refines.
+    fn seq(&self) -> usize;
+    /// Reads the next line: `Some` ends the search (with the refinement,
+    /// if found).
+    fn see(&mut self, event: &LogEvent) -> Option<Option<f64>>;
+}
+
+impl OpenSearch for OpenDraw {
+    fn seq(&self) -> usize {
+        self.seq
+    }
+
+    fn see(&mut self, event: &LogEvent) -> Option<Option<f64>> {
+        OpenDraw::see(self, event)
+    }
+}
+
+impl OpenSearch for OpenDeferral {
+    fn seq(&self) -> usize {
+        self.seq
+    }
+
+    fn see(&mut self, event: &LogEvent) -> Option<Option<f64>> {
+        OpenDeferral::see(self, event)
+    }
+}
+
+/// Reads line `seq` into every open search; those that end leave it, with
+/// their refinement in `found`.
+fn advance<T: OpenSearch>(
+    open: &mut Vec<T>,
+    seq: usize,
+    event: &LogEvent,
+    found: &mut std::collections::HashMap<usize, f64>,
+) {
+    open.retain_mut(|search| {
+        if seq - search.seq() > REFINE_LINES {
+            return false;
+        }
+        match search.see(event) {
+            None => true,
+            Some(done) => {
+                if let Some(secs) = done {
+                    found.insert(search.seq(), secs);
+                }
+                false
+            }
+        }
+    });
+}
+
 /// What the anchored replay needs of a whole session before its first
 /// step, read in one pass over the session's lines and kept as small
 /// indexes (per job, per time step, per drawn backoff), never the lines:
@@ -548,36 +601,13 @@ impl Prescan {
 
     /// Reads a line into the refinements still looked for.
     fn refine(&mut self, seq: usize, event: &LogEvent) {
-        let draws = &mut self.refined.draws;
-        self.open_draws.retain_mut(|open| {
-            if seq - open.seq > REFINE_LINES {
-                return false;
-            }
-            match open.see(event) {
-                None => true,
-                Some(done) => {
-                    if let Some(secs) = done {
-                        draws.insert(open.seq, secs);
-                    }
-                    false
-                }
-            }
-        });
-        let deferrals = &mut self.refined.deferrals;
-        self.open_deferrals.retain_mut(|open| {
-            if seq - open.seq > REFINE_LINES {
-                return false;
-            }
-            match open.see(event) {
-                None => true,
-                Some(done) => {
-                    if let Some(secs) = done {
-                        deferrals.insert(open.seq, secs);
-                    }
-                    false
-                }
-            }
-        });
+        advance(&mut self.open_draws, seq, event, &mut self.refined.draws);
+        advance(
+            &mut self.open_deferrals,
+            seq,
+            event,
+            &mut self.refined.deferrals,
+        );
     }
 
     /// The session has ended: searches still open found nothing.

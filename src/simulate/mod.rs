@@ -35,7 +35,9 @@ pub mod server;
 pub mod transcript;
 pub mod world;
 
-use crate::client_loop::{ClientLoop, LoopError, LoopEvent, LoopOptions, Observer, Profile};
+use crate::client_loop::{
+    ClientLoop, LoopCore, LoopError, LoopEvent, LoopOptions, Observer, Profile,
+};
 use crate::policy::generation::Generation;
 use crate::policy::profile::{is_7_2, params_7_2, params_for_release, Release};
 use crate::policy::state::HostState;
@@ -748,13 +750,13 @@ impl RunEnd {
     fn of(run: ClientLoop<'_>) -> Self {
         let mut params = run.params().clone();
         params.trace = false;
-        let ClientLoop {
+        let LoopCore {
             state,
             accounts,
             usage,
             rpcs_skipped,
             ..
-        } = run;
+        } = run.suspend();
         RunEnd {
             state,
             accounts,
