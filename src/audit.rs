@@ -160,8 +160,8 @@ pub fn audit_paths_sized(
 /// window by window as it is read ([`replay::window`]), so memory holds one
 /// window's lines, not the session's: checked from its own lines, or
 /// replayed from an emulator run's inputs once a first pass pre-scanned
-/// the log ([`Sessions::with_prescans`]); the 6.x rules read their whole
-/// session.
+/// the log ([`Sessions::with_prescans`]), or listed pass by pass under the
+/// 6.x rules; the 6.10 emulator's harness reads its whole run.
 pub struct Sessions<'a> {
     /// The trace without its events: state, configuration, transcripts.
     skeleton: Trace,

@@ -100,7 +100,7 @@ use crate::divergence::{
 use crate::policy::generation::Generation;
 use crate::policy::profile::{self, Release};
 use crate::policy::Params;
-use crate::trace::{ClientVersion, Message, Trace};
+use crate::trace::{ClientVersion, LogEvent, Message, Trace};
 use std::collections::{BTreeMap, HashMap};
 
 /// Options of an audit.
@@ -639,8 +639,9 @@ pub fn audit_session(
 /// audited window by window ([`window`]): a session under the rules of 7.0
 /// on, checked from its own lines, or replayed from the emulator's inputs
 /// when a first pass pre-scanned it (`anchored`: [`anchored::AnchoredSlot`];
-/// not with `--since-changed`, whose judgement replays it again). `Never`
-/// for the 6.x rules, which read the whole session.
+/// not with `--since-changed`, whose judgement replays it again), or a 6.x
+/// session listed pass by pass. `Never` for the 6.10 emulator's harness
+/// (its inputs beside the log), which replays the whole run.
 /// A release guessed from wording that later lines could still change
 /// waits (`NotYet`) unless `accept_guess`.
 pub fn window_carry(
@@ -651,8 +652,12 @@ pub fn window_carry(
 ) -> WindowStart {
     let choice = choose_policy(trace, options);
     // 7.0 on (6.x releases are not kept as a release: they name V6_10).
+    // A 6.x session is listed pass by pass (no replay) unless the 6.10
+    // emulator's inputs are there (its harness replays the whole run).
+    let six = (choice.name == V6_10 || choice.name == LTD)
+        && crate::simulate::emulator_6_10::build(trace).is_err();
     let windowable_rules =
-        choice.name == CURRENT || choice.name == V7_2 || choice.release.is_some();
+        choice.name == CURRENT || choice.name == V7_2 || choice.release.is_some() || six;
     if !windowable_rules {
         return WindowStart::Never;
     }
@@ -777,12 +782,22 @@ pub fn audit_window(
                 } else {
                     Vec::new()
                 };
+                // A choice the 6.10 reader read is the same pass's choice
+                // point of the extraction (a few lines apart, at the same
+                // time): checked once, by the 6.10 reader.
+                let read_610: Vec<(usize, f64)> = choices
+                    .iter()
+                    .filter_map(|c| Some((c.event_idx, line_time(&trace.events, c.event_idx)?)))
+                    .collect();
+                let same_pass = |point: &recorded::RecordedPoint| {
+                    read_610.iter().any(|&(idx, time)| {
+                        time == point.time && idx.abs_diff(point.event_idx) <= SAME_PASS_LINES
+                    })
+                };
                 // Per kind: how many, and the first one's reason.
                 let mut listed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
-                for point in &points {
-                    if !choices.is_empty()
-                        && matches!(point.decision, decision::Decision::Choice(_))
-                    {
+                for point in points.iter().filter(|p| reports(p.event_idx)) {
+                    if matches!(point.decision, decision::Decision::Choice(_)) && same_pass(point) {
                         continue;
                     }
                     let mt = matches!(point.decision, decision::Decision::Enforcement(_))
@@ -814,7 +829,11 @@ pub fn audit_window(
                         why: format!("first: {why}"),
                     });
                 }
-                audit_6_10_choices(&mut report, trace, options, &choices);
+                let own: Vec<choice_6_10::Choice610> = choices
+                    .into_iter()
+                    .filter(|c| reports(c.event_idx))
+                    .collect();
+                audit_6_10_choices(&mut report, trace, options, &own);
                 report.points.sort_by(|a, b| a.time.total_cmp(&b.time));
                 return Ok(report);
             }
@@ -1237,6 +1256,21 @@ fn judge_under_today(
         }
     }
     Ok(Some(out))
+}
+
+/// How far apart, in lines, the 6.10 reader's choice and the extraction's
+/// choice point of one pass can be (a 6.x state block of a dozen projects
+/// is under a hundred lines).
+const SAME_PASS_LINES: usize = 128;
+
+/// The time of line `idx`: its own, else the last printed before it (a
+/// line without a time of its own is the pass's).
+fn line_time(events: &[LogEvent], idx: usize) -> Option<f64> {
+    events
+        .get(..=idx.min(events.len().checked_sub(1)?))?
+        .iter()
+        .rev()
+        .find_map(|e| e.time.secs())
 }
 
 /// Why received jobs' estimates are not checked.
