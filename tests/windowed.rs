@@ -178,6 +178,29 @@ fn full_reference_logs_in_windows() {
     );
 }
 
+/// Three damaged copies of a log: every 5th line doubled, CRLF line ends,
+/// and (in a log of over 2,000 lines) lines 1500-1799 moved ahead to 200.
+fn damaged_copies(text: &str) -> [(&'static str, String); 3] {
+    let lines: Vec<&str> = text.lines().collect();
+    let doubled: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .flat_map(|(n, l)| if n % 5 == 2 { vec![*l, *l] } else { vec![*l] })
+        .collect();
+    let mut moved = lines.clone();
+    if moved.len() > 2000 {
+        let block: Vec<&str> = moved.drain(1500..1800).collect();
+        for (k, l) in block.into_iter().enumerate() {
+            moved.insert(200 + k, l);
+        }
+    }
+    [
+        ("doubled", doubled.join("\n")),
+        ("crlf", lines.join("\r\n")),
+        ("moved", moved.join("\n")),
+    ]
+}
+
 /// Damaged logs (every 5th line doubled, CRLF line ends, a block of lines
 /// moved ahead) still give the whole session's report when cut in windows:
 /// the windows rest on the lines' own passes, not on a well-formed log.
@@ -190,24 +213,7 @@ fn damaged_logs_in_windows_give_the_whole_sessions_report() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut logs = Vec::new();
     for (i, (_, _, text)) in common::valid_logs().into_iter().enumerate().step_by(3) {
-        let lines: Vec<&str> = text.lines().collect();
-        let doubled: Vec<&str> = lines
-            .iter()
-            .enumerate()
-            .flat_map(|(n, l)| if n % 5 == 2 { vec![*l, *l] } else { vec![*l] })
-            .collect();
-        let mut moved = lines.clone();
-        if moved.len() > 2000 {
-            let block: Vec<&str> = moved.drain(1500..1800).collect();
-            for (k, l) in block.into_iter().enumerate() {
-                moved.insert(200 + k, l);
-            }
-        }
-        for (name, text) in [
-            ("doubled", doubled.join("\n")),
-            ("crlf", lines.join("\r\n")),
-            ("moved", moved.join("\n")),
-        ] {
+        for (name, text) in damaged_copies(&text) {
             let path = dir.join(format!("{i}-{name}.log"));
             std::fs::write(&path, text).expect("write a damaged log");
             logs.push(path);
@@ -345,4 +351,54 @@ fn divergent_anchored_replays_in_windows_give_the_whole_sessions_report() {
     }
     assert!(windows > 20, "windows audited: {windows}");
     assert!(divergent > 0, "no divergence to compare");
+}
+
+/// Copies the files below `from` to `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy");
+        }
+    }
+}
+
+/// Emulator runs whose logs are damaged (every 5th line doubled, CRLF line
+/// ends, a block of lines moved ahead: the clock goes back, a second
+/// session), their inputs beside them: the pre-scan pass and the windows
+/// cut the sessions alike, and the anchored replay in windows gives the
+/// whole session's report.
+#[test]
+fn damaged_emulator_runs_in_windows_give_the_whole_sessions_report() {
+    let dir =
+        std::env::temp_dir().join(format!("boinc-audit-windowed-runs-{}", std::process::id()));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/valid");
+    let mut runs = Vec::new();
+    for name in [
+        "seed_cpu_gpu_two_projects",
+        "suspended_and_nnw",
+        "multithread_mixed",
+    ] {
+        let text = common::read_reference_log(&root.join(name));
+        for (kind, text) in damaged_copies(&text) {
+            let run = dir.join(format!("{name}-{kind}"));
+            copy_tree(&root.join(name).join("inputs"), &run.join("inputs"));
+            std::fs::create_dir_all(run.join("outputs")).expect("mkdir");
+            std::fs::write(run.join("outputs/log.txt"), text).expect("write a damaged log");
+            runs.push(run);
+        }
+    }
+    let sizes = [WindowSizes {
+        span: 600,
+        prefix: 200,
+        tail: 400,
+        ..WindowSizes::default()
+    }];
+    let windows = check_logs(&runs, &sizes, false);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(windows > 40, "windows audited: {windows}");
 }
