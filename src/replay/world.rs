@@ -370,7 +370,7 @@ impl client_loop::World for RecordedWorld {
 #[cfg(test)]
 mod tests {
     use crate::parse::event_log::read_event_log;
-    use crate::replay::queue::Prescan;
+    use crate::replay::queue::{ExternalEvent, Prescan};
     use crate::trace::FileKind;
 
     fn events(text: &str) -> Vec<crate::trace::LogEvent> {
@@ -401,5 +401,55 @@ mod tests {
         // A_0's first listing says yes; a final list does not count.
         assert_eq!(first.get("A_0"), Some(&true));
         assert_eq!(first.get("A_1"), Some(&false));
+    }
+
+    /// A drawn backoff printed in whole seconds is refined by the next
+    /// dump of its resource: 762 s drawn at 01:00:00, 401.95 s left at
+    /// 01:06:00, so 761.95 s were drawn (within the rounding of 762). The
+    /// CPU draw of 100 s ends before any dump shows it: not refined.
+    #[test]
+    fn prescan_refines_a_draw_by_the_next_dump_of_its_resource() {
+        let log = "\
+01:00:00 [CpuOnly] [work_fetch] backing off NVIDIA 762 sec
+01:00:00 [CpuOnly] [work_fetch] backing off CPU 100 sec
+01:06:00 [---] [work_fetch] ------- start work fetch state -------
+01:06:00 [---] [work_fetch] --- state for CPU ---
+01:06:00 [CpuOnly] [work_fetch] fetch share 0.000 (resource backoff: 40.00, inc 600.00)
+01:06:00 [---] [work_fetch] --- state for NVIDIA ---
+01:06:00 [CpuOnly] [work_fetch] fetch share 0.000 (resource backoff: 401.95, inc 600.00)
+";
+        let refined = Prescan::of(&events(log)).refined;
+        let nvidia = refined.draws.get(&0).copied().unwrap_or_default();
+        assert!((nvidia - 761.95).abs() < 1e-9, "{nvidia}");
+        assert_eq!(refined.draws.get(&1), None);
+    }
+
+    /// A project-down deferral (`00:01:27`, truncated: drawn in [87, 88) s)
+    /// printed two lines after the skip is refined by the project's next
+    /// `backoff:` (27.40 s left a minute later: 87.40 s drawn).
+    #[test]
+    fn prescan_refines_a_deferral_printed_after_other_lines() {
+        let log = "\
+05:12:00 [Gpu] RPC skipped: project down
+05:12:00 [---] [cpu_sched_debug] Request CPU reschedule: periodic CPU scheduling
+05:12:00 [Gpu] [sched_op] Deferring communication for 00:01:27
+05:12:00 [Gpu] [sched_op] Reason: project down
+05:13:00 [---] [work_fetch] ------- start work fetch state -------
+05:13:00 [Gpu] [work_fetch] REC 0.000 prio -0.000000 can't req work: scheduler RPC backoff (backoff: 27.40 sec)
+";
+        let events = events(log);
+        let refined = Prescan::of(&events).refined;
+        let deferral = refined.deferrals.get(&0).copied().unwrap_or_default();
+        assert!((deferral - 87.40).abs() < 1e-9, "{deferral}");
+        // The queue takes the refined value.
+        let mut queue = crate::replay::queue::ExternalQueue::from_events(&events);
+        let popped = queue.pop_at(5.0 * 3600.0 + 12.0 * 60.0);
+        assert!(
+            matches!(
+                popped.as_slice(),
+                [ExternalEvent::RpcSkipped { defer_secs: Some(secs), .. }] if (secs - 87.40).abs() < 1e-9
+            ),
+            "{popped:?}"
+        );
     }
 }
