@@ -20,6 +20,17 @@ const WHOLE: WindowSizes = WindowSizes {
     settle: 0,
 };
 
+/// Windows of `span` lines read with `prefix` lines before and `tail`
+/// after.
+fn cut(span: usize, prefix: usize, tail: usize) -> WindowSizes {
+    WindowSizes {
+        span,
+        prefix,
+        tail,
+        ..WindowSizes::default()
+    }
+}
+
 /// The report as JSON, and the windows it was audited in.
 fn report_json(path: &Path, sizes: WindowSizes, since_changed: bool) -> (String, usize) {
     let options = AuditOptions {
@@ -129,26 +140,7 @@ fn every_log_in_windows_gives_the_whole_sessions_report() {
             logs.push(bare);
         }
     }
-    let sizes = [
-        WindowSizes {
-            span: 400,
-            prefix: 150,
-            tail: 300,
-            ..WindowSizes::default()
-        },
-        WindowSizes {
-            span: 997,
-            prefix: 251,
-            tail: 700,
-            ..WindowSizes::default()
-        },
-        WindowSizes {
-            span: 3000,
-            prefix: 600,
-            tail: 1200,
-            ..WindowSizes::default()
-        },
-    ];
+    let sizes = [cut(400, 150, 300), cut(997, 251, 700), cut(3000, 600, 1200)];
     let windows = check_logs(&logs, &sizes, false);
     // Judged under today's rules too, window by window.
     let judged = check_logs(&logs, &sizes[..1], true);
@@ -165,12 +157,7 @@ fn full_reference_logs_in_windows() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
     let mut logs = Vec::new();
     logs_under(&shared, &mut logs);
-    let sizes = [WindowSizes {
-        span: 5000,
-        prefix: 1000,
-        tail: 2000,
-        ..WindowSizes::default()
-    }];
+    let sizes = [cut(5000, 1000, 2000)];
     let windows = check_logs(&logs, &sizes, false);
     assert!(
         logs.is_empty() || windows > 100,
@@ -219,12 +206,7 @@ fn damaged_logs_in_windows_give_the_whole_sessions_report() {
             logs.push(path);
         }
     }
-    let sizes = [WindowSizes {
-        span: 700,
-        prefix: 250,
-        tail: 500,
-        ..WindowSizes::default()
-    }];
+    let sizes = [cut(700, 250, 500)];
     let windows = check_logs(&logs, &sizes, false);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(windows > 200, "windows audited: {windows}");
@@ -264,20 +246,7 @@ fn emulator_runs_replayed_in_windows_give_the_whole_sessions_report() {
         "emulator runs under traces/: {}",
         dirs.len()
     );
-    let sizes = [
-        WindowSizes {
-            span: 400,
-            prefix: 150,
-            tail: 300,
-            ..WindowSizes::default()
-        },
-        WindowSizes {
-            span: 2500,
-            prefix: 0,
-            tail: 900,
-            ..WindowSizes::default()
-        },
-    ];
+    let sizes = [cut(400, 150, 300), cut(2500, 0, 900)];
     let windows = check_logs(&dirs, &sizes, false);
     assert!(windows > 500, "windows audited: {windows}");
     let mut full = Vec::new();
@@ -294,16 +263,7 @@ fn emulator_runs_replayed_in_windows_give_the_whole_sessions_report() {
         found.sort();
         full.extend(found.into_iter().filter(|p| p.join("inputs").is_dir()));
     }
-    let full_windows = check_logs(
-        &full,
-        &[WindowSizes {
-            span: 5000,
-            prefix: 1000,
-            tail: 2000,
-            ..WindowSizes::default()
-        }],
-        false,
-    );
+    let full_windows = check_logs(&full, &[cut(5000, 1000, 2000)], false);
     assert!(
         full.is_empty() || full_windows > 200,
         "windows audited: {full_windows}"
@@ -325,12 +285,7 @@ fn divergent_anchored_replays_in_windows_give_the_whole_sessions_report() {
         policy: Some("7.2.42".into()),
         ..AuditOptions::default()
     };
-    let sizes = WindowSizes {
-        span: 300,
-        prefix: 200,
-        tail: 300,
-        ..WindowSizes::default()
-    };
+    let sizes = cut(300, 200, 300);
     let mut windows = 0;
     let mut divergent = 0;
     for name in [
@@ -392,12 +347,7 @@ fn damaged_emulator_runs_in_windows_give_the_whole_sessions_report() {
             runs.push(run);
         }
     }
-    let sizes = [WindowSizes {
-        span: 600,
-        prefix: 200,
-        tail: 400,
-        ..WindowSizes::default()
-    }];
+    let sizes = [cut(600, 200, 400)];
     let windows = check_logs(&runs, &sizes, false);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(windows > 40, "windows audited: {windows}");
