@@ -10,6 +10,7 @@
 use crate::divergence::{DivergenceReport, HostActivity, Unchecked};
 use crate::parse::{self, LogOptions, ParseError, Select};
 use crate::replay::anchored::AnchoredSlot;
+use crate::replay::ltd::{LtdRun, Prescan610};
 use crate::replay::queue::Prescan;
 use crate::replay::{self, AuditOptions, ReplayError, SessionCarry, Window, WindowStart};
 use crate::server;
@@ -106,22 +107,27 @@ pub fn audit_paths_sized(
     // An emulator run with its inputs is replayed from its start state: a
     // first pass over its log gathers what the replay needs of later lines
     // (small indexes), so its sessions too are read window by window.
-    let prescans = if !keep_points
+    // So is a run of the 6.10 emulator with its inputs.
+    let anchored = !keep_points
         && !options.since_changed
-        && replay::build::build_emulator_state(&skeleton).is_ok()
-    {
-        let mut prescans = Prescans::new();
+        && replay::build::build_emulator_state(&skeleton).is_ok();
+    let harness = !keep_points && crate::simulate::emulator_6_10::build(&skeleton).is_ok();
+    let mut prescans = Prescans::<Prescan>::new();
+    let mut harness_prescans = Prescans::<Prescan610>::new();
+    if anchored || harness {
         // Its errors and warnings are the second pass's.
         let _ = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
-            prescans.take(&event)
+            if anchored {
+                prescans.take(&event);
+            }
+            if harness {
+                harness_prescans.take(&event);
+            }
         });
-        prescans.finish()
-    } else {
-        VecDeque::new()
-    };
+    }
     let mut sessions = Sessions::new(skeleton, trace_name, options, keep_points)
         .with_window_sizes(sizes)
-        .with_prescans(prescans);
+        .with_prescans(prescans.finish(), harness_prescans.finish());
     let logs = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
         observe(&event);
         sessions.take(event);
@@ -161,7 +167,8 @@ pub fn audit_paths_sized(
 /// window's lines, not the session's: checked from its own lines, or
 /// replayed from an emulator run's inputs once a first pass pre-scanned
 /// the log ([`Sessions::with_prescans`]), or listed pass by pass under the
-/// 6.x rules; the 6.10 emulator's harness reads its whole run.
+/// 6.x rules, or replayed by the 6.10 emulator's harness once pre-scanned
+/// too ([`LtdRun`]).
 pub struct Sessions<'a> {
     /// The trace without its events: state, configuration, transcripts.
     skeleton: Trace,
@@ -212,6 +219,12 @@ pub struct Sessions<'a> {
     session_prescan: Option<Prescan>,
     /// Its anchored replay, when read window by window.
     anchored: Option<AnchoredSlot>,
+    /// The 6.10 harness's pre-scans of the sessions not begun yet, the
+    /// session's own until its first window, and its run once started,
+    /// under these rules (name and why).
+    harness_prescans: VecDeque<Prescan610>,
+    session_harness_prescan: Option<Prescan610>,
+    harness: Option<(LtdRun, String, String)>,
     /// Its lines dropped before `current`'s first.
     dropped: usize,
     /// A window of it was reported (the next is not its first).
@@ -282,6 +295,9 @@ impl<'a> Sessions<'a> {
             session_open: false,
             session_prescan: None,
             anchored: None,
+            harness_prescans: VecDeque::new(),
+            session_harness_prescan: None,
+            harness: None,
             dropped: 0,
             session_reported: false,
         }
@@ -289,9 +305,15 @@ impl<'a> Sessions<'a> {
 
     /// The same audit with the pre-scans of the log's sessions (a first
     /// pass over it), so an emulator run with its inputs is replayed
-    /// window by window too.
-    fn with_prescans(mut self, prescans: VecDeque<Prescan>) -> Self {
+    /// window by window too: for the anchored replay, for the 6.10
+    /// emulator's harness.
+    fn with_prescans(
+        mut self,
+        prescans: VecDeque<Prescan>,
+        harness_prescans: VecDeque<Prescan610>,
+    ) -> Self {
         self.prescans = prescans;
+        self.harness_prescans = harness_prescans;
         self
     }
 
@@ -322,6 +344,7 @@ impl<'a> Sessions<'a> {
         if !self.session_open {
             self.session_open = true;
             self.session_prescan = self.prescans.pop_front();
+            self.session_harness_prescan = self.harness_prescans.pop_front();
         }
         self.current.push(event);
         let window_due = !self.keep_points
@@ -337,6 +360,10 @@ impl<'a> Sessions<'a> {
     /// audited by windows and its lines hold a boundary; drops the lines no
     /// later window reads.
     fn audit_window(&mut self) {
+        if self.harness.is_some() {
+            self.harness_window(false);
+            return;
+        }
         let carry = match self.window.take() {
             Some(carry) => carry,
             None => {
@@ -349,10 +376,42 @@ impl<'a> Sessions<'a> {
                 let saved = std::mem::replace(&mut self.skeleton.meta, meta.clone());
                 self.skeleton.events = events;
                 let anchored = self.session_prescan.is_some();
-                let start =
-                    replay::window_carry(&self.skeleton, &self.options, accept_guess, anchored);
+                let start = replay::window_carry(
+                    &self.skeleton,
+                    &self.options,
+                    accept_guess,
+                    anchored,
+                    self.session_harness_prescan
+                        .as_ref()
+                        .is_some_and(Prescan610::ordered),
+                );
+                // The harness's run starts over the state and inputs.
+                let harness = match (&start, self.session_harness_prescan.take()) {
+                    (WindowStart::Harness610 { policy, reason }, Some(prescan)) => {
+                        LtdRun::start(&self.skeleton, prescan, self.options.tolerance)
+                            .ok()
+                            .map(|run| (run, policy.clone(), reason.clone()))
+                    }
+                    (_, prescan) => {
+                        self.session_harness_prescan = prescan;
+                        None
+                    }
+                };
                 self.current = std::mem::take(&mut self.skeleton.events);
                 self.skeleton.meta = saved;
+                if let WindowStart::Harness610 { .. } = start {
+                    match harness {
+                        Some(run) => {
+                            self.harness = Some(run);
+                            self.harness_window(false);
+                        }
+                        // The harness could not start (no start line, an
+                        // unusable time step): the session is read whole,
+                        // and its audit says why.
+                        None => self.unwindowable = true,
+                    }
+                    return;
+                }
                 match start {
                     WindowStart::Now(carry) => {
                         self.window_meta = Some(meta);
@@ -364,7 +423,7 @@ impl<'a> Sessions<'a> {
                         self.next_try = self.current.len() + self.sizes.span;
                         return;
                     }
-                    WindowStart::Never => {
+                    WindowStart::Never | WindowStart::Harness610 { .. } => {
                         self.unwindowable = true;
                         return;
                     }
@@ -438,6 +497,11 @@ impl<'a> Sessions<'a> {
     /// Audits the session read so far (or its last window) and merges its
     /// report.
     fn flush(&mut self) {
+        if self.harness.is_some() {
+            self.harness_window(true);
+            self.reset_window();
+            return;
+        }
         if self.current.is_empty() {
             self.reset_window();
             return;
@@ -467,6 +531,8 @@ impl<'a> Sessions<'a> {
         self.session_open = false;
         self.session_prescan = None;
         self.anchored = None;
+        self.session_harness_prescan = None;
+        self.harness = None;
         self.dropped = 0;
         self.session_reported = false;
         self.window = None;
@@ -509,24 +575,7 @@ impl<'a> Sessions<'a> {
         let events = std::mem::take(&mut self.skeleton.events);
         self.skeleton.meta = saved;
         match result {
-            Ok(mut report) => {
-                if !self.keep_points {
-                    report.fold_agreeing();
-                    report.activity = HostActivity::default();
-                }
-                self.session_reported = true;
-                if first {
-                    self.policies.push(SessionPolicy {
-                        policy: report.policy.clone(),
-                        reason: report.policy_reason.clone(),
-                        release: report.release.clone(),
-                    });
-                }
-                match &mut self.merged {
-                    None => self.merged = Some(report),
-                    Some(merged) => merge(merged, report),
-                }
-            }
+            Ok(report) => self.merge_report(report, first),
             Err(err) => {
                 if self.failed.is_none() {
                     self.failed = Some(err);
@@ -534,6 +583,57 @@ impl<'a> Sessions<'a> {
             }
         }
         events
+    }
+
+    /// Adds the report of a session or window (`first`: the session's
+    /// first) to the reports so far.
+    fn merge_report(&mut self, mut report: DivergenceReport, first: bool) {
+        if !self.keep_points {
+            report.fold_agreeing();
+            report.activity = HostActivity::default();
+        }
+        self.session_reported = true;
+        if first {
+            self.policies.push(SessionPolicy {
+                policy: report.policy.clone(),
+                reason: report.policy_reason.clone(),
+                release: report.release.clone(),
+            });
+        }
+        match &mut self.merged {
+            None => self.merged = Some(report),
+            Some(merged) => merge(merged, report),
+        }
+    }
+
+    /// Feeds the session's lines read so far to the 6.10 harness's run and
+    /// merges what it compared; `last`: the session ends here, and the run
+    /// with it.
+    fn harness_window(&mut self, last: bool) {
+        let Some((mut run, policy, reason)) = self.harness.take() else {
+            return;
+        };
+        self.windows += 1;
+        let first = !self.session_reported;
+        run.feed(&self.current);
+        self.dropped += self.current.len();
+        self.current.clear();
+        let mut report = DivergenceReport {
+            trace: self.trace_name.to_string(),
+            policy: policy.clone(),
+            policy_reason: reason.clone(),
+            ..DivergenceReport::default()
+        };
+        if last {
+            let audit = run.finish();
+            report.points = audit.points;
+            report.divergences = audit.divergences;
+            report.unchecked = audit.unchecked;
+        } else {
+            (report.points, report.divergences) = run.take();
+            self.harness = Some((run, policy, reason));
+        }
+        self.merge_report(report, first);
     }
 
     /// Audits the last session, the transcripts, and gives the report.
@@ -653,15 +753,38 @@ impl SessionSplit {
     }
 }
 
-/// The pre-scans of a log's sessions ([`replay::queue::Prescan`]), one per
-/// session in order, read in a first pass over the log.
-struct Prescans {
-    split: SessionSplit,
-    current: Option<Prescan>,
-    done: VecDeque<Prescan>,
+/// A session's pre-scan: small indexes of its lines, read in a first pass.
+trait SessionScan: Default {
+    fn take(&mut self, event: &LogEvent);
+    /// After its last line.
+    fn finish(&mut self) {}
 }
 
-impl Prescans {
+impl SessionScan for Prescan {
+    fn take(&mut self, event: &LogEvent) {
+        Prescan::take(self, event);
+    }
+    fn finish(&mut self) {
+        Prescan::finish(self);
+    }
+}
+
+impl SessionScan for Prescan610 {
+    fn take(&mut self, event: &LogEvent) {
+        Prescan610::take(self, event);
+    }
+}
+
+/// The pre-scans of a log's sessions ([`replay::queue::Prescan`] for the
+/// anchored replay, [`Prescan610`] for the 6.10 emulator's harness), one
+/// per session in order, read in a first pass over the log.
+struct Prescans<P> {
+    split: SessionSplit,
+    current: Option<P>,
+    done: VecDeque<P>,
+}
+
+impl<P: SessionScan> Prescans<P> {
     fn new() -> Self {
         Prescans {
             split: SessionSplit::new(),
@@ -674,9 +797,7 @@ impl Prescans {
         if self.split.begins(event, self.current.is_some()) {
             self.end_session();
         }
-        self.current
-            .get_or_insert_with(Prescan::default)
-            .take(event);
+        self.current.get_or_insert_with(P::default).take(event);
     }
 
     fn end_session(&mut self) {
@@ -686,7 +807,7 @@ impl Prescans {
         }
     }
 
-    fn finish(mut self) -> VecDeque<Prescan> {
+    fn finish(mut self) -> VecDeque<P> {
         self.end_session();
         self.done
     }

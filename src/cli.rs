@@ -303,7 +303,9 @@ pub struct SimulateArgs {
     /// --log-out), inputs.txt (the run options) and timeline.html (its rows
     /// of host and GPU availability; job columns are not written): what
     /// `boinc-audit audit` reads beside the scenario's inputs/. For the 6.10
-    /// emulator's inputs: sim_log.txt.
+    /// emulator's inputs: sim_log.txt, and sim_out_0.html with each job's
+    /// true size (the note its rows give at a job's first start), so the
+    /// run is audited with exact sizes.
     #[arg(long, value_name = "DIR", conflicts_with = "log_out")]
     pub outputs_dir: Option<PathBuf>,
     /// Also write the HTML page of the run: the simulated host's jobs per

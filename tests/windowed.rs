@@ -213,10 +213,11 @@ fn damaged_logs_in_windows_give_the_whole_sessions_report() {
 }
 
 /// The emulator runs with their inputs (anchored replay: the client loop
-/// over the recording from the emulator's start state), under every
-/// release's rules: read window by window after a first pass pre-scans
-/// the log, the report is the whole session's, field by field. The trimmed
-/// references under traces/, and the full ones of ../shared when there.
+/// over the recording from the emulator's start state; the 6.10
+/// emulator's harness for its runs), under every release's rules: read
+/// window by window after a first pass pre-scans the log, the report is
+/// the whole session's, field by field. The trimmed references under
+/// traces/, and the full ones of ../shared when there.
 #[test]
 fn emulator_runs_replayed_in_windows_give_the_whole_sessions_report() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -229,6 +230,7 @@ fn emulator_runs_replayed_in_windows_give_the_whole_sessions_report() {
         root.join("traces/valid-7.20.5"),
         root.join("traces/valid-8.0.4"),
         root.join("traces/valid-7.16.21"),
+        root.join("traces/valid-6.10.60"),
     ] {
         let Ok(entries) = std::fs::read_dir(&parent) else {
             continue;
@@ -255,6 +257,7 @@ fn emulator_runs_replayed_in_windows_give_the_whole_sessions_report() {
         "emulator-gen",
         "emulator-7.2.42",
         "emulator-7.20.5",
+        "emulator-6.10.60",
     ] {
         let Ok(entries) = std::fs::read_dir(shared.join(generation)) else {
             continue;
@@ -351,4 +354,54 @@ fn damaged_emulator_runs_in_windows_give_the_whole_sessions_report() {
     let windows = check_logs(&runs, &sizes, false);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(windows > 40, "windows audited: {windows}");
+}
+
+/// Runs of the 6.10 emulator with their inputs, damaged (every 5th line
+/// doubled, CRLF line ends, a block moved ahead: its dates go back, so the
+/// session is read whole; cut inside a time step; without sim_out_0.html,
+/// so job sizes are the log's 0.01 s and numbers compare within 0.05):
+/// the harness fed window by window gives the whole run's report.
+#[test]
+fn damaged_6_10_harness_runs_in_windows_give_the_whole_runs_report() {
+    let dir = std::env::temp_dir().join(format!("boinc-audit-windowed-610-{}", std::process::id()));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/valid-6.10.60");
+    let mut runs = Vec::new();
+    let mut divergent = 0;
+    for name in [
+        "cpu_two_projects_unequal_share",
+        "four_projects_time_slicing",
+        "tight_deadline_edf",
+    ] {
+        let text = std::fs::read_to_string(root.join(name).join("outputs/sim_log.txt"))
+            .expect("a 6.10 reference log");
+        let lines: Vec<&str> = text.lines().collect();
+        // Cut 3 lines into the step of the line two thirds in.
+        let at = lines.len() * 2 / 3;
+        let cut_inside = lines[..at + 3].join("\n");
+        let mut copies = damaged_copies(&text).to_vec();
+        copies.push(("cut", cut_inside));
+        copies.push(("nosizes", text.clone()));
+        for (kind, text) in copies {
+            let run = dir.join(format!("{name}-{kind}"));
+            copy_tree(&root.join(name), &run);
+            std::fs::write(run.join("outputs/sim_log.txt"), text).expect("write a damaged log");
+            if kind == "nosizes" {
+                std::fs::remove_file(run.join("outputs/sim_out_0.html")).expect("rm sizes");
+            }
+            runs.push(run);
+        }
+    }
+    let sizes = [cut(500, 0, 0), cut(1700, 0, 0)];
+    let windows = check_logs(&runs, &sizes, false);
+    for run in &runs {
+        let (json, _) = report_json(run, WHOLE, false);
+        divergent += usize::from(!json.contains("\"divergences\": [],"));
+        // Fed in windows unless its dates go back.
+        let (_, n) = report_json(run, sizes[0], false);
+        let moved = run.to_string_lossy().ends_with("-moved");
+        assert_eq!(n == 0, moved, "{}: {n} windows", run.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(windows > 60, "windows audited: {windows}");
+    assert!(divergent > 0, "no divergent run to compare");
 }

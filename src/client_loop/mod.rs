@@ -588,6 +588,27 @@ impl<'a> ClientLoop<'a> {
         }
     }
 
+    /// Runs a suspended loop (`suspended`, left `None` if it is not) in
+    /// `world` from `now` through the steps before `before` and not after
+    /// `end` ([`run_steps_until`](Self::run_steps_until)), and suspends it
+    /// again with `now` its next step; a loop that fails stays dropped.
+    pub fn run_suspended(
+        suspended: &mut Option<LoopCore>,
+        world: &'a mut dyn World,
+        observer: &'a mut dyn Observer,
+        now: &mut f64,
+        before: f64,
+        end: f64,
+    ) -> Result<(), LoopError> {
+        let Some(core) = suspended.take() else {
+            return Ok(());
+        };
+        let mut client = ClientLoop::resume(core, world, observer);
+        *now = client.run_steps_until(*now, before, end)?;
+        *suspended = Some(client.suspend());
+        Ok(())
+    }
+
     /// The time step.
     pub fn delta(&self) -> f64 {
         self.core.delta

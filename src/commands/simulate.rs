@@ -107,13 +107,15 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
     let emulator_6_10 = options.policy == boinc_audit::policy::generation::Generation::Ltd66
         && simulate::emulator_6_10_inputs(&args.scenario).is_some();
     let mut report = if let (Some(dir), true) = (&outputs_dir, emulator_6_10) {
-        // The 6.10 emulator writes sim_log.txt (its other outputs are HTML
-        // pages and a summary on standard output).
+        // The 6.10 emulator writes sim_log.txt and its timeline page
+        // sim_out_0.html (of which the job sizes are written; its other
+        // outputs are HTML pages and a summary on standard output).
         std::fs::create_dir_all(dir).with_context(|| format!("--outputs-dir {}", dir.display()))?;
         let mut log = create(&dir.join("sim_log.txt"))?;
+        let mut page = create(&dir.join("sim_out_0.html"))?;
         let out = simulate::LogOut {
             log: &mut log,
-            timeline: None,
+            timeline: Some(&mut page),
             inputs: None,
         };
         simulate::simulate_scenario_logged(&args.scenario, &options, Some(out))?

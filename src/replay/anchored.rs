@@ -122,19 +122,15 @@ impl AnchoredRun {
     /// Runs the steps before `before` and not after `end` (the lines of
     /// every such step have been fed).
     pub fn run_before(&mut self, before: f64, end: f64) {
-        let Some(suspended) = self.suspended.take() else {
-            return;
-        };
-        let mut client = ClientLoop::resume(suspended, &mut self.world, &mut self.comparer);
-        match client.run_steps_until(self.next_now, before, end) {
-            Ok(next) => {
-                self.next_now = next;
-                self.suspended = Some(client.suspend());
-            }
-            Err(e) => {
-                drop(client);
-                self.stopped = Some(format!("the replay stopped: {e}"));
-            }
+        if let Err(e) = ClientLoop::run_suspended(
+            &mut self.suspended,
+            &mut self.world,
+            &mut self.comparer,
+            &mut self.next_now,
+            before,
+            end,
+        ) {
+            self.stopped = Some(format!("the replay stopped: {e}"));
         }
     }
 

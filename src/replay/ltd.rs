@@ -31,7 +31,9 @@
 //! job lists, skips, preemptions, starts and resumes). Points are matched
 //! by (time step, kind, order within the step).
 
-use crate::client_loop::{ClientLoop, LoopEvent, LoopOptions, LtdEvent, Observer, Profile};
+use crate::client_loop::{
+    ClientLoop, LoopCore, LoopEvent, LoopOptions, LtdEvent, Observer, Profile,
+};
 use crate::divergence::{DecisionKind, DecisionPoint, Divergence, Unchecked};
 use crate::parse::log_messages::classify;
 use crate::policy::generation::Generation;
@@ -40,13 +42,15 @@ use crate::policy::ltd::debt::{DebtInterval, DebtUpdate};
 use crate::policy::ltd::rr_sim::RrSimOutcome;
 use crate::policy::ltd::work_fetch::{WorkFetchOutcome, WorkRequest};
 use crate::policy::state::HostState;
-use crate::simulate::emulator_6_10::{build, log_runtimes, Emulator610, JobSizes};
+use crate::simulate::emulator_6_10::{build, Emulator610, JobSizes};
 use crate::simulate::log_out_6_10::{
     debt_lines, fetch_block_lines, job_name, job_project, project_name, rpc_line,
 };
-use crate::trace::{EventTime, LogEvent, Message, Trace};
+use crate::source::Location;
+use crate::trace::message::StartAction;
+use crate::trace::{LogEvent, Message, Trace};
 use compact_str::CompactString;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::ReplayError;
 
@@ -62,8 +66,8 @@ struct Point {
     items: Vec<Item>,
     /// Replayed only: the lines as the client would print them.
     text: Vec<String>,
-    /// Recorded only: index of the first event.
-    event_idx: usize,
+    /// Recorded only: where its first line is.
+    location: Option<Location>,
 }
 
 /// What the 6.10 audit produced.
@@ -78,15 +82,6 @@ pub struct LtdAudit {
 
 /// The simulated clock's origin (01-Jan-2000 00:00:00 UTC).
 const SIM_EPOCH: f64 = 946_684_800.0;
-
-fn event_seconds(time: &EventTime) -> Option<f64> {
-    match time {
-        EventTime::Local(dt) => Some(dt.and_utc().timestamp() as f64),
-        EventTime::Unix(secs) => Some(*secs as f64),
-        EventTime::Simulated(secs) => Some(*secs as f64),
-        EventTime::None => None,
-    }
-}
 
 fn label(secs: f64) -> String {
     chrono::DateTime::from_timestamp(secs as i64, 0)
@@ -133,26 +128,48 @@ fn is_debt_tag(tag: Option<&str>) -> bool {
     matches!(tag, Some("debt" | "debt_debug" | "std_debug"))
 }
 
-/// Groups the 6.10 log's lines into decision points.
-fn recorded_points(events: &[LogEvent]) -> Vec<Point> {
-    #[derive(PartialEq)]
-    enum Open {
-        None,
-        RrSim,
-        State,
-        Enforce,
-        Debt,
+/// Which group of lines the extraction has open.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+enum Open {
+    #[default]
+    None,
+    RrSim,
+    State,
+    Enforce,
+    Debt,
+}
+
+/// Groups the 6.10 log's lines into decision points as they are read: a
+/// point stays open while later lines can add to it (its group, or the
+/// `schedule_cpus()` pass whose picks come after its simulation).
+#[derive(Default)]
+struct Extract {
+    /// The points read and not handed on, in log order.
+    pending: VecDeque<Point>,
+    /// The number of points handed on.
+    handed: usize,
+    open: Open,
+    /// The open schedule_cpus() point (its number among all points).
+    pass: Option<usize>,
+}
+
+impl Extract {
+    /// The open point that later lines add to: the last one.
+    fn last(&mut self) -> Option<&mut Point> {
+        self.pending.back_mut()
     }
-    let mut points: Vec<Point> = Vec::new();
-    let mut open = Open::None;
-    // Index of the open schedule_cpus() point (its simulation runs inside).
-    let mut pass: Option<usize> = None;
-    for (idx, event) in events.iter().enumerate() {
-        let Some(time) = event_seconds(&event.time) else {
-            continue;
+
+    fn push(&mut self, point: Point) {
+        self.pending.push_back(point);
+    }
+
+    /// Reads the next line.
+    fn take(&mut self, event: &LogEvent) {
+        let Some(time) = event.time.secs() else {
+            return;
         };
         if time < SIM_EPOCH {
-            continue;
+            return;
         }
         let item = || (event.project.clone(), event.message.clone());
         let new_point = |kind: DecisionKind, items: Vec<Item>| Point {
@@ -161,24 +178,25 @@ fn recorded_points(events: &[LogEvent]) -> Vec<Point> {
             project: event.project.as_ref().map(|p| p.to_string()),
             items,
             text: Vec::new(),
-            event_idx: idx,
+            location: Some(event.location.clone()),
         };
         let tag = event.tag.as_deref();
         // Close a debt group at the first line of another tag; an rr_sim
         // group at the first line that is not [rr_sim].
-        if open == Open::Debt && !is_debt_tag(tag) {
-            open = Open::None;
+        if self.open == Open::Debt && !is_debt_tag(tag) {
+            self.open = Open::None;
         }
-        if open == Open::RrSim && tag != Some("rr_sim") {
-            open = Open::None;
+        if self.open == Open::RrSim && tag != Some("rr_sim") {
+            self.open = Open::None;
         }
+        let open = self.open;
         match &event.message {
             Message::RrSimStartTotal { .. } => {
-                points.push(new_point(DecisionKind::RrSim, Vec::new()));
-                open = Open::RrSim;
+                self.push(new_point(DecisionKind::RrSim, Vec::new()));
+                self.open = Open::RrSim;
             }
             m if open == Open::RrSim && is_rr_sim_line(m) => {
-                if let Some(p) = points.last_mut() {
+                if let Some(p) = self.last() {
                     p.items.push(item());
                 }
             }
@@ -187,46 +205,47 @@ fn recorded_points(events: &[LogEvent]) -> Vec<Point> {
                 if matches!(event.message, Message::NoProjectChosen) {
                     point.project = None;
                 }
-                points.push(point);
+                self.push(point);
             }
             Message::EmuRpcTo { project, .. } => {
                 let mut point = new_point(DecisionKind::WorkRequest, vec![item()]);
                 point.project = Some(project.to_string());
-                points.push(point);
+                self.push(point);
             }
             Message::WorkFetchStateStart => {
-                points.push(new_point(DecisionKind::FetchState, Vec::new()));
-                open = Open::State;
+                self.push(new_point(DecisionKind::FetchState, Vec::new()));
+                self.open = Open::State;
             }
-            Message::WorkFetchStateEnd => open = Open::None,
+            Message::WorkFetchStateEnd => self.open = Open::None,
             Message::TargetWorkBuffer { .. }
             | Message::LtdResourceState { .. }
             | Message::LtdFetchShare { .. }
             | Message::OverallLtd { .. }
                 if open == Open::State =>
             {
-                if let Some(p) = points.last_mut() {
+                if let Some(p) = self.last() {
                     p.items.push(item());
                 }
             }
             Message::ScheduleCpusStart => {
-                pass = Some(points.len());
-                points.push(new_point(DecisionKind::RunList, Vec::new()));
-                open = Open::None;
+                self.pass = Some(self.handed + self.pending.len());
+                self.push(new_point(DecisionKind::RunList, Vec::new()));
+                self.open = Open::None;
             }
-            m if pass.is_some() && is_pick_line(m) => {
-                if let Some(p) = pass.and_then(|i| points.get_mut(i)) {
+            m if self.pass.is_some() && is_pick_line(m) => {
+                let at = self.pass.and_then(|n| n.checked_sub(self.handed));
+                if let Some(p) = at.and_then(|i| self.pending.get_mut(i)) {
                     p.items.push(item());
                 }
             }
-            Message::RequestEnforceSchedule { .. } => pass = None,
+            Message::RequestEnforceSchedule { .. } => self.pass = None,
             Message::EnforceScheduleStart => {
-                points.push(new_point(DecisionKind::Enforcement, Vec::new()));
-                open = Open::Enforce;
+                self.push(new_point(DecisionKind::Enforcement, Vec::new()));
+                self.open = Open::Enforce;
             }
-            Message::EnforceScheduleEnd => open = Open::None,
+            Message::EnforceScheduleEnd => self.open = Open::None,
             m if open == Open::Enforce && is_enforcement_line(m) => {
-                if let Some(p) = points.last_mut() {
+                if let Some(p) = self.last() {
                     p.items.push(item());
                 }
             }
@@ -234,17 +253,43 @@ fn recorded_points(events: &[LogEvent]) -> Vec<Point> {
                 if open != Open::Debt {
                     let mut point = new_point(DecisionKind::Priority, Vec::new());
                     point.project = None;
-                    points.push(point);
-                    open = Open::Debt;
+                    self.push(point);
+                    self.open = Open::Debt;
                 }
-                if let Some(p) = points.last_mut() {
+                if let Some(p) = self.last() {
                     p.items.push(item());
                 }
             }
             _ => {}
         }
     }
-    points
+
+    /// The time before which every point read is whole: `read` (the time
+    /// of the last line read, whose step may go on), or earlier when a
+    /// point of an earlier time is still open.
+    fn whole_before(&self, read: f64) -> f64 {
+        let mut before = read;
+        if self.open != Open::None {
+            if let Some(last) = self.pending.back() {
+                before = before.min(last.time);
+            }
+        }
+        let pass = self.pass.and_then(|n| n.checked_sub(self.handed));
+        if let Some(point) = pass.and_then(|i| self.pending.get(i)) {
+            before = before.min(point.time);
+        }
+        before
+    }
+
+    /// Hands on the next point if it comes before `before`.
+    fn next_before(&mut self, before: f64) -> Option<Point> {
+        if self.pending.front()?.time < before {
+            self.handed += 1;
+            self.pending.pop_front()
+        } else {
+            None
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -266,7 +311,7 @@ impl Printer {
             project,
             items: Vec::new(),
             text: Vec::new(),
-            event_idx: 0,
+            location: None,
         });
     }
 
@@ -454,110 +499,286 @@ fn first_difference(recorded: &[Item], replayed: &[Item], tol: Tolerance) -> Opt
 /// a few hundredths.
 const COARSE_SIZE_TOLERANCE: f64 = 0.05;
 
-/// Audits a 6.10.60 emulator trace.
-pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
-    let (state, apps) = build(trace)?;
-    let (delta, duration, start) = trace
-        .events
-        .iter()
-        .find_map(|e| match e.message {
-            Message::EmuStartingSimulation { delta, duration } => {
-                Some((delta, duration, event_seconds(&e.time)?))
+/// What the 6.10 harness needs of a run's later lines, read in a first
+/// pass over the session (a few values, and one entry per job).
+#[derive(Clone, Debug, Default)]
+pub struct Prescan610 {
+    /// The first `starting simultion. delta D duration L` line: (D, L, its
+    /// time).
+    start: Option<(f64, f64, f64)>,
+    /// The time of the last timed line.
+    last: Option<f64>,
+    /// The last line is the `did no action` that closes every step.
+    whole_steps: bool,
+    /// Each job's first printed `[rr_sim] JOB dur:` dynamic term: its true
+    /// CPU time to 0.01 s (B.15.1).
+    printed: HashMap<String, f64>,
+    /// The jobs the log starts (`Starting task`), in order.
+    started: Vec<CompactString>,
+    /// A line's time went back (a damaged or hand-cut log).
+    disordered: bool,
+}
+
+impl Prescan610 {
+    /// The session's times never go back: a time step's lines are all read
+    /// once a later time shows, so the run can be fed window by window.
+    pub fn ordered(&self) -> bool {
+        !self.disordered
+    }
+
+    /// The pre-scan of a whole session's lines.
+    pub fn of(events: &[LogEvent]) -> Self {
+        let mut scan = Prescan610::default();
+        for event in events {
+            scan.take(event);
+        }
+        scan
+    }
+
+    /// Reads the session's next line.
+    pub fn take(&mut self, event: &LogEvent) {
+        let time = event.time.secs();
+        match &event.message {
+            Message::EmuStartingSimulation { delta, duration } if self.start.is_none() => {
+                self.start = time.map(|t| (*delta, *duration, t));
             }
-            _ => None,
-        })
-        .ok_or_else(|| {
+            Message::DurationEstimate {
+                job, est_elapsed, ..
+            } if !self.printed.contains_key(job.as_str()) => {
+                self.printed.insert(job.to_string(), *est_elapsed);
+            }
+            Message::EmuTaskStart {
+                action: StartAction::Starting,
+                job,
+                ..
+            } => self.started.push(job.clone()),
+            _ => {}
+        }
+        if let Some(t) = time {
+            self.disordered |= self.last.is_some_and(|last| t < last);
+            self.last = time;
+        }
+        self.whole_steps = matches!(event.message, Message::EmuDidNoAction);
+    }
+}
+
+/// One 6.10 emulator run's replay under way: the client loop and the
+/// emulator's world, the recorded points read and not compared yet, the
+/// replayed points not matched yet. Fed its session's lines at once or in
+/// windows, it makes the same comparisons: a time step's points are
+/// compared once every line of that step is read and the loop has run it.
+pub struct LtdRun {
+    /// The loop between two feeds (`None` before it started or after it
+    /// stopped).
+    suspended: Option<LoopCore>,
+    world: Emulator610<'static>,
+    printer: Printer,
+    /// The time of the loop's next step, and its last.
+    next_now: f64,
+    end: f64,
+    stopped: Option<String>,
+    extract: Extract,
+    /// The time of the last line read.
+    read: Option<f64>,
+    /// The replayed points not matched, by (time step, kind), in order;
+    /// how many of each were matched.
+    replayed: BTreeMap<(i64, DecisionKind), Vec<Point>>,
+    used: BTreeMap<(i64, DecisionKind), usize>,
+    tol: Tolerance,
+    tolerance: f64,
+    /// The log ends inside the step at this time.
+    cut_from: Option<f64>,
+    /// The started jobs whose size is known to 0.01 s only.
+    coarse: Vec<CompactString>,
+    /// The points and divergences compared since the last [`LtdRun::take`].
+    points: Vec<DecisionPoint>,
+    divergences: Vec<Divergence>,
+}
+
+const CUT: &str = "(not checked: the log ends inside this time step (a truncated or \
+                   still-growing file): only its start is recorded)";
+
+impl LtdRun {
+    /// The replay of the run whose state and inputs `trace` holds (its
+    /// events are not read: `prescan` holds what later lines tell).
+    pub fn start(trace: &Trace, prescan: Prescan610, tolerance: f64) -> Result<Self, ReplayError> {
+        let (state, apps) = build(trace)?;
+        let (delta, duration, start) = prescan.start.ok_or_else(|| {
             ReplayError::MissingState(
                 "the log has no `starting simultion. delta D duration L` line".into(),
             )
         })?;
-    if !(delta > 0.0 && duration >= 0.0) {
-        return Err(ReplayError::MissingState(format!(
-            "time step {delta} / duration {duration} unusable"
-        )));
+        if !(delta > 0.0 && duration >= 0.0) {
+            return Err(ReplayError::MissingState(format!(
+                "time step {delta} / duration {duration} unusable"
+            )));
+        }
+        let exact = trace.job_runtimes.clone();
+        // Sizes known to 0.01 s only (not in sim_out_0.html) move printed
+        // numbers by a few hundredths: the jobs the log starts tell.
+        let coarse: Vec<CompactString> = prescan
+            .started
+            .iter()
+            .filter(|job| !exact.contains_key(job.as_str()))
+            .cloned()
+            .collect();
+        let world = Emulator610::new(
+            apps,
+            JobSizes::Recorded {
+                exact,
+                printed: prescan.printed,
+            },
+        );
+        // A truncated log ends the replay at its last time step.
+        let last = prescan.last.unwrap_or(start);
+        let end = start + duration.min(last - start);
+        // A log that stops before the run's end, and not on the `did no
+        // action` that closes every step of the 6.10 emulator, was cut
+        // inside its last time step: that step's decisions are shown only
+        // in part.
+        let cut_from = (last + 0.5 < start + duration && !prescan.whole_steps).then_some(last);
+        let options = LoopOptions {
+            delta,
+            duration: (end - start).max(0.0),
+            params: crate::policy::Params::default(),
+            profile: Profile {
+                sim_6_10: true,
+                ..Profile::of(Generation::Ltd66)
+            },
+        };
+        let mut run = LtdRun {
+            suspended: None,
+            world,
+            printer: Printer::default(),
+            next_now: start,
+            end,
+            stopped: None,
+            extract: Extract::default(),
+            read: None,
+            replayed: BTreeMap::new(),
+            used: BTreeMap::new(),
+            tol: Tolerance {
+                rel: tolerance,
+                abs: if coarse.is_empty() {
+                    0.0
+                } else {
+                    COARSE_SIZE_TOLERANCE
+                },
+            },
+            tolerance,
+            cut_from,
+            coarse,
+            points: Vec::new(),
+            divergences: Vec::new(),
+        };
+        match ClientLoop::new(state, options, &mut run.world, &mut run.printer) {
+            Ok(client) => run.suspended = Some(client.suspend()),
+            Err(e) => run.stopped = Some(format!("the replay could not start: {e}")),
+        }
+        Ok(run)
     }
-    let mut world = Emulator610::new(
-        apps,
-        JobSizes::Recorded {
-            exact: &trace.job_runtimes,
-            printed: log_runtimes(&trace.events),
-        },
-    );
-    let mut printer = Printer::default();
-    // A truncated log ends the replay at its last time step.
-    let last = trace
-        .events
-        .iter()
-        .rev()
-        .find_map(|e| event_seconds(&e.time))
-        .unwrap_or(start);
-    let end = start + duration.min(last - start);
-    // A log that stops before the run's end, and not on the `did no action`
-    // that closes every step of the 6.10 emulator, was cut inside its last
-    // time step: that step's decisions are shown only in part.
-    let whole_steps = trace
-        .events
-        .last()
-        .is_some_and(|e| matches!(e.message, Message::EmuDidNoAction));
-    let cut_from = (last + 0.5 < start + duration && !whole_steps).then_some(last);
-    let cut = |time: f64| cut_from.is_some_and(|from| time >= from - 0.5);
-    const CUT: &str = "(not checked: the log ends inside this time step (a truncated or \
-                       still-growing file): only its start is recorded)";
-    let options = LoopOptions {
-        delta,
-        duration: (end - start).max(0.0),
-        params: crate::policy::Params::default(),
-        profile: Profile {
-            sim_6_10: true,
-            ..Profile::of(Generation::Ltd66)
-        },
-    };
-    let mut stopped = None;
-    match ClientLoop::new(state, options, &mut world, &mut printer) {
-        Ok(mut run) => {
-            // Steps are whole seconds: half a second of margin.
-            if let Err(e) = run.run_steps(start, end + 0.5) {
-                stopped = Some(format!("the replay stopped: {e}"));
+
+    /// Reads the session's next lines and compares every time step they
+    /// close.
+    pub fn feed(&mut self, events: &[LogEvent]) {
+        for event in events {
+            self.extract.take(event);
+            if let Some(time) = event.time.secs() {
+                self.read = Some(time);
             }
         }
-        Err(e) => stopped = Some(format!("the replay could not start: {e}")),
+        if let Some(read) = self.read {
+            self.compare_before(self.extract.whole_before(read));
+        }
     }
-    let coarse: Vec<String> = printer
-        .started
-        .iter()
-        .filter(|name| world.coarse.contains(*name))
-        .map(|name| name.to_string())
-        .collect();
-    let replayed = printer.out;
-    let tol = Tolerance {
-        rel: tolerance,
-        abs: if coarse.is_empty() {
-            0.0
-        } else {
-            COARSE_SIZE_TOLERANCE
-        },
-    };
-    let recorded = recorded_points(&trace.events);
 
-    // Match by (time, kind, order).
-    let mut by_key: BTreeMap<(i64, DecisionKind), Vec<&Point>> = BTreeMap::new();
-    for point in &replayed {
-        by_key
-            .entry((point.time as i64, point.kind))
-            .or_default()
-            .push(point);
+    /// The points and divergences compared since the last call, in time
+    /// order.
+    pub fn take(&mut self) -> (Vec<DecisionPoint>, Vec<Divergence>) {
+        (
+            std::mem::take(&mut self.points),
+            std::mem::take(&mut self.divergences),
+        )
     }
-    let mut used: BTreeMap<(i64, DecisionKind), usize> = BTreeMap::new();
-    let mut points = Vec::new();
-    let mut divergences = Vec::new();
-    for rec in &recorded {
+
+    /// Runs the loop's steps before `before` (steps are whole seconds:
+    /// half a second of margin at the run's end).
+    fn run_before(&mut self, before: f64) {
+        if let Err(e) = ClientLoop::run_suspended(
+            &mut self.suspended,
+            &mut self.world,
+            &mut self.printer,
+            &mut self.next_now,
+            before,
+            self.end + 0.5,
+        ) {
+            self.stopped = Some(format!("the replay stopped: {e}"));
+        }
+        for point in self.printer.out.drain(..) {
+            self.replayed
+                .entry((point.time as i64, point.kind))
+                .or_default()
+                .push(point);
+        }
+    }
+
+    fn cut(&self, time: f64) -> bool {
+        self.cut_from.is_some_and(|from| time >= from - 0.5)
+    }
+
+    /// Compares every point of a time step before `before`: per step, the
+    /// recorded points (each with the replayed one of its kind and order in
+    /// that step), then the replayed ones the log does not have.
+    fn compare_before(&mut self, before: f64) {
+        self.run_before(before);
+        loop {
+            let recorded = self
+                .extract
+                .pending
+                .front()
+                .filter(|p| p.time < before)
+                .map(|p| p.time as i64);
+            let replayed = self
+                .replayed
+                .keys()
+                .next()
+                .filter(|(t, _)| (*t as f64) < before)
+                .map(|(t, _)| *t);
+            let step = match (recorded, replayed) {
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => break,
+            };
+            while let Some(rec) = self.extract.next_before(before.min(step as f64 + 1.0)) {
+                self.compare(rec);
+            }
+            while let Some(entry) = self.replayed.first_entry() {
+                if entry.key().0 != step {
+                    break;
+                }
+                let (key, list) = entry.remove_entry();
+                let n = self.used.remove(&key).unwrap_or(0);
+                for rep in list.into_iter().skip(n) {
+                    if !self.cut(rep.time) {
+                        self.extra(rep);
+                    }
+                }
+            }
+            self.used.retain(|key, _| key.0 > step);
+        }
+    }
+
+    /// A recorded point against the replayed one of its kind and order in
+    /// its time step.
+    fn compare(&mut self, rec: Point) {
         let key = (rec.time as i64, rec.kind);
-        let n = used.entry(key).or_insert(0);
-        let rep = by_key.get(&key).and_then(|v| v.get(*n)).copied();
+        let n = self.used.entry(key).or_insert(0);
+        let rep = self.replayed.get(&key).and_then(|v| v.get(*n));
         *n += 1;
-        let location = trace.events.get(rec.event_idx).map(|e| e.location.clone());
+        let tol = self.tol;
+        let tolerance = self.tolerance;
         let recorded_text = render(&rec.items, &[]);
-        let checked = !cut(rec.time);
+        let checked = !self.cut(rec.time);
         let (replayed_text, diff) = match rep {
             _ if !checked => (CUT.to_string(), None),
             Some(rep) => (
@@ -586,107 +807,129 @@ pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
         };
         let n_div = usize::from(diff.is_some());
         if let Some((recorded_value, replayed_value, reason)) = diff {
-            divergences.push(Divergence {
-                time: rec.time,
-                time_label: label(rec.time),
-                kind: rec.kind,
-                project: rec.project.clone(),
-                resource: Some("CPU".into()),
-                job: None,
-                field: rec.kind.name().into(),
-                recorded: recorded_value,
-                replayed: replayed_value,
-                tolerance: Some(tolerance),
-                reason: format!("ltd-6.6 replay: {reason}"),
-                location: location.clone(),
+            self.divergences.push(divergence(
+                &rec,
+                recorded_value,
+                replayed_value,
+                Some(tolerance),
+                reason,
+            ));
+        }
+        let recorded = if n_div == 0 && checked {
+            replayed_text.clone()
+        } else {
+            recorded_text
+        };
+        self.points
+            .push(decision_point(rec, recorded, replayed_text, n_div, checked));
+    }
+
+    /// A replayed decision the log does not have.
+    fn extra(&mut self, rep: Point) {
+        let replayed_text = render(&rep.items, &rep.text);
+        self.divergences.push(divergence(
+            &rep,
+            "(none)".into(),
+            replayed_text.clone(),
+            None,
+            "the log has no such decision in this time step".into(),
+        ));
+        self.points
+            .push(decision_point(rep, "(none)".into(), replayed_text, 1, true));
+    }
+
+    /// Runs the run's last steps, compares every point left and gives
+    /// them with what was not checked.
+    pub fn finish(mut self) -> LtdAudit {
+        self.compare_before(f64::INFINITY);
+        let (points, divergences) = self.take();
+        let mut unchecked = vec![Unchecked {
+            what: "[dcf], [css], [task_debug] and `sched state` lines".into(),
+            why: "state changes that follow from the checked decisions; not compared".into(),
+        }];
+        if let Some(why) = self.stopped {
+            unchecked.push(Unchecked {
+                what: "the decisions after the replay stopped".into(),
+                why,
             });
         }
-        points.push(DecisionPoint {
-            time: rec.time,
-            time_label: label(rec.time),
-            kind: rec.kind,
-            project: rec.project.clone(),
-            resource: Some("CPU".into()),
-            recorded: if n_div == 0 && checked {
-                replayed_text.clone()
-            } else {
-                recorded_text
-            },
-            replayed: replayed_text,
-            n_divergences: n_div,
-            checked,
-            location,
-        });
-    }
-    // Replayed decisions the log does not have.
-    for (key, list) in &by_key {
-        let n = used.get(key).copied().unwrap_or(0);
-        for rep in list.iter().skip(n).filter(|rep| !cut(rep.time)) {
-            let replayed_text = render(&rep.items, &rep.text);
-            divergences.push(Divergence {
-                time: rep.time,
-                time_label: label(rep.time),
-                kind: rep.kind,
-                project: rep.project.clone(),
-                resource: Some("CPU".into()),
-                job: None,
-                field: rep.kind.name().into(),
-                recorded: "(none)".into(),
-                replayed: replayed_text.clone(),
-                tolerance: None,
-                reason: "ltd-6.6 replay: the log has no such decision in this time step".into(),
-                location: None,
-            });
-            points.push(DecisionPoint {
-                time: rep.time,
-                time_label: label(rep.time),
-                kind: rep.kind,
-                project: rep.project.clone(),
-                resource: Some("CPU".into()),
-                recorded: "(none)".into(),
-                replayed: replayed_text,
-                n_divergences: 1,
-                checked: true,
-                location: None,
+        if let Some(from) = self.cut_from {
+            unchecked.push(Unchecked {
+                what: format!("the decisions of the last time step ({})", label(from)),
+                why: "the log ends inside this time step (a truncated or still-growing file) \
+                      before the run's duration: only its start is recorded"
+                    .into(),
             });
         }
+        if let Some(first) = self.coarse.first() {
+            unchecked.push(Unchecked {
+                what: format!(
+                    "exact job sizes of {} job(s) (first: {first})",
+                    self.coarse.len()
+                ),
+                why: format!(
+                    "not in sim_out_0.html: sizes taken from the log's `dur:` lines (0.01 s) or \
+                     the app's mean; numbers compared within ±{COARSE_SIZE_TOLERANCE} as well"
+                ),
+            });
+        }
+        LtdAudit {
+            points,
+            divergences,
+            unchecked,
+        }
     }
-    points.sort_by(|a, b| a.time.total_cmp(&b.time));
-    divergences.sort_by(|a, b| a.time.total_cmp(&b.time));
-    let mut unchecked = vec![Unchecked {
-        what: "[dcf], [css], [task_debug] and `sched state` lines".into(),
-        why: "state changes that follow from the checked decisions; not compared".into(),
-    }];
-    if let Some(why) = stopped {
-        unchecked.push(Unchecked {
-            what: "the decisions after the replay stopped".into(),
-            why,
-        });
+}
+
+/// A divergence at `point` (its first line's place, when recorded).
+fn divergence(
+    point: &Point,
+    recorded: String,
+    replayed: String,
+    tolerance: Option<f64>,
+    reason: String,
+) -> Divergence {
+    Divergence {
+        time: point.time,
+        time_label: label(point.time),
+        kind: point.kind,
+        project: point.project.clone(),
+        resource: Some("CPU".into()),
+        job: None,
+        field: point.kind.name().into(),
+        recorded,
+        replayed,
+        tolerance,
+        reason: format!("ltd-6.6 replay: {reason}"),
+        location: point.location.clone(),
     }
-    if let Some(from) = cut_from {
-        unchecked.push(Unchecked {
-            what: format!("the decisions of the last time step ({})", label(from)),
-            why: "the log ends inside this time step (a truncated or still-growing file) \
-                  before the run's duration: only its start is recorded"
-                .into(),
-        });
+}
+
+/// The decision point `point` as reported.
+fn decision_point(
+    point: Point,
+    recorded: String,
+    replayed: String,
+    n_divergences: usize,
+    checked: bool,
+) -> DecisionPoint {
+    DecisionPoint {
+        time: point.time,
+        time_label: label(point.time),
+        kind: point.kind,
+        project: point.project,
+        resource: Some("CPU".into()),
+        recorded,
+        replayed,
+        n_divergences,
+        checked,
+        location: point.location,
     }
-    if !coarse.is_empty() {
-        unchecked.push(Unchecked {
-            what: format!(
-                "exact job sizes of {} job(s) (first: {})",
-                coarse.len(),
-                coarse.first().map_or("", String::as_str)
-            ),
-            why: format!(
-                "not in sim_out_0.html: sizes taken from the log's `dur:` lines (0.01 s) or \
-                 the app's mean; numbers compared within ±{COARSE_SIZE_TOLERANCE} as well"
-            ),
-        });
-    }
-    Ok(LtdAudit {
-        points,
-        divergences,
-        unchecked,
-    })
+}
+
+/// Audits a 6.10.60 emulator trace, its session's lines at once.
+pub fn audit(trace: &Trace, tolerance: f64) -> Result<LtdAudit, ReplayError> {
+    let mut run = LtdRun::start(trace, Prescan610::of(&trace.events), tolerance)?;
+    run.feed(&trace.events);
+    Ok(run.finish())
 }

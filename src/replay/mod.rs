@@ -640,8 +640,9 @@ pub fn audit_session(
 /// on, checked from its own lines, or replayed from the emulator's inputs
 /// when a first pass pre-scanned it (`anchored`: [`anchored::AnchoredSlot`];
 /// not with `--since-changed`, whose judgement replays it again), or a 6.x
-/// session listed pass by pass. `Never` for the 6.10 emulator's harness
-/// (its inputs beside the log), which replays the whole run.
+/// session listed pass by pass, or the 6.10 emulator's harness (its inputs
+/// beside the log) once a first pass pre-scanned the run (`ltd_prescanned`:
+/// [`ltd::Prescan610`]); else `Never`.
 /// A release guessed from wording that later lines could still change
 /// waits (`NotYet`) unless `accept_guess`.
 pub fn window_carry(
@@ -649,13 +650,24 @@ pub fn window_carry(
     options: &AuditOptions,
     accept_guess: bool,
     anchored: bool,
+    ltd_prescanned: bool,
 ) -> WindowStart {
     let choice = choose_policy(trace, options);
+    let six_rules = choice.name == V6_10 || choice.name == LTD;
+    // The 6.10 emulator's harness, pre-scanned: replayed window by window.
+    if six_rules && ltd_prescanned && crate::simulate::emulator_6_10::build(trace).is_ok() {
+        if !choice.settled && !accept_guess {
+            return WindowStart::NotYet;
+        }
+        return WindowStart::Harness610 {
+            policy: choice.name,
+            reason: choice.reason,
+        };
+    }
     // 7.0 on (6.x releases are not kept as a release: they name V6_10).
     // A 6.x session is listed pass by pass (no replay) unless the 6.10
-    // emulator's inputs are there (its harness replays the whole run).
-    let six = (choice.name == V6_10 || choice.name == LTD)
-        && crate::simulate::emulator_6_10::build(trace).is_err();
+    // emulator's inputs are there (its harness replays the run).
+    let six = six_rules && crate::simulate::emulator_6_10::build(trace).is_err();
     let windowable_rules =
         choice.name == CURRENT || choice.name == V7_2 || choice.release.is_some() || six;
     if !windowable_rules {
@@ -691,6 +703,14 @@ pub enum WindowStart {
     /// Not until more of its lines decide its rules (no client version
     /// stated, and the wording so far fits more than one era).
     NotYet,
+    /// Yes, by the 6.10 emulator's harness ([`ltd::LtdRun`]), under these
+    /// rules.
+    Harness610 {
+        /// The rules' name.
+        policy: String,
+        /// Why these rules.
+        reason: String,
+    },
     /// No: it is read whole (the anchored replay, the 6.x rules).
     Never,
 }

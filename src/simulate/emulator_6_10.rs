@@ -21,7 +21,7 @@ use crate::client_loop::{Availability, DrawKind, Drawn, RpcOutcome, World};
 use crate::policy::state::{HostState, Job, Project, ResourceUsage};
 use crate::policy::work_fetch::RscRequest;
 use crate::replay::ReplayError;
-use crate::trace::{LogEvent, Message, Trace};
+use crate::trace::Trace;
 use compact_str::CompactString;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -56,7 +56,7 @@ pub enum JobSizes<'a> {
     /// (0.01 s), else the app's mean.
     Recorded {
         /// Exact sizes by job name.
-        exact: &'a BTreeMap<String, f64>,
+        exact: BTreeMap<String, f64>,
         /// Sizes printed in the log, by job name.
         printed: HashMap<String, f64>,
     },
@@ -115,6 +115,18 @@ impl<'a> Emulator610<'a> {
             sent: HashMap::new(),
             coarse: BTreeSet::new(),
         }
+    }
+
+    /// The true CPU time of every job sent, by project and then number
+    /// (`P_N`).
+    pub fn sent_sizes(&self) -> Vec<(&str, f64)> {
+        let mut sizes: Vec<(&str, f64)> = self.sent.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+        let key = |name: &str| match name.rsplit_once('_') {
+            Some((project, no)) => (project.to_string(), no.parse::<u64>().unwrap_or(u64::MAX)),
+            None => (name.to_string(), 0),
+        };
+        sizes.sort_by_cached_key(|(name, _)| (key(name), name.to_string()));
+        sizes
     }
 
     /// The true CPU time of the next job of `app` named `name`.
@@ -238,21 +250,6 @@ pub fn build(trace: &Trace) -> Result<(HostState, Vec<Option<SimApp>>), ReplayEr
         }));
     }
     Ok((state, apps))
-}
-
-/// Job sizes printed in the log: the dynamic term of a job's first
-/// `[rr_sim] JOB dur:` line equals its true CPU time (B.15.1).
-pub fn log_runtimes(events: &[LogEvent]) -> HashMap<String, f64> {
-    let mut out = HashMap::new();
-    for event in events {
-        if let Message::DurationEstimate {
-            job, est_elapsed, ..
-        } = &event.message
-        {
-            out.entry(job.to_string()).or_insert(*est_elapsed);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

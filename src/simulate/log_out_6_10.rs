@@ -18,6 +18,29 @@ use crate::policy::state::{HostState, JobIdx, ProjectIdx, SchedulerState, TaskSt
 use std::collections::BTreeMap;
 use std::io::Write;
 
+/// The 6.10 emulator's sim_out_0.html (its timeline page, one row per
+/// time step) reduced to what an audit reads of it: the page's heading and,
+/// per job sent, the note its row gives at the job's first start,
+/// `Starting JOB: SECS` (the CPU time left then: the job's true size), so
+/// the run's log is audited with exact job sizes. The emulator prints six
+/// decimals; every digit of the size is written here, so that no printed
+/// number of the replay can round the other way.
+pub fn write_sim_out(out: &mut dyn Write, sizes: &[(&str, f64)]) -> std::io::Result<()> {
+    writeln!(out, "<h2>Simulator output</h2>")?;
+    writeln!(
+        out,
+        "<a href=sim_log.txt>message log</a><p><table border=1><tr><th>Job</th><th>Notes</th></tr>"
+    )?;
+    for (job, secs) in sizes {
+        writeln!(
+            out,
+            "<tr><td>{job}</td><td><font size=-2>Starting {job}: {secs}<br></font></td></tr>"
+        )?;
+    }
+    writeln!(out, "</table>")?;
+    out.flush()
+}
+
 /// The log flags the 6.10 emulator's lines depend on.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Flags610 {

@@ -360,9 +360,12 @@ fn simulate_6_10(
         .as_ref()
         .map(|c| log_out_6_10::Flags610::from_log_flags(&c.log_flags))
         .unwrap_or_default();
-    let mut writer = log.map(|out| {
-        log_out_6_10::LogWriter610::new(out.log, flags, options.delta, options.duration)
-    });
+    let (log, timeline) = match log {
+        Some(out) => (Some(out.log), out.timeline),
+        None => (None, None),
+    };
+    let mut writer =
+        log.map(|log| log_out_6_10::LogWriter610::new(log, flags, options.delta, options.duration));
     let mut transcripts = TranscriptObserver {
         keep: options.keep_transcripts,
         records: Vec::new(),
@@ -376,6 +379,10 @@ fn simulate_6_10(
         writer
             .finish()
             .map_err(|e| SimError::Options(format!("--log-out: {e}")))?;
+    }
+    if let Some(page) = timeline {
+        log_out_6_10::write_sim_out(page, &world.sent_sizes())
+            .map_err(|e| SimError::Options(format!("sim_out_0.html: {e}")))?;
     }
     Ok(report(&end.outcome(), options, &transcripts.records))
 }
@@ -507,7 +514,9 @@ pub fn simulate(world: World, options: &SimOptions, rng: &mut Rng) -> Result<Sim
 pub struct LogOut<'a> {
     /// The emulator's log.txt.
     pub log: &'a mut dyn std::io::Write,
-    /// The emulator's timeline.html, availability rows only.
+    /// The emulator's timeline page: timeline.html, availability rows
+    /// only; for the 6.10 emulator sim_out_0.html, its job sizes only
+    /// ([`log_out_6_10::write_sim_out`]).
     pub timeline: Option<&'a mut dyn std::io::Write>,
     /// The emulator's inputs.txt (the run options).
     pub inputs: Option<&'a mut dyn std::io::Write>,
