@@ -108,9 +108,7 @@ pub fn audit_paths_sized(
     // first pass over its log gathers what the replay needs of later lines
     // (small indexes), so its sessions too are read window by window.
     // So is a run of the 6.10 emulator with its inputs.
-    let anchored = !keep_points
-        && !options.since_changed
-        && replay::build::build_emulator_state(&skeleton).is_ok();
+    let anchored = !keep_points && replay::build::build_emulator_state(&skeleton).is_ok();
     let harness = !keep_points && crate::simulate::emulator_6_10::build(&skeleton).is_ok();
     let mut prescans = Prescans::<Prescan>::new();
     let mut harness_prescans = Prescans::<Prescan610>::new();

@@ -212,6 +212,25 @@ fn damaged_logs_in_windows_give_the_whole_sessions_report() {
     assert!(windows > 200, "windows audited: {windows}");
 }
 
+/// The emulator runs (folders with inputs/) in each of `parents`, sorted
+/// per parent.
+fn runs_with_inputs(parents: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for parent in parents {
+        let Ok(entries) = std::fs::read_dir(parent) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("inputs").is_dir())
+            .collect();
+        found.sort();
+        dirs.extend(found);
+    }
+    dirs
+}
+
 /// The emulator runs with their inputs (anchored replay: the client loop
 /// over the recording from the emulator's start state; the 6.10
 /// emulator's harness for its runs), under every release's rules: read
@@ -223,7 +242,7 @@ fn emulator_runs_replayed_in_windows_give_the_whole_sessions_report() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut dirs: Vec<PathBuf> = vec![root.join("traces/default")];
     let shared = root.join("../shared/reference");
-    for parent in [
+    dirs.extend(runs_with_inputs(&[
         root.join("traces/valid"),
         root.join("traces/valid-gen"),
         root.join("traces/valid-7.2.42"),
@@ -231,18 +250,7 @@ fn emulator_runs_replayed_in_windows_give_the_whole_sessions_report() {
         root.join("traces/valid-8.0.4"),
         root.join("traces/valid-7.16.21"),
         root.join("traces/valid-6.10.60"),
-    ] {
-        let Ok(entries) = std::fs::read_dir(&parent) else {
-            continue;
-        };
-        let mut found: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.join("inputs").is_dir())
-            .collect();
-        found.sort();
-        dirs.extend(found);
-    }
+    ]));
     assert!(
         dirs.len() >= 30,
         "emulator runs under traces/: {}",
@@ -404,4 +412,37 @@ fn damaged_6_10_harness_runs_in_windows_give_the_whole_runs_report() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(windows > 60, "windows audited: {windows}");
     assert!(divergent > 0, "no divergent run to compare");
+}
+
+/// Emulator runs of older releases with their inputs, judged under today's
+/// rules too (`--since-changed`: the anchored replay again under today's
+/// rules and under the release's with each change applied): every judge's
+/// run is fed the same windows, and the report, its judgement included, is
+/// the whole session's.
+#[test]
+fn anchored_replays_judged_under_today_in_windows_give_the_whole_sessions_report() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dirs = runs_with_inputs(&[
+        root.join("traces/valid-7.20.5"),
+        root.join("traces/valid-7.2.42"),
+        root.join("traces/valid-7.16.21"),
+    ]);
+    assert!(dirs.len() >= 10, "older runs under traces/: {}", dirs.len());
+    let mut judged = 0;
+    for dir in &dirs {
+        let (whole, _) = report_json(dir, WHOLE, true);
+        judged += usize::from(
+            whole.contains("\"release_only\": ") && !whole.contains("\"since_changed\": null"),
+        );
+    }
+    assert!(judged >= 5, "runs with a judgement: {judged}");
+    let windows = check_logs(&dirs, &[cut(400, 150, 300), cut(1500, 0, 600)], true);
+    assert!(windows > 100, "windows audited: {windows}");
+    let shared = root.join("../shared/reference/emulator-7.20.5");
+    let full = runs_with_inputs(&[shared]);
+    let full_windows = check_logs(&full, &[cut(5000, 1000, 2000)], true);
+    assert!(
+        full.is_empty() || full_windows > 50,
+        "windows audited: {full_windows}"
+    );
 }

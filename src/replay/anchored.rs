@@ -165,6 +165,10 @@ pub struct AnchoredSlot {
     /// The index in the session of the window's first line.
     base: usize,
     run: Option<AnchoredRun>,
+    /// The runs of the same session under other rules, which judge this
+    /// one's decisions (`--since-changed`: today's rules, then the
+    /// release's with one change applied), each fed the same windows.
+    judges: Vec<AnchoredSlot>,
 }
 
 impl AnchoredSlot {
@@ -174,7 +178,19 @@ impl AnchoredSlot {
             prescan,
             base: 0,
             run: None,
+            judges: Vec::new(),
         }
+    }
+
+    /// The `k`-th run of the session under other rules (made at its first
+    /// window, then fed the same windows as this one).
+    pub fn judge(&mut self, k: usize) -> &mut AnchoredSlot {
+        while self.judges.len() <= k {
+            let mut slot = AnchoredSlot::new(self.prescan.clone());
+            slot.base = self.base;
+            self.judges.push(slot);
+        }
+        &mut self.judges[k]
     }
 
     /// The run has started (at the session's first window).
@@ -190,6 +206,9 @@ impl AnchoredSlot {
     /// The next window's lines start at the session's `base`-th line.
     pub fn set_base(&mut self, base: usize) {
         self.base = base;
+        for judge in &mut self.judges {
+            judge.set_base(base);
+        }
     }
 
     /// Feeds `window` (its lines are `trace.events`, its recorded points

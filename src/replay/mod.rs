@@ -638,8 +638,8 @@ pub fn audit_session(
 /// What the first window of a long session carries when the session can be
 /// audited window by window ([`window`]): a session under the rules of 7.0
 /// on, checked from its own lines, or replayed from the emulator's inputs
-/// when a first pass pre-scanned it (`anchored`: [`anchored::AnchoredSlot`];
-/// not with `--since-changed`, whose judgement replays it again), or a 6.x
+/// when a first pass pre-scanned it (`anchored`: [`anchored::AnchoredSlot`]),
+/// or a 6.x
 /// session listed pass by pass, or the 6.10 emulator's harness (its inputs
 /// beside the log) once a first pass pre-scanned the run (`ltd_prescanned`:
 /// [`ltd::Prescan610`]); else `Never`.
@@ -678,12 +678,9 @@ pub fn window_carry(
         .iter()
         .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
     // The anchored replay goes window by window when a first pass
-    // pre-scanned the session; the judgement under today's rules replays it
-    // again, whole.
-    if emulator_clock
-        && (!anchored || options.since_changed)
-        && build::build_emulator_state(trace).is_ok()
-    {
+    // pre-scanned the session (the judgement under today's rules too: its
+    // runs are fed the same windows).
+    if emulator_clock && !anchored && build::build_emulator_state(trace).is_ok() {
         return WindowStart::Never;
     }
     if !choice.settled && !accept_guess {
@@ -923,7 +920,7 @@ pub fn audit_window(
         .iter()
         .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
     // A session read in windows was pre-scanned by a first pass.
-    let anchored = anchored.filter(|_| window.is_some());
+    let mut anchored = anchored.filter(|_| window.is_some());
     let prescan = match &anchored {
         Some(_) => None,
         None => (emulator_clock && state.is_some()).then(|| queue::Prescan::of(&trace.events)),
@@ -968,7 +965,7 @@ pub fn audit_window(
     }
     let (results, divergences, not_replayed) = match state {
         Some(state) if delta > 0.0 => {
-            let (mut comparer, unknown, stopped) = match (anchored, window) {
+            let (mut comparer, unknown, stopped) = match (anchored.as_deref_mut(), window) {
                 (Some(slot), Some(w)) => slot.window(trace, w, &points, |prescan| {
                     anchored::AnchoredRun::start(
                         trace,
@@ -1142,7 +1139,7 @@ pub fn audit_window(
         match choice.release {
             Some(release) => {
                 report.since_changed = judge_under_today(
-                    trace, trace_name, options, generated, &report, release, window,
+                    trace, trace_name, options, generated, &report, release, window, anchored,
                 )?;
                 if report.since_changed.is_none() {
                     report.unchecked.push(Unchecked {
@@ -1181,6 +1178,9 @@ pub fn audit_window(
 
 /// Judges every checked decision of `report` (audited under `release`'s
 /// rules) again under today's: `None` when the release has today's rules.
+/// An anchored replay read window by window (`anchored`) has its judges'
+/// runs fed the same windows.
+#[allow(clippy::too_many_arguments)]
 fn judge_under_today(
     trace: &Trace,
     trace_name: &str,
@@ -1189,6 +1189,7 @@ fn judge_under_today(
     report: &DivergenceReport,
     release: Release,
     window: Option<&Window>,
+    mut anchored: Option<&mut anchored::AnchoredSlot>,
 ) -> Result<Option<SinceChanged>, ReplayError> {
     let mut scratch = Params::default();
     let undone = profile::params_for_release(&mut scratch, release);
@@ -1200,7 +1201,14 @@ fn judge_under_today(
         since_changed: false,
         ..options.clone()
     };
-    let today = audit_window(trace, trace_name, &today_options, generated, window, None)?;
+    let today = audit_window(
+        trace,
+        trace_name,
+        &today_options,
+        generated,
+        window,
+        anchored.as_deref_mut().map(|slot| slot.judge(0)),
+    )?;
     if today.points.len() != report.points.len() {
         return Ok(None);
     }
@@ -1220,7 +1228,7 @@ fn judge_under_today(
     let mut commits: Vec<&str> = undone.iter().map(|c| c.change).collect();
     commits.sort_unstable();
     commits.dedup();
-    for commit in commits {
+    for (k, commit) in commits.into_iter().enumerate() {
         let mut params = release_params.clone();
         for change in undone.iter().filter(|c| c.change == commit) {
             let today_value = Params::default().get(change.key).unwrap_or_default();
@@ -1233,7 +1241,14 @@ fn judge_under_today(
             since_changed: false,
             ..options.clone()
         };
-        let changed = audit_window(trace, trace_name, &one, generated, window, None)?;
+        let changed = audit_window(
+            trace,
+            trace_name,
+            &one,
+            generated,
+            window,
+            anchored.as_deref_mut().map(|slot| slot.judge(k + 1)),
+        )?;
         if changed.points.len() == report.points.len() {
             let n = report
                 .points
