@@ -64,14 +64,15 @@ pub struct StreamedAudit {
 /// lines), not the log's. With `keep_points` false the agreeing
 /// and unchecked decision points are kept only as counts
 /// ([`DivergenceReport::fold_agreeing`]): for the reporters that print
-/// totals and divergences. `observe` sees every event (progress).
+/// totals and divergences. `observe` sees every event of each pass over
+/// the logs (progress).
 pub fn audit_paths(
     paths: &[PathBuf],
     log_options: &LogOptions,
     trace_name: &str,
     options: &AuditOptions,
     keep_points: bool,
-    observe: &mut dyn FnMut(&LogEvent),
+    observe: &mut dyn FnMut(Pass, &LogEvent),
 ) -> StreamedAudit {
     audit_paths_sized(
         paths,
@@ -92,7 +93,7 @@ pub fn audit_paths_sized(
     options: &AuditOptions,
     keep_points: bool,
     sizes: WindowSizes,
-    observe: &mut dyn FnMut(&LogEvent),
+    observe: &mut dyn FnMut(Pass, &LogEvent),
 ) -> StreamedAudit {
     let state = parse::parse_selected(paths, log_options, Select::StateOnly, &mut |_| {});
     let mut errors = state.errors;
@@ -115,6 +116,7 @@ pub fn audit_paths_sized(
     if anchored || harness {
         // Its errors and warnings are the second pass's.
         let _ = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
+            observe(Pass::PreScan, &event);
             if anchored {
                 prescans.take(&event);
             }
@@ -127,7 +129,7 @@ pub fn audit_paths_sized(
         .with_window_sizes(sizes)
         .with_prescans(prescans.finish(), harness_prescans.finish());
     let logs = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
-        observe(&event);
+        observe(Pass::Audit, &event);
         sessions.take(event);
     });
     errors.extend(logs.errors);
@@ -148,6 +150,16 @@ pub fn audit_paths_sized(
         trace,
         windows,
     }
+}
+
+/// Which pass over the logs an event is read in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// The first pass over an emulator run with its inputs: what the replay
+    /// needs of later lines, as small indexes.
+    PreScan,
+    /// The audit.
+    Audit,
 }
 
 /// The audit of a log one client session at a time.

@@ -189,7 +189,7 @@ pub fn audit_bundle(path: &Path, log: &LogOptions, options: &AuditOptions) -> Bu
         &name,
         options,
         true,
-        &mut |_| {},
+        &mut |_, _| {},
     );
     let trace = &parsed.trace;
     let host = trace

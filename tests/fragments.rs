@@ -48,7 +48,7 @@ fn windows_of_reference_logs_never_diverge() {
                 "window",
                 &AuditOptions::default(),
                 false,
-                &mut |_| {},
+                &mut |_, _| {},
             );
             let Ok(report) = streamed.report else {
                 continue;

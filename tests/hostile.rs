@@ -218,7 +218,7 @@ fn pipeline(dir: &Path) -> Vec<String> {
         "hostile",
         &AuditOptions::default(),
         false,
-        &mut |_| {},
+        &mut |_, _| {},
     );
     if let Ok(report) = streamed.report {
         for format in [Format::Table, Format::Json] {

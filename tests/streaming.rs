@@ -30,7 +30,7 @@ fn audit(path: &Path, keep_points: bool) -> DivergenceReport {
         "t",
         &options,
         keep_points,
-        &mut |_| {},
+        &mut |_, _| {},
     );
     assert!(streamed.errors.is_empty(), "{:?}", streamed.errors);
     streamed

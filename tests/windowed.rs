@@ -49,7 +49,7 @@ fn report_json_with(path: &Path, sizes: WindowSizes, options: &AuditOptions) -> 
         options,
         false,
         sizes,
-        &mut |_| {},
+        &mut |_, _| {},
     );
     let windows = streamed.windows;
     let json = match streamed.report {

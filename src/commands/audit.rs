@@ -46,7 +46,10 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         &trace_name,
         &options,
         keep_points,
-        &mut |event| progress.event(event),
+        &mut |pass, event| match pass {
+            audit::Pass::PreScan => progress.event_labelled("pre-scanning", event),
+            audit::Pass::Audit => progress.event(event),
+        },
     );
     progress.finish();
     for warning in &parsed.warnings {

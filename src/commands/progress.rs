@@ -18,6 +18,8 @@ pub struct Progress {
     last_print: Instant,
     n_events: u64,
     shown: bool,
+    /// What is done to the lines now (events are counted per pass).
+    doing: &'static str,
 }
 
 impl Progress {
@@ -31,18 +33,29 @@ impl Progress {
             last_print: now,
             n_events: 0,
             shown: false,
+            doing: "reading",
         }
     }
 
     /// Counts one parsed event; now and then shows where the parser is.
     pub fn event(&mut self, event: &LogEvent) {
+        self.event_labelled("reading", event);
+    }
+
+    /// [`Progress::event`] with what is done to the lines (`reading`, or
+    /// `pre-scanning` in a first pass).
+    pub fn event_labelled(&mut self, doing: &'static str, event: &LogEvent) {
+        if doing != self.doing {
+            self.doing = doing;
+            self.n_events = 0;
+        }
         self.n_events += 1;
         if !self.enabled || self.n_events % EVENTS_PER_CHECK != 0 {
             return;
         }
         if self.last_print.elapsed() >= INTERVAL {
             let text = format!(
-                "reading {} line {} ({} events, {:.1} s)",
+                "{doing} {} line {} ({} events, {:.1} s)",
                 event.location.path,
                 event.location.line,
                 self.n_events,
