@@ -111,12 +111,14 @@ pub fn audit_paths_sized(
     // So is a run of the 6.10 emulator with its inputs.
     // Not beside a real client's log (its times are dates: checked from its
     // own lines), which would make the first pass for nothing.
-    let emulator_log = parse::discover::discover(paths)
-        .0
-        .iter()
-        .any(|input| input.kind == crate::trace::FileKind::EmulatorLog);
+    let emulator_log = || {
+        parse::discover::discover(paths)
+            .0
+            .iter()
+            .any(|input| input.kind == crate::trace::FileKind::EmulatorLog)
+    };
     let anchored =
-        !keep_points && emulator_log && replay::build::build_emulator_state(&skeleton).is_ok();
+        !keep_points && replay::build::build_emulator_state(&skeleton).is_ok() && emulator_log();
     let harness = !keep_points && crate::simulate::emulator_6_10::build(&skeleton).is_ok();
     let mut prescans = Prescans::<Prescan>::new();
     let mut harness_prescans = Prescans::<Prescan610>::new();

@@ -1209,9 +1209,6 @@ fn judge_under_today(
         window,
         anchored.as_deref_mut().map(|slot| slot.judge(0)),
     )?;
-    if today.points.len() != report.points.len() {
-        return Ok(None);
-    }
     let mut out = SinceChanged {
         release: release.to_string(),
         changes: undone
@@ -1258,6 +1255,11 @@ fn judge_under_today(
                 .count();
             out.by_change.insert(commit.to_string(), n);
         }
+    }
+    // (Every judge ran first: read window by window, each run must see
+    // every window.)
+    if today.points.len() != report.points.len() {
+        return Ok(None);
     }
     for (own, now) in report.points.iter().zip(&today.points) {
         if !own.checked {
