@@ -30,6 +30,15 @@
 //! `schedule_cpus()` pass's picks), `enforcement` (an `enforce_schedule()`:
 //! job lists, skips, preemptions, starts and resumes). Points are matched
 //! by (time step, kind, order within the step).
+//!
+//! # At once or window by window
+//!
+//! [`LtdRun`] takes a run's lines at once ([`audit`]) or window by window as
+//! a long log is read (`audit::Sessions`, after a first pass has read what
+//! the harness needs of later lines: [`Prescan610`]). A time step's points
+//! are compared once every line of the step is read and the loop has run
+//! it, in the order the whole run's report lists them, so both give the
+//! same report.
 
 use crate::client_loop::{
     ClientLoop, LoopCore, LoopEvent, LoopOptions, LtdEvent, Observer, Profile,
