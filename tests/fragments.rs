@@ -25,13 +25,7 @@ fn windows_of_reference_logs_never_diverge() {
     assert!(logs.len() >= 20, "reference logs: {}", logs.len());
     let dir = std::env::temp_dir().join(format!("boinc-audit-fragments-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n.max(1) as u64) as usize
-    };
+    let mut next = common::xorshift(0x2545_f491_4f6c_dd1d);
     let (mut windows, mut checked) = (0, 0);
     let mut failures = Vec::new();
     for (_, path, text) in &logs {

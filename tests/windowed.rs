@@ -446,3 +446,68 @@ fn anchored_replays_judged_under_today_in_windows_give_the_whole_sessions_report
         "windows audited: {full_windows}"
     );
 }
+
+/// Emulator runs with their inputs, each cut at a random line (a log still
+/// being written, a truncated copy) and read in windows of random sizes,
+/// some judged under today's rules too: every report is the whole
+/// session's. (A seeded xorshift draws the cuts; a failure names them.)
+#[test]
+fn cut_runs_in_random_windows_give_the_whole_sessions_report() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("boinc-audit-windowed-cut-{}", std::process::id()));
+    let mut runs = runs_with_inputs(&[root.join("traces/valid-6.10.60")]);
+    for name in [
+        "seed_cpu_gpu_two_projects",
+        "multithread_mixed",
+        "suspended_and_nnw",
+    ] {
+        runs.push(root.join("traces/valid").join(name));
+    }
+    for name in [
+        "cpu2_nv_amd_3proj_tight_mt_appmc",
+        "seed_cpu_gpu_two_projects",
+    ] {
+        runs.push(root.join("traces/valid-7.20.5").join(name));
+    }
+    let mut next = common::xorshift(0x9e37_79b9_7f4a_7c15);
+    let mut windows = 0;
+    for run in &runs {
+        let six = run.join("outputs/sim_log.txt").is_file();
+        let text = if six {
+            std::fs::read_to_string(run.join("outputs/sim_log.txt")).expect("a 6.10 log")
+        } else {
+            common::read_reference_log(run)
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        for k in 0..12 {
+            let keep = lines.len() * 3 / 10 + next(lines.len() * 7 / 10 + 1);
+            let sizes = cut(150 + next(2350), next(400), next(800));
+            let since_changed = !six && next(2) == 0;
+            let copy = dir.join(format!(
+                "{}-{k}",
+                run.file_name().and_then(|n| n.to_str()).unwrap_or("run")
+            ));
+            copy_tree(run, &copy);
+            let log = copy.join(if six {
+                "outputs/sim_log.txt"
+            } else {
+                "outputs/log.txt"
+            });
+            let _ = std::fs::remove_file(copy.join("outputs/log.txt.gz"));
+            std::fs::write(&log, lines[..keep.min(lines.len())].join("\n") + "\n")
+                .expect("write a cut log");
+            let (whole, _) = report_json(&copy, WHOLE, since_changed);
+            let (cut_json, n) = report_json(&copy, sizes, since_changed);
+            windows += n;
+            assert!(
+                whole == cut_json,
+                "{} cut at line {keep} in windows of {sizes:?} (since_changed {since_changed}): \
+                 the report differs\n{}",
+                run.display(),
+                first_difference(&whole, &cut_json)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(windows > 120, "windows audited: {windows}");
+}

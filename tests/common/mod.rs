@@ -79,3 +79,16 @@ pub fn valid_logs() -> Vec<(PathBuf, PathBuf, String)> {
     }
     out
 }
+
+/// A seeded xorshift draw: each call gives a number below `n` (0 when `n`
+/// is 0).
+#[allow(dead_code)]
+pub fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n.max(1) as u64) as usize
+    }
+}
