@@ -573,6 +573,15 @@ fn field_excerpts_say_what_their_cases_expect() {
             json["decision_points"].as_u64().unwrap(),
             "{name}"
         );
+        for kind in texts("checked_kinds") {
+            let of_kind = &json["by_kind"][&kind];
+            let total = of_kind["total"].as_u64().unwrap_or(0);
+            let unchecked = of_kind["unchecked"].as_u64().unwrap_or(0);
+            assert!(
+                total > unchecked,
+                "{name}: no {kind} decision checked ({total} recorded, {unchecked} not checked)"
+            );
+        }
         let verdict = source
             .lines()
             .find(|line| line.starts_with("Expected verdict"))

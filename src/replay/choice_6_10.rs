@@ -824,24 +824,11 @@ fn judge_chosen(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::event_log::read_event_log;
-    use crate::parse::LogOptions;
-    use crate::source::SourcePath;
     use crate::trace::FileKind;
 
     /// The events of a 6.10 stdoutdae.txt text.
     fn events(text: &str) -> Vec<LogEvent> {
-        let mut out = Vec::new();
-        let mut reader = std::io::Cursor::new(text.as_bytes().to_vec());
-        let path = SourcePath::from("stdoutdae.txt");
-        let _ = read_event_log(
-            &path,
-            FileKind::EventLog,
-            &mut reader,
-            &LogOptions::default(),
-            &mut |event| out.push(event),
-        );
-        out
+        crate::replay::test_events(text, FileKind::EventLog)
     }
 
     /// A 6.10 pass on a 4-CPU host: `chosen` for Beta with the given flags

@@ -281,6 +281,24 @@ pub struct RscState {
     pub busy: f64,
     /// Per project, in printed order.
     pub shares: Vec<ShareState>,
+    /// How far each recomputed figure may be from its value (zero: exact,
+    /// and always zero on the recorded side).
+    pub slack: RscSlack,
+}
+
+/// How far each of a resource block's recomputed figures may lie from its
+/// value: figures recomputed from printed, rounded inputs are known only to
+/// within those roundings. Not compared.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RscSlack {
+    /// Of the shortfall.
+    pub shortfall: f64,
+    /// Of the idle instances.
+    pub nidle: f64,
+    /// Of the saturated time.
+    pub saturated: f64,
+    /// Of the busy time.
+    pub busy: f64,
 }
 
 /// One project line of a work-fetch state dump.
@@ -381,6 +399,10 @@ pub struct RscRequestLine {
     pub secs: f64,
     /// Instances requested.
     pub inst: f64,
+    /// How far the instances may lie from `inst` (recomputed from rounded
+    /// printed inputs; zero when exact, and on the recorded side). Not
+    /// compared.
+    pub inst_slack: f64,
 }
 
 /// One `[prio] P rsf S rt R rs T` line.
@@ -540,7 +562,10 @@ impl Decision {
             } => {
                 for line in resources {
                     out.push(Field::num("req_secs", line.secs, 2).of_resource(&line.rsc));
-                    out.push(Field::num("req_instances", line.inst, 2).of_resource(&line.rsc));
+                    out.push(
+                        Field::num_within("req_instances", line.inst, 2, line.inst_slack)
+                            .of_resource(&line.rsc),
+                    );
                 }
                 for line in set_requests {
                     out.push(Field::num("nused_total", line.nused_total, 2).of_resource(&line.rsc));
@@ -591,10 +616,15 @@ impl Decision {
                 }
                 for rsc in &dump.resources {
                     let r = rsc.rsc.as_str();
-                    out.push(Field::num("shortfall", rsc.shortfall, 2).of_resource(r));
-                    out.push(Field::num("nidle", rsc.nidle, 2).of_resource(r));
-                    out.push(Field::num("saturated", rsc.saturated, 2).of_resource(r));
-                    out.push(Field::num("busy", rsc.busy, 2).of_resource(r));
+                    let s = &rsc.slack;
+                    for (name, value, slack) in [
+                        ("shortfall", rsc.shortfall, s.shortfall),
+                        ("nidle", rsc.nidle, s.nidle),
+                        ("saturated", rsc.saturated, s.saturated),
+                        ("busy", rsc.busy, s.busy),
+                    ] {
+                        out.push(Field::num_within(name, value, 2, slack).of_resource(r));
+                    }
                     for share in &rsc.shares {
                         let p = share.project.as_str();
                         out.push(
@@ -740,6 +770,7 @@ mod tests {
                 rsc: "CPU".into(),
                 secs: 207360.0,
                 inst: 4.0,
+                inst_slack: 0.0,
             }],
             set_requests: vec![],
         };

@@ -647,6 +647,7 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                         nidle: r.nidle,
                         saturated: r.saturated,
                         busy: r.busy,
+                        slack: Default::default(),
                         shares: r
                             .projects
                             .iter()
@@ -700,6 +701,7 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                         rsc: rsc_name(r),
                         secs: req.req_secs,
                         inst: req.req_instances,
+                        inst_slack: 0.0,
                     })
                     .collect(),
                 set_requests: match recorded {

@@ -576,17 +576,7 @@ mod tests {
 
     /// The events of a stdoutdae.txt text.
     fn events(text: &str) -> Vec<LogEvent> {
-        let mut out = Vec::new();
-        let mut reader = std::io::Cursor::new(text.as_bytes().to_vec());
-        let path = crate::source::SourcePath::from("stdoutdae.txt");
-        let _ = crate::parse::event_log::read_event_log(
-            &path,
-            crate::trace::FileKind::EventLog,
-            &mut reader,
-            &crate::parse::LogOptions::default(),
-            &mut |event| out.push(event),
-        );
-        out
+        crate::replay::test_events(text, crate::trace::FileKind::EventLog)
     }
 
     #[test]

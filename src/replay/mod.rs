@@ -87,9 +87,25 @@ pub mod ltd;
 pub mod mc_check;
 pub mod queue;
 pub mod recorded;
+pub mod rrsim_check;
 pub mod selfcheck;
 pub mod window;
 pub mod world;
+
+/// The events of a log text of `kind`, for the unit tests.
+#[cfg(test)]
+pub(crate) fn test_events(text: &str, kind: crate::trace::FileKind) -> Vec<LogEvent> {
+    let mut out = Vec::new();
+    let path = crate::source::SourcePath::from("log.txt");
+    let _ = crate::parse::event_log::read_event_log(
+        &path,
+        kind,
+        &mut text.as_bytes(),
+        &crate::parse::LogOptions::default(),
+        &mut |event| out.push(event),
+    );
+    out
+}
 
 pub use window::{SessionCarry, Window};
 
@@ -712,6 +728,31 @@ pub enum WindowStart {
     Never,
 }
 
+/// Whether the session's simulations count GPU jobs' CPUs in the CPU
+/// figures: from 7.16 on (commit 40f0cb44f4); 7.0 to 7.15 did not. A
+/// release stated (by the trace or the options) decides; a release guessed
+/// from the wording decides only when the wording's era lies on one side.
+fn gpu_cpu_rule(choice: &PolicyChoice) -> rrsim_check::GpuCpuRule {
+    use rrsim_check::GpuCpuRule;
+    let stated = choice.reason.starts_with("client ") || choice.reason.starts_with("--policy");
+    let before_7_16 = |r: Release| (r.0, r.1) < (7, 16);
+    match choice.release {
+        _ if choice.name == V7_2 => GpuCpuRule::Dropped,
+        Some(r) if stated && before_7_16(r) => GpuCpuRule::Dropped,
+        Some(_) if stated => GpuCpuRule::Counted,
+        None if stated => GpuCpuRule::Counted,
+        // The eras guessed_release() names.
+        _ if ["(7.16-7.24", "(8.0-8.2.13", "(8.2.14 or later)"]
+            .iter()
+            .any(|era| choice.reason.contains(era)) =>
+        {
+            GpuCpuRule::Counted
+        }
+        _ if choice.reason.contains("(7.3-7.14") => GpuCpuRule::Dropped,
+        _ => GpuCpuRule::Unknown,
+    }
+}
+
 /// The running state a window of a session (its lines `trace.events`)
 /// passes to the next ([`Window::carry_on`]).
 pub fn carry_on(trace: &Trace, window: &Window) -> SessionCarry {
@@ -904,8 +945,9 @@ pub fn audit_window(
                     .into(),
                 why: format!(
                     "{why}; only what the log's own lines decide is checked (work-fetch \
-                     choices and requests, priorities, enforcement passes, and run lists of a \
-                     log that starts with the client)"
+                     choices and requests, priorities, enforcement passes, run lists of a \
+                     log that starts with the client, and state blocks after a whole \
+                     simulation printed with rrsim_detail)"
                 ),
             });
             None
@@ -1018,8 +1060,21 @@ pub fn audit_window(
                 carried.and_then(|c| c.ncpus),
                 from,
             );
-            let check =
-                selfcheck::SelfCheck::new(state.as_ref(), contexts, run_lists, enforcements, facts);
+            let fetch_states = rrsim_check::refigure_from(
+                &trace.events,
+                &points,
+                carried.map(|c| &c.rr_sim),
+                gpu_cpu_rule(&choice),
+                from,
+            );
+            let check = selfcheck::SelfCheck::new(
+                state.as_ref(),
+                contexts,
+                run_lists,
+                enforcements,
+                fetch_states,
+                facts,
+            );
             let mut results = Vec::new();
             let mut divergences = Vec::new();
             let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();

@@ -266,6 +266,7 @@ fn request_lines(resources: &[ResourceRequest]) -> Vec<RscRequestLine> {
             rsc: rsc_name(&r.rsc),
             secs: r.secs,
             inst: r.inst,
+            inst_slack: 0.0,
         })
         .collect()
 }

@@ -157,6 +157,7 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
                 rsc: rsc.rsc.clone(),
                 secs: 0.0,
                 inst: 0.0,
+                inst_slack: 0.0,
             })
             .collect();
         let mut set_requests = Vec::new();
@@ -176,13 +177,14 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
                     continue;
                 }
             }
-            let line = match set_request(dump, inputs, &project.project, r) {
+            let (line, inst_slack) = match set_request(dump, inputs, &project.project, r) {
                 Ok(line) => line,
                 Err(why) => return undecided(why),
             };
             if let Some(slot) = request.get_mut(r) {
                 slot.secs = line.req_secs;
                 slot.inst = line.req_inst;
+                slot.inst_slack = inst_slack;
             }
             set_requests.push(line);
         }
@@ -223,12 +225,16 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
 /// A project with max_concurrent limits asks for its MC shortfall and no
 /// instances (7.16 on); the MC shortfall is an input the block does not
 /// print, taken from the `using MC shortfall` line of its set_request().
+///
+/// With how far the instances asked for may lie from the value given: the
+/// block prints the share to three decimals (so `ninst × share` is known to
+/// `ninst × 0.0005`), `nused_total` and `nidle_now` to two.
 fn set_request(
     dump: &FetchDump,
     inputs: &ChoiceInputs<'_>,
     project: &str,
     r: usize,
-) -> Result<SetRequestLine, String> {
+) -> Result<(SetRequestLine, f64), String> {
     let rsc = &dump.resources[r];
     let mc = if dump.mc_projects.iter().any(|p| p == project) {
         Some(mc_shortfall(dump, project, &rsc.rsc)?)
@@ -244,16 +250,25 @@ fn set_request(
     let nused = (inputs.nused_total)(project, &rsc.rsc);
     let shortfall = mc.unwrap_or(rsc.shortfall);
     let mut req_secs = if shortfall > 0.0 { shortfall } else { 0.0 };
-    let req_inst = if mc.is_some() {
-        0.0
+    let (req_inst, inst_slack) = if mc.is_some() {
+        (0.0, 0.0)
     } else {
         let share_inst = (ninst * share).min(ninst) - nused;
-        rsc.nidle.max(share_inst)
+        let share_slack = ninst * 5e-4 + 5e-3;
+        let nidle_slack = 5e-3;
+        let slack = if (share_inst - rsc.nidle).abs() <= share_slack + nidle_slack {
+            share_slack.max(nidle_slack)
+        } else if share_inst > rsc.nidle {
+            share_slack
+        } else {
+            nidle_slack
+        };
+        (rsc.nidle.max(share_inst), slack)
     };
     if req_inst > 0.0 && req_secs == 0.0 {
         req_secs = 1.0;
     }
-    Ok(SetRequestLine {
+    let line = SetRequestLine {
         rsc: rsc.rsc.clone(),
         ninst: ninst as u32,
         nused_total: nused,
@@ -261,7 +276,8 @@ fn set_request(
         fetch_share: share,
         req_inst,
         req_secs,
-    })
+    };
+    Ok((line, inst_slack))
 }
 
 /// A max_concurrent project's MC shortfall for a resource, as its
@@ -371,10 +387,11 @@ pub fn piggyback(
             ));
             continue;
         }
-        let line = set_request(dump, inputs, project, r)?;
+        let (line, inst_slack) = set_request(dump, inputs, project, r)?;
         if let Some(slot) = out.request.get_mut(r) {
             slot.secs = line.req_secs;
             slot.inst = line.req_inst;
+            slot.inst_slack = inst_slack;
         }
         notes.push(format!(
             "{}: saturated {:.2} < buffer {:.2}, highest priority: req_secs = shortfall {:.2}",
@@ -420,6 +437,7 @@ fn same_request(dump: &FetchDump, project: &str, secs: f64, reason: String) -> C
                 rsc: rsc.rsc.clone(),
                 secs,
                 inst: 0.0,
+                inst_slack: 0.0,
             })
             .collect(),
         set_requests: Vec::new(),
@@ -706,19 +724,23 @@ pub struct SelfCheck<'a> {
     contexts: BTreeMap<usize, Linked<'a>>,
     run_lists: BTreeMap<usize, super::joblog::Recomputed>,
     enforcements: BTreeMap<usize, super::enforce_check::Rederived>,
+    fetch_states: BTreeMap<usize, super::rrsim_check::Refigured>,
     facts: super::joblog::LogFacts,
 }
 
 impl<'a> SelfCheck<'a> {
     /// Over the dumps linked to each point ([`link_contexts`]), the run
     /// lists recomputed from the log's own lines ([`super::joblog::run_lists`])
-    /// and the enforcement passes re-derived from theirs
-    /// ([`super::enforce_check::rederive`]).
+    /// the enforcement passes re-derived from theirs
+    /// ([`super::enforce_check::rederive`]) and the state blocks' figures
+    /// recomputed from the simulation printed before them
+    /// ([`super::rrsim_check::refigure_from`]).
     pub fn new(
         state: Option<&'a HostState>,
         contexts: BTreeMap<usize, Linked<'a>>,
         run_lists: BTreeMap<usize, super::joblog::Recomputed>,
         enforcements: BTreeMap<usize, super::enforce_check::Rederived>,
+        fetch_states: BTreeMap<usize, super::rrsim_check::Refigured>,
         facts: super::joblog::LogFacts,
     ) -> Self {
         SelfCheck {
@@ -726,6 +748,7 @@ impl<'a> SelfCheck<'a> {
             contexts,
             run_lists,
             enforcements,
+            fetch_states,
             facts,
         }
     }
@@ -818,6 +841,14 @@ impl<'a> SelfCheck<'a> {
             Decision::RunList(_) => match self.run_lists.get(&idx)? {
                 Ok((entries, reason)) => decided(Decision::RunList(entries.clone()), reason),
                 Err(why) => Replayed::NotReplayed(format!("run_list: {why}")),
+            },
+            Decision::FetchState(_) => match self.fetch_states.get(&idx)? {
+                Ok((decision, reason)) => decided(decision.clone(), reason),
+                Err(why) => Replayed::NotReplayed(format!(
+                    "fetch_state: from the simulation printed before it: {why}; from the host: \
+                     {}",
+                    needs_state(point.kind())
+                )),
             },
             Decision::Enforcement(_) => match self.enforcements.get(&idx)? {
                 Ok((actions, reason)) => decided(Decision::Enforcement(actions.clone()), reason),
@@ -1065,6 +1096,7 @@ mod tests {
                 nidle: 4.0,
                 saturated: 0.0,
                 busy: 0.0,
+                slack: Default::default(),
                 shares: vec![
                     ShareState {
                         project: "Alpha".into(),

@@ -48,6 +48,9 @@ pub struct SessionCarry {
     pub(super) ncpus: Option<u32>,
     /// The work buffer printed last before `from`.
     pub(super) mc_buffer: Option<f64>,
+    /// The simulations followed so far (the last one, for the state block
+    /// that reports it).
+    pub(super) rr_sim: super::rrsim_check::Tracker,
     /// The kinds of decision the windows before recorded.
     pub(super) recorded_kinds: BTreeSet<DecisionKind>,
 }
@@ -157,6 +160,7 @@ impl Window {
             if let Some(buffer) = printed_buffer(&event.message) {
                 carry.mc_buffer = Some(buffer);
             }
+            carry.rr_sim.see(event);
         }
         carry.recorded_kinds.extend(
             self.points

@@ -369,21 +369,11 @@ impl client_loop::World for RecordedWorld {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::event_log::read_event_log;
     use crate::replay::queue::{ExternalEvent, Prescan};
     use crate::trace::FileKind;
 
     fn events(text: &str) -> Vec<crate::trace::LogEvent> {
-        let mut out = Vec::new();
-        let path: crate::source::SourcePath = "log.txt".into();
-        read_event_log(
-            &path,
-            FileKind::EmulatorLog,
-            &mut text.as_bytes(),
-            &crate::parse::LogOptions::default(),
-            &mut |e| out.push(e),
-        );
-        out
+        crate::replay::test_events(text, FileKind::EmulatorLog)
     }
 
     #[test]

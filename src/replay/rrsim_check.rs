@@ -1,0 +1,880 @@
+//! A work-fetch state block's per-resource figures (shortfall, idle
+//! instances now, saturated and busy time) recomputed from the round-robin
+//! simulation the log printed just before it (spec/policy-current.md §4.3
+//! to §4.6: client/rr_sim.cpp `RR_SIM::simulate`, `pick_jobs_to_run`,
+//! `record_nidle_now`; client/work_fetch.cpp `RSC_WORK_FETCH::update_stats`,
+//! `BUSY_TIME_ESTIMATOR`).
+//!
+//! With `rrsim_detail` on, a 7.x or 8.x simulation prints when each job
+//! enters the simulated running set (`[rr_sim_detail] T: starting JOB
+//! (USAGE)`, once per job) and with `rr_simulation` when each leaves it
+//! (`[rr_sim] T: JOB finishes`). The set between two of those lines is the
+//! jobs started and not yet finished: each pick starts from the same
+//! projects' priorities (the simulated REC is reset before every pick), so
+//! a job once picked is picked again until it finishes, or until the pick
+//! stops at a saturated resource (where a job left out changes no idle
+//! count). A max_concurrent limit also stops a project's part of a pick
+//! while resources are free: a simulation that reaches one is not
+//! followed. From that timeline:
+//!
+//! - idle instances now = instances − the usage of the first pick;
+//! - shortfall = Σ (instances − usage) × length over the steps whose idle
+//!   exceeds 1e-6, up to the buffer's end (`now + work_buf_total`), plus the
+//!   instances × the rest of the buffer after the last job ends;
+//! - saturated time = the end of the last step with no idle instance;
+//! - busy time = 0 unless the jobs that miss their deadline (each fed to
+//!   the estimator with ⌊usage⌋ instances) can cover every instance.
+//!
+//! The usages are printed to two decimals, the times to two decimals: each
+//! figure is known to within what those roundings allow (a step whose idle
+//! count straddles 1e-6 within them may count either way). The instance
+//! count is the usable CPUs the log printed last (`using X out of N CPUs`,
+//! `set_request() for CPU: ninst N`), or follows from the printed idle
+//! count when it is positive; else each count up to the first pick's usage
+//! is tried. Before 7.16 (commit 40f0cb44f4, "Avoid starvation when
+//! max_concurrent is used, and related fixes") the pick reset the CPU usage
+//! after placing the GPU jobs, so their CPUs were not in the CPU figures;
+//! nor while GPU computing is suspended (`RR_SIM::activate`). With GPU
+//! jobs in the pass and either not told, the CPU figures are judged only
+//! when both ways agree.
+//!
+//! The block's other lines (REC, priorities, shares, reasons) rest on the
+//! host's state and are restated, not recomputed; the reason says so.
+//!
+//! Architecture Invariant: pure; reads events, keeps one simulation's lines.
+
+use super::decision::{Decision, FetchDump, RscSlack, RscState};
+use super::enforce_check::printed_ncpus;
+use super::recorded::RecordedPoint;
+use crate::resource::ResourceType;
+use crate::trace::event::LogEvent;
+use crate::trace::message::{JobResources, Message};
+use compact_str::CompactString;
+use std::collections::{BTreeMap, HashMap};
+
+/// Jobs one simulation may hold before it is no longer followed (the
+/// memory of one pass stays bounded on a hostile log).
+const MAX_JOBS: usize = 100_000;
+
+/// Why a simulation printed as 7.0 to 7.4 print it cannot be followed
+/// (their lines changed with commit 6fa0940502, 2014, in 7.5).
+const OLD_LINES: &str = "its lines are those of 7.0-7.4 (`starting` printed at every pick, \
+     `finishes` at the start of the job's last step): when the last job ends is not told";
+
+/// Half a unit of a value printed with two decimals.
+const HALF_CENT: f64 = 0.005;
+
+/// The client's idle threshold (`idle > 1e-6`).
+const IDLE_EPS: f64 = 1e-6;
+
+/// Whether the simulation counts GPU jobs' CPUs in the CPU figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuCpuRule {
+    /// 7.16 on: the CPU usage is cleared once, before the GPU jobs are placed.
+    Counted,
+    /// 7.0 to 7.15: cleared again before the CPU jobs, so GPU jobs' CPUs drop out.
+    Dropped,
+    /// The release is not known.
+    Unknown,
+}
+
+/// A usage known to within its printed rounding: `[lo, hi]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Span {
+    lo: f64,
+    hi: f64,
+}
+
+impl Span {
+    fn add(&mut self, printed: f64) {
+        self.lo += (printed - HALF_CENT).max(0.0);
+        self.hi += printed + HALF_CENT;
+    }
+    fn plus(self, other: Span) -> Span {
+        Span {
+            lo: self.lo + other.lo,
+            hi: self.hi + other.hi,
+        }
+    }
+}
+
+/// The simulated use of one resource during one step.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Usage {
+    /// CPUs of CPU jobs.
+    cpu: Span,
+    /// CPUs of GPU jobs.
+    cpu_of_gpu_jobs: Span,
+    /// Per GPU type.
+    gpus: Vec<(ResourceType, Span)>,
+}
+
+impl Usage {
+    fn of(active: &BTreeMap<CompactString, JobResources>) -> Usage {
+        let mut usage = Usage::default();
+        for r in active.values() {
+            match &r.coproc {
+                Some(c) => {
+                    usage.cpu_of_gpu_jobs.add(r.ncpus);
+                    match usage.gpus.iter_mut().find(|(t, _)| *t == c.rsc) {
+                        Some((_, span)) => span.add(c.usage),
+                        None => {
+                            let mut span = Span::default();
+                            span.add(c.usage);
+                            usage.gpus.push((c.rsc.clone(), span));
+                        }
+                    }
+                }
+                None => usage.cpu.add(r.ncpus),
+            }
+        }
+        usage
+    }
+
+    fn on(&self, rsc: &ResourceType, gpu_cpu: bool) -> Span {
+        match rsc {
+            ResourceType::Cpu if gpu_cpu => self.cpu.plus(self.cpu_of_gpu_jobs),
+            ResourceType::Cpu => self.cpu,
+            gpu => self
+                .gpus
+                .iter()
+                .find(|(t, _)| t == gpu)
+                .map(|(_, s)| *s)
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// One step of the simulation: `[from, to]` seconds from now, and the use.
+#[derive(Clone, Debug, PartialEq)]
+struct Step {
+    from: f64,
+    to: f64,
+    usage: Usage,
+}
+
+/// One simulation as its lines told it.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Pass {
+    /// The time of its start line.
+    time: Option<f64>,
+    /// `work_buf total`, as printed (`%.0f`).
+    buf_total: f64,
+    /// The jobs in the running set now.
+    active: BTreeMap<CompactString, JobResources>,
+    /// Every job the pass started, with its usage.
+    seen: HashMap<CompactString, JobResources>,
+    /// The steps so far, and the time the current one started.
+    steps: Vec<Step>,
+    now: f64,
+    /// `starting` lines seen (rrsim_detail on).
+    starts: usize,
+    /// `finishes` lines seen.
+    finishes: usize,
+    /// Jobs that missed their deadline, with their usage when known.
+    misses: Vec<CompactString>,
+    /// Why the lines cannot be followed, when so.
+    broken: Option<String>,
+}
+
+impl Pass {
+    /// The use of `rsc` the first pick left (`record_nidle_now`).
+    fn first_use(&self, rsc: &ResourceType, gpu_cpu: bool) -> Span {
+        self.steps
+            .first()
+            .filter(|s| s.from <= HALF_CENT)
+            .map(|s| s.usage.on(rsc, gpu_cpu))
+            .unwrap_or_default()
+    }
+
+    /// Closes the step from `now` to `t`. A job that ran past its estimate
+    /// has negative FLOPs left and finishes "before" now: the client's step
+    /// is then negative (its simulated time goes back), and so is this one.
+    fn advance(&mut self, t: f64) {
+        if t != self.now {
+            self.steps.push(Step {
+                from: self.now,
+                to: t,
+                usage: Usage::of(&self.active),
+            });
+            self.now = t;
+        }
+    }
+
+    fn see(&mut self, message: &Message) {
+        if self.broken.is_some() {
+            return;
+        }
+        match message {
+            Message::SimStarting {
+                t,
+                job,
+                resources,
+                gflops_left,
+                ..
+            } => {
+                let Some(resources) = resources else {
+                    self.broken = Some("its `starting` lines print no resource usage (6.6)".into());
+                    return;
+                };
+                if gflops_left.is_none() {
+                    self.broken = Some(OLD_LINES.into());
+                    return;
+                }
+                if self.seen.len() >= MAX_JOBS {
+                    self.broken = Some(format!("it holds more than {MAX_JOBS} jobs"));
+                    return;
+                }
+                self.advance(*t);
+                self.starts += 1;
+                self.active.insert(job.clone(), resources.clone());
+                self.seen.insert(job.clone(), resources.clone());
+            }
+            Message::SimFinishes {
+                resources: None, ..
+            } => self.broken = Some(OLD_LINES.into()),
+            Message::SimFinishes { t, job, .. } => {
+                self.advance(*t);
+                self.finishes += 1;
+                if self.active.remove(job).is_none() {
+                    self.broken = Some(if self.starts == 0 {
+                        "it prints no `[rr_sim_detail] … starting` lines (log flag \
+                         rrsim_detail off): which jobs run in each step is not told"
+                            .into()
+                    } else {
+                        format!("{job} finishes without a `starting` line")
+                    });
+                }
+            }
+            // A project or app at its limit leaves the pick while
+            // resources are free, so a job picked before may be left out
+            // of a later pick, and no line says so.
+            Message::AtProjectMaxConcurrent { .. } | Message::AtAppMaxConcurrent { .. } => {
+                self.broken = Some(
+                    "a max_concurrent limit was reached in it (`at project max concurrent`, \
+                     `at app max concurrent`): a job picked before may sit out a later pick, \
+                     and no line says which"
+                        .into(),
+                );
+            }
+            Message::MissesDeadline { job, .. } | Message::MissesDeadlineTooLarge { job }
+                if self.misses.len() < MAX_JOBS =>
+            {
+                self.misses.push(job.clone());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether GPU computing was suspended, as the log tells it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum GpuState {
+    /// Not told (a fragment, or the emulator, which toggles it silently).
+    #[default]
+    Unknown,
+    /// The client started, or GPU computation resumed, and no suspension since.
+    Running,
+    /// `Suspending GPU computation`.
+    Suspended,
+}
+
+/// The simulations of a log, followed line by line; what a window of a
+/// long session carries over.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tracker {
+    /// The last simulation started.
+    pass: Option<Pass>,
+    /// The usable CPUs the log printed last.
+    ncpus: Option<u32>,
+    /// Whether GPU computing is suspended: while it is, the simulation
+    /// leaves GPU jobs' CPUs out (`RR_SIM::activate`, `gpu_suspend_reason`).
+    gpu: GpuState,
+}
+
+impl Tracker {
+    /// Takes one line.
+    pub fn see(&mut self, event: &LogEvent) {
+        if let Some(n) = printed_ncpus(&event.message) {
+            self.ncpus = Some(n);
+        }
+        match &event.message {
+            Message::RrSimStart { total, .. } => {
+                self.pass = Some(Pass {
+                    time: event.time.secs(),
+                    buf_total: *total,
+                    ..Pass::default()
+                });
+            }
+            // A 6.x simulation: its figures follow other rules.
+            Message::RrSimStartTotal { .. } => self.pass = None,
+            // The client prints its GPU suspensions (cs_prefs.cpp
+            // check_suspend_processing, log flag task, on by default); it
+            // starts with none.
+            Message::ClientStart { .. } | Message::ResumingGpuComputation => {
+                self.gpu = GpuState::Running
+            }
+            Message::SuspendingGpuComputation { .. } => self.gpu = GpuState::Suspended,
+            message => {
+                if let Some(pass) = &mut self.pass {
+                    pass.see(message);
+                }
+            }
+        }
+    }
+}
+
+/// A block's figures recomputed, with the rule; or why not.
+pub type Refigured = Result<(Decision, String), String>;
+
+/// Every whole work-fetch state block from `from` on, its figures
+/// recomputed from the simulation before it (keyed by the block's event
+/// index); `carry` is the tracker as the lines before `from` left it.
+pub fn refigure_from(
+    events: &[LogEvent],
+    points: &[RecordedPoint],
+    carry: Option<&Tracker>,
+    rule: GpuCpuRule,
+    from: usize,
+) -> BTreeMap<usize, Refigured> {
+    let mut out = BTreeMap::new();
+    let mut tracker = carry.cloned().unwrap_or_default();
+    let mut seen = from;
+    for point in points.iter().filter(|p| p.event_idx >= from) {
+        let Decision::FetchState(dump) = &point.decision else {
+            continue;
+        };
+        for event in events.get(seen..point.event_idx).unwrap_or_default() {
+            tracker.see(event);
+        }
+        seen = seen.max(point.event_idx);
+        if point.cut_before || point.cut_after || !dump.complete {
+            continue;
+        }
+        let time = events.get(point.event_idx).and_then(|e| e.time.secs());
+        out.insert(point.event_idx, refigure(&tracker, dump, time, rule));
+    }
+    out
+}
+
+/// The tracker after the lines `from..until` (what the next window takes over).
+pub fn carry_over(carry: &Tracker, events: &[LogEvent]) -> Tracker {
+    let mut tracker = carry.clone();
+    for event in events {
+        tracker.see(event);
+    }
+    tracker
+}
+
+/// What one resource's figures were recomputed to.
+struct Figures {
+    nidle: (f64, f64),
+    shortfall: (f64, f64),
+    saturated: f64,
+    busy: Option<f64>,
+    /// The recorded figures fit these (within their roundings).
+    fits: bool,
+}
+
+/// `[lo, hi]` as a centre and a half-width.
+fn centred(lo: f64, hi: f64) -> (f64, f64) {
+    ((lo + hi) / 2.0, (hi - lo) / 2.0)
+}
+
+/// One resource's figures for `n` instances (spec §4.5 step 6, the tail,
+/// §4.6), compared with the printed ones.
+fn figures(
+    pass: &Pass,
+    rsc: &ResourceType,
+    gpu_cpu: bool,
+    n: f64,
+    buf: f64,
+    printed: &RscState,
+) -> Figures {
+    let used0 = pass.first_use(rsc, gpu_cpu);
+    let nidle = ((n - used0.hi).max(0.0), (n - used0.lo).max(0.0));
+    // Shortfall over the steps, then the tail (nothing runs: n idle).
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    // Saturated time: the end of the last step surely saturated, or of a
+    // later one that may be.
+    let mut last_sure = 0.0f64;
+    let mut maybe: Vec<f64> = Vec::new();
+    for step in &pass.steps {
+        let use_ = step.usage.on(rsc, gpu_cpu);
+        let (idle_lo, idle_hi) = (n - use_.hi, n - use_.lo);
+        if step.from < buf {
+            // Negative for a step that goes back (negative FLOPs left).
+            let dt = step.to.min(buf) - step.from;
+            let time_slack = 2.0 * HALF_CENT * idle_hi.max(0.0);
+            let (a, b) = if idle_lo > IDLE_EPS {
+                (idle_lo * dt, idle_hi * dt)
+            } else if idle_hi > IDLE_EPS {
+                (0.0, idle_hi * dt)
+            } else {
+                (0.0, 0.0)
+            };
+            lo += a.min(b) - time_slack;
+            hi += a.max(b) + time_slack;
+        }
+        if idle_hi < IDLE_EPS {
+            last_sure = step.to;
+            maybe.clear();
+        } else if idle_lo < IDLE_EPS {
+            maybe.push(step.to);
+        }
+    }
+    if pass.now < buf {
+        let dt = buf - pass.now;
+        lo += n * dt - n * 2.0 * HALF_CENT;
+        hi += n * dt + n * 2.0 * HALF_CENT;
+    }
+    maybe.push(last_sure);
+    let saturated = maybe
+        .iter()
+        .copied()
+        .min_by(|a, b| {
+            (a - printed.saturated)
+                .abs()
+                .total_cmp(&(b - printed.saturated).abs())
+        })
+        .unwrap_or(last_sure);
+    // Busy time: the missed jobs' whole instances must cover every
+    // instance for the least-busy one to be busy.
+    let covered: f64 = pass
+        .misses
+        .iter()
+        .filter_map(|job| pass.seen.get(job))
+        .map(|r| match (rsc, &r.coproc) {
+            (ResourceType::Cpu, _) => r.ncpus,
+            (gpu, Some(c)) if c.rsc == *gpu => c.usage,
+            _ => 0.0,
+        })
+        .map(|u| (u + HALF_CENT).floor())
+        .sum();
+    let unknown_misses = pass.misses.iter().any(|j| !pass.seen.contains_key(j));
+    let busy = (!unknown_misses && covered < n).then_some(0.0);
+    let within = |v: f64, (lo, hi): (f64, f64)| v >= lo - HALF_CENT && v <= hi + HALF_CENT;
+    let fits = within(printed.nidle, nidle)
+        && within(printed.shortfall, (lo, hi))
+        && (printed.saturated - saturated).abs() <= 2.0 * HALF_CENT
+        && busy.is_none_or(|b| (printed.busy - b).abs() <= HALF_CENT);
+    Figures {
+        nidle,
+        shortfall: (lo, hi),
+        saturated,
+        busy,
+        fits,
+    }
+}
+
+/// The instance counts to try for a resource: the usable CPUs the log
+/// printed, or what the printed idle count gives, or every count up to the
+/// first pick's usage; with where they come from.
+fn instance_counts(
+    pass: &Pass,
+    rsc: &ResourceType,
+    gpu_cpu: bool,
+    printed: &RscState,
+    ncpus: Option<u32>,
+) -> (Vec<f64>, String) {
+    if let (ResourceType::Cpu, Some(n)) = (rsc, ncpus) {
+        return (
+            vec![f64::from(n)],
+            format!("{n} usable CPUs (printed before)"),
+        );
+    }
+    let used0 = pass.first_use(rsc, gpu_cpu);
+    if printed.nidle > HALF_CENT {
+        let lo = (printed.nidle - HALF_CENT + used0.lo).ceil().max(1.0);
+        let hi = (printed.nidle + HALF_CENT + used0.hi).floor();
+        let counts: Vec<f64> = (lo as u32..=hi.max(0.0) as u32).map(f64::from).collect();
+        return (counts, "from the idle count the block printed".into());
+    }
+    let hi = (used0.hi + HALF_CENT).floor().clamp(1.0, 1024.0) as u32;
+    (
+        (1..=hi).map(f64::from).collect(),
+        format!(
+            "the block prints 0 idle and no line the count: the first of 1 to {hi} that fits, \
+             else {hi}"
+        ),
+    )
+}
+
+/// The block's figures from the tracker's last simulation.
+fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpuRule) -> Refigured {
+    let Some(pass) = &tracker.pass else {
+        return Err("no `[rr_sim] start` line of the simulation this block reports".into());
+    };
+    if pass.time.is_none() || pass.time != time {
+        return Err(
+            "the simulation this block reports (run at its own second) is not in the log".into(),
+        );
+    }
+    if let Some(why) = &pass.broken {
+        return Err(format!(
+            "the simulation before this block cannot be followed: {why}"
+        ));
+    }
+    if !pass.active.is_empty() {
+        return Err(format!(
+            "the simulation before this block is not whole: {} job(s) started and never finished",
+            pass.active.len()
+        ));
+    }
+    if pass.finishes > 0 && pass.starts == 0 {
+        return Err("the simulation prints no `starting` lines (rrsim_detail off)".into());
+    }
+    let buf = match dump.buffer {
+        Some((min, additional)) => (min + additional).max(1.0),
+        None => pass.buf_total.max(1.0),
+    };
+    let has_gpu_jobs = pass
+        .steps
+        .iter()
+        .any(|s| s.usage.cpu_of_gpu_jobs.hi > HALF_CENT + IDLE_EPS);
+    let mut resources = Vec::with_capacity(dump.resources.len());
+    let mut notes = Vec::new();
+    for printed in &dump.resources {
+        let Some(rsc) = ResourceType::from_name(&printed.rsc) else {
+            return Err(format!(
+                "a resource block without a name ({:?})",
+                printed.rsc
+            ));
+        };
+        // GPU jobs' CPUs count from 7.16 on, and only while GPU computing
+        // is not suspended.
+        let rules: Vec<bool> = match (&rsc, rule, tracker.gpu) {
+            (ResourceType::Cpu, _, _) if !has_gpu_jobs => vec![true],
+            (ResourceType::Cpu, GpuCpuRule::Dropped, _)
+            | (ResourceType::Cpu, _, GpuState::Suspended) => vec![false],
+            (ResourceType::Cpu, GpuCpuRule::Counted, GpuState::Running) => vec![true],
+            (ResourceType::Cpu, _, _) => vec![true, false],
+            _ => vec![true],
+        };
+        let mut outcomes = Vec::new();
+        for &gpu_cpu in &rules {
+            let (counts, source) = instance_counts(pass, &rsc, gpu_cpu, printed, tracker.ncpus);
+            if counts.is_empty() {
+                return Err(format!(
+                    "{}: no instance count fits the printed idle count {:.2}",
+                    printed.rsc, printed.nidle
+                ));
+            }
+            let tried: Vec<(f64, Figures)> = counts
+                .iter()
+                .map(|&n| (n, figures(pass, &rsc, gpu_cpu, n, buf, printed)))
+                .collect();
+            let pick = tried
+                .iter()
+                .position(|(_, f)| f.fits)
+                .unwrap_or(tried.len() - 1);
+            let (n, f) = tried.into_iter().nth(pick).ok_or("no instance count")?;
+            outcomes.push((gpu_cpu, n, f, source));
+        }
+        if outcomes.len() == 2 && outcomes[0].2.fits != outcomes[1].2.fits {
+            let mut missing = Vec::new();
+            if rule == GpuCpuRule::Unknown {
+                missing.push(
+                    "the client version (before 7.16, commit 40f0cb44f4, the simulation left \
+                     GPU jobs' CPUs out; its start-up lines or --client-version tell)",
+                );
+            }
+            if tracker.gpu == GpuState::Unknown {
+                missing.push(
+                    "whether GPU computing was suspended (then GPU jobs' CPUs are left out; \
+                     the `Suspending GPU computation` and `Resuming GPU computation` lines \
+                     before it, or the client's start, tell)",
+                );
+            }
+            return Err(format!(
+                "the CPU figures fit only with GPU jobs' CPUs {} and rest on {}",
+                if outcomes[0].2.fits {
+                    "counted"
+                } else {
+                    "left out"
+                },
+                missing.join(" and ")
+            ));
+        }
+        let (gpu_cpu, n, f, source) = outcomes.swap_remove(0);
+        let (nidle, nidle_slack) = centred(f.nidle.0, f.nidle.1);
+        let (shortfall, shortfall_slack) = centred(f.shortfall.0, f.shortfall.1);
+        let (busy, busy_slack) = match f.busy {
+            Some(b) => (b, 0.0),
+            None => {
+                notes.push(format!(
+                    "{} busy time restated (deadline misses: it rests on remaining runtimes the \
+                     log does not print)",
+                    printed.rsc
+                ));
+                (printed.busy, 0.0)
+            }
+        };
+        notes.push(format!(
+            "{}: {n} instances ({source}){}: idle now {:.2} to {:.2}, shortfall {:.2} to {:.2}, \
+             saturated {:.2}{}",
+            printed.rsc,
+            if rsc == ResourceType::Cpu && has_gpu_jobs {
+                if gpu_cpu {
+                    ", GPU jobs' CPUs counted"
+                } else {
+                    ", GPU jobs' CPUs left out (before 7.16, or GPU computing suspended)"
+                }
+            } else {
+                ""
+            },
+            f.nidle.0,
+            f.nidle.1,
+            f.shortfall.0,
+            f.shortfall.1,
+            f.saturated,
+            f.busy.map(|b| format!(", busy {b:.2}")).unwrap_or_default()
+        ));
+        resources.push(RscState {
+            nidle,
+            shortfall,
+            saturated: f.saturated,
+            busy,
+            slack: RscSlack {
+                nidle: nidle_slack,
+                shortfall: shortfall_slack,
+                saturated: 2.0 * HALF_CENT,
+                busy: busy_slack,
+            },
+            ..printed.clone()
+        });
+    }
+    let mut replayed = dump.clone();
+    replayed.resources = resources;
+    let reason = format!(
+        "§4.5/§4.6 the figures of the simulation printed before the block ({} step(s), {} job(s), \
+         buffer {buf:.2} s; rr_sim.cpp RR_SIM::simulate, work_fetch.cpp \
+         RSC_WORK_FETCH::update_stats), within the roundings of its printed times and usages: \
+         {}; the projects' REC, priorities, shares and reasons restated, not recomputed",
+        pass.steps.len(),
+        pass.seen.len(),
+        notes.join("; ")
+    );
+    Ok((Decision::FetchState(replayed), reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::compare::values_agree;
+    use super::*;
+    use crate::trace::FileKind;
+
+    const START: &str =
+        "02:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu\n";
+
+    /// Four 1-CPU jobs from 0 to 3840 s (the reference buffer_small at
+    /// 02:56:00) after `head`, with `extra` lines before the finishes and
+    /// `after` after them, in the emulator's layout.
+    fn pass(head: &str, extra: &str, after: &str) -> Vec<LogEvent> {
+        let starts: String = (0..4)
+            .map(|k| {
+                format!("02:56:00 [P1] [rr_sim_detail] 0.00: starting P1_{k} (1.00 CPU) (15360.00G/4.00G)\n")
+            })
+            .collect();
+        let finishes: String = (0..4)
+            .map(|k| {
+                format!("02:56:00 [P1] [rr_sim] 3840.00: P1_{k} finishes (1.00 CPU) (15360.00G/4.00G)\n")
+            })
+            .collect();
+        let text = format!(
+            "{head}02:56:00 [---] [rr_sim] start: work_buf min 1728 additional 4320 total 6048 \
+             on_frac 1.000 active_frac 1.000\n{starts}{extra}{finishes}{after}\
+             02:56:00 [---] [rr_sim] end\n"
+        );
+        crate::replay::test_events(&text, FileKind::EmulatorLog)
+    }
+
+    fn tracker(events: &[LogEvent]) -> Tracker {
+        let mut tracker = Tracker::default();
+        for event in events {
+            tracker.see(event);
+        }
+        tracker
+    }
+
+    fn dump(rsc: &[(&str, f64, f64, f64, f64)]) -> FetchDump {
+        FetchDump {
+            buffer: Some((1728.0, 4320.0)),
+            resources: rsc
+                .iter()
+                .map(|&(name, shortfall, nidle, saturated, busy)| RscState {
+                    rsc: name.into(),
+                    shortfall,
+                    nidle,
+                    saturated,
+                    busy,
+                    ..RscState::default()
+                })
+                .collect(),
+            complete: true,
+            ..FetchDump::default()
+        }
+    }
+
+    fn refigured(events: &[LogEvent], printed: &FetchDump, rule: GpuCpuRule) -> Refigured {
+        let time = events.last().and_then(|e| e.time.secs());
+        refigure(&tracker(events), printed, time, rule)
+    }
+
+    /// The printed fields the recomputed block does not agree with.
+    fn disagreeing(events: &[LogEvent], printed: &FetchDump, rule: GpuCpuRule) -> Vec<String> {
+        let (decision, _) = refigured(events, printed, rule).expect("recomputed");
+        let recorded = Decision::FetchState(printed.clone()).fields();
+        recorded
+            .iter()
+            .zip(&decision.fields())
+            .filter(|(a, b)| !values_agree(&a.value, &b.value, 1e-6))
+            .map(|(a, _)| a.name.to_string())
+            .collect()
+    }
+
+    fn why_not(events: &[LogEvent], printed: &FetchDump, rule: GpuCpuRule) -> String {
+        refigured(events, printed, rule).expect_err("not recomputed")
+    }
+
+    #[test]
+    fn the_block_follows_from_the_jobs_start_and_finish_lines() {
+        // 4 CPUs busy to 3840 s, idle to the buffer's end 6048 s:
+        // 4 x 2208 = 8832, saturated until 3840 (the client's own block).
+        let printed = dump(&[("CPU", 8832.0, 0.0, 3840.0, 0.0)]);
+        assert!(disagreeing(&pass("", "", ""), &printed, GpuCpuRule::Counted).is_empty());
+        // No CPU count gives 9000 (2208 N, plus under 77 s the two-decimal
+        // usages leave open while the jobs run).
+        let using = "02:55:00 [---] [cpu_sched_debug] using 4.00 out of 4 CPUs\n";
+        let printed = dump(&[("CPU", 9000.0, 0.0, 3840.0, 0.0)]);
+        assert_eq!(
+            disagreeing(&pass("", "", ""), &printed, GpuCpuRule::Counted),
+            ["shortfall"]
+        );
+        // On 6 CPUs: 2 idle now, 2 x 3840 + 6 x 2208 = 20928, never
+        // saturated; a saturation printed at 3840 diverges.
+        let six = using.replace("out of 4", "out of 6");
+        let printed = dump(&[("CPU", 20928.0, 2.0, 0.0, 0.0)]);
+        assert!(disagreeing(&pass(&six, "", ""), &printed, GpuCpuRule::Counted).is_empty());
+        let printed = dump(&[("CPU", 20928.0, 2.0, 3840.0, 0.0)]);
+        assert_eq!(
+            disagreeing(&pass(&six, "", ""), &printed, GpuCpuRule::Counted),
+            ["saturated"]
+        );
+    }
+
+    #[test]
+    fn a_gpu_job_s_cpus_count_by_release_and_gpu_suspension() {
+        // A GPU job of 0.50 CPU beside the four on 6 CPUs and one GPU, all
+        // ending at 3840 s: its CPUs counted, 1.5 idle and 1.5 x 3840 + 6 x
+        // 2208 = 19008; left out, 2 idle and 20928.
+        let gpu = "02:56:00 [G] [rr_sim_detail] 0.00: starting G_0 (0.50 CPU + 1.00 NVIDIA GPU) (100.00G/10.00G)\n\
+                   02:56:00 [G] [rr_sim] 3840.00: G_0 finishes (0.50 CPU + 1.00 NVIDIA GPU) (100.00G/10.00G)\n";
+        let using = "02:55:00 [---] [cpu_sched_debug] using 4.00 out of 6 CPUs\n";
+        let counted = dump(&[
+            ("CPU", 19008.0, 1.5, 0.0, 0.0),
+            ("NVIDIA GPU", 2208.0, 0.0, 3840.0, 0.0),
+        ]);
+        let dropped = dump(&[
+            ("CPU", 20928.0, 2.0, 0.0, 0.0),
+            ("NVIDIA GPU", 2208.0, 0.0, 3840.0, 0.0),
+        ]);
+        // A client that started (GPU computing on), 7.16 on: counted.
+        let running = pass(&format!("{START}{using}"), gpu, "");
+        assert!(disagreeing(&running, &counted, GpuCpuRule::Counted).is_empty());
+        assert_eq!(
+            disagreeing(&running, &dropped, GpuCpuRule::Counted),
+            ["shortfall", "nidle"]
+        );
+        // Before 7.16: left out.
+        assert!(disagreeing(&running, &dropped, GpuCpuRule::Dropped).is_empty());
+        // GPU computing suspended: left out.
+        let suspended = "02:30:00 [---] Suspending GPU computation - computer is in use\n";
+        let events = pass(&format!("{START}{suspended}{using}"), gpu, "");
+        assert!(disagreeing(&events, &dropped, GpuCpuRule::Counted).is_empty());
+        // Neither told: the figures fit one way only, so not judged, and
+        // the reason names what would decide.
+        let fragment = pass(using, gpu, "");
+        let why = why_not(&fragment, &dropped, GpuCpuRule::Counted);
+        assert!(why.contains("whether GPU computing was suspended"), "{why}");
+        assert!(!why.contains("the client version"), "{why}");
+        let why = why_not(&fragment, &counted, GpuCpuRule::Unknown);
+        assert!(why.contains("the client version"), "{why}");
+    }
+
+    #[test]
+    fn a_job_past_its_estimate_steps_time_back() {
+        // One CPU of two: J runs 0-100 s, then K, with -0.50 GFLOPs left,
+        // "finishes" at 99.50 (a step of -0.5 s), then nothing runs to the
+        // buffer's end (6048): 1 x 100 + 1 x (-0.5) + 2 x 5948.5 = 11996.5.
+        let text = "\
+02:56:00 [---] [cpu_sched_debug] using 1.00 out of 2 CPUs
+02:56:00 [---] [rr_sim] start: work_buf min 1728 additional 4320 total 6048 on_frac 1.000 active_frac 1.000
+02:56:00 [P1] [rr_sim_detail] 0.00: starting J (1.00 CPU) (100.00G/1.00G)
+02:56:00 [P1] [rr_sim] 100.00: J finishes (1.00 CPU) (100.00G/1.00G)
+02:56:00 [P1] [rr_sim_detail] 100.00: starting K (1.00 CPU) (-0.50G/1.00G)
+02:56:00 [P1] [rr_sim] 99.50: K finishes (1.00 CPU) (-0.50G/1.00G)
+02:56:00 [---] [rr_sim] end
+";
+        let events = crate::replay::test_events(text, FileKind::EmulatorLog);
+        let printed = dump(&[("CPU", 11996.5, 1.0, 0.0, 0.0)]);
+        assert!(disagreeing(&events, &printed, GpuCpuRule::Counted).is_empty());
+        let printed = dump(&[("CPU", 11997.5, 1.0, 0.0, 0.0)]);
+        assert_eq!(
+            disagreeing(&events, &printed, GpuCpuRule::Counted),
+            ["shortfall"]
+        );
+    }
+
+    #[test]
+    fn busy_time_is_zero_unless_misses_can_cover_every_instance() {
+        let miss = |job: &str| format!("02:56:00 [P1] [rr_sim] {job} misses deadline by 10.00\n");
+        // One 1-CPU miss on 4 CPUs: the least busy CPU stays at 0.
+        let printed = dump(&[("CPU", 8832.0, 0.0, 3840.0, 5.0)]);
+        let one = pass("", "", &miss("P1_0"));
+        assert_eq!(disagreeing(&one, &printed, GpuCpuRule::Counted), ["busy"]);
+        // Four may cover the 4 CPUs: their runtimes are not printed, so the
+        // busy time is restated.
+        let all: String = (0..4).map(|k| miss(&format!("P1_{k}"))).collect();
+        let four = pass("", "", &all);
+        assert!(disagreeing(&four, &printed, GpuCpuRule::Counted).is_empty());
+    }
+
+    #[test]
+    fn what_cannot_be_followed_says_why() {
+        let printed = dump(&[("CPU", 8832.0, 0.0, 3840.0, 0.0)]);
+        let start = "02:56:00 [---] [rr_sim] start: work_buf min 1728 additional 4320 total 6048 \
+                     on_frac 1.000 active_frac 1.000\n";
+        let mc = "02:56:00 [P1] [rr_sim] at project max concurrent: t 0.000000\n";
+        let why = why_not(&pass("", mc, ""), &printed, GpuCpuRule::Counted);
+        assert!(why.contains("max_concurrent"), "{why}");
+        // 7.0-7.4: `starting` printed at every pick, without GFLOPs.
+        let old = format!("{start}02:56:00 [P1] [rr_sim_detail] 0.00: starting P1_0 (1.00 CPU)\n");
+        let old = crate::replay::test_events(&old, FileKind::EmulatorLog);
+        let why = why_not(&old, &printed, GpuCpuRule::Counted);
+        assert!(why.contains("7.0-7.4"), "{why}");
+        // Finish lines only (rrsim_detail off).
+        let bare = format!(
+            "{start}02:56:00 [P1] [rr_sim] 3840.00: P1_0 finishes (1.00 CPU) (15360.00G/4.00G)\n"
+        );
+        let bare = crate::replay::test_events(&bare, FileKind::EmulatorLog);
+        let why = why_not(&bare, &printed, GpuCpuRule::Counted);
+        assert!(why.contains("rrsim_detail"), "{why}");
+        // A job never seen to finish.
+        let cut = format!(
+            "{start}02:56:00 [P1] [rr_sim_detail] 0.00: starting P1_0 (1.00 CPU) (15360.00G/4.00G)\n"
+        );
+        let cut = crate::replay::test_events(&cut, FileKind::EmulatorLog);
+        let why = why_not(&cut, &printed, GpuCpuRule::Counted);
+        assert!(why.contains("never finished"), "{why}");
+        // A block of another second.
+        let why = refigure(
+            &tracker(&pass("", "", "")),
+            &printed,
+            Some(1.0),
+            GpuCpuRule::Counted,
+        )
+        .expect_err("another second");
+        assert!(why.contains("not in the log"), "{why}");
+    }
+}
