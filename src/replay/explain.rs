@@ -6,7 +6,9 @@
 //! what the last scheduling pass before it showed: the jobs its enforcement
 //! ran and the rule each skipped one names (`all CPUs used`, `CPU
 //! committed`, max_concurrent, `can't run, too big`, not enough GPU), the
-//! CPUs used, and whether the scan follows from its own job list.
+//! CPUs used, and whether the scan follows from its own job list; and
+//! whether the pass's shortfall, idle instances and saturated times follow
+//! from the round-robin simulation printed before it.
 //!
 //! It explains what the log recorded; whether the client decided right is
 //! `audit`'s question. Where the trace lacks an input, the explanation says
@@ -14,8 +16,10 @@
 //!
 //! Architecture Invariant: pure; reads the recorded decisions of a trace.
 
-use super::decision::{Decision, FetchDump, ProjectState, RscRequestLine, RscState};
+use super::compare::values_agree;
+use super::decision::{Decision, FetchDump, ProjectState, RscRequestLine, RscState, Value};
 use super::recorded::{self, RecordedPoint, UNRESOLVED};
+use super::rrsim_check::GpuCpuRule;
 use super::selfcheck::link_contexts;
 use crate::trace::{EventTime, Message, Trace};
 use chrono::{NaiveDateTime, NaiveTime, Timelike};
@@ -131,6 +135,9 @@ pub struct Explanation {
     /// resource at that moment, and what today's rules say of them
     /// ([`super::mc_check`]).
     pub mc_shortfalls: Vec<String>,
+    /// Whether the pass's per-resource figures follow from the simulation
+    /// the log printed before it ([`super::rrsim_check`]), and on what.
+    pub simulation: Option<String>,
     /// Inputs the trace lacks for a full answer.
     pub missing: Vec<String>,
 }
@@ -230,9 +237,69 @@ fn explain_recorded(trace: &Trace, options: &ExplainOptions, out: &mut Explanati
             if let Some(Err(why)) = contexts.get(&point.event_idx) {
                 out.missing.push(why.clone());
             }
+            if let Some(dump) = dump {
+                out.simulation = simulation(events, &points, point.event_idx, dump);
+            }
             explain_pass(point, dump, &request, options, out);
         }
     }
+}
+
+/// Whether the block at `idx` (printed as `dump`) has the figures the
+/// simulation printed before it gives: the shortfall, idle instances and
+/// saturated time each resource's state rests on. The release is not
+/// chosen here: where GPU jobs' CPUs would count one way only, it says so.
+fn simulation(
+    events: &[crate::trace::LogEvent],
+    points: &[RecordedPoint],
+    idx: usize,
+    dump: &FetchDump,
+) -> Option<String> {
+    let figures = super::rrsim_check::refigure_from(events, points, None, GpuCpuRule::Unknown, 0);
+    Some(match figures.get(&idx)? {
+        Ok((decision, reason)) => {
+            let printed = Decision::FetchState(dump.clone()).fields();
+            let off: Vec<String> = printed
+                .iter()
+                .zip(decision.fields())
+                .filter(|(a, b)| !values_agree(&a.value, &b.value, 1e-6))
+                .map(|(a, b)| {
+                    let given = match b.value {
+                        Value::Approx {
+                            value,
+                            decimals,
+                            slack,
+                        } => format!(
+                            "{:.*} to {:.*}",
+                            decimals,
+                            value - slack,
+                            decimals,
+                            value + slack
+                        ),
+                        ref exact => exact.render(),
+                    };
+                    format!(
+                        "{} {}: printed {}, the simulation gives {given}",
+                        a.resource.as_deref().unwrap_or("-"),
+                        a.name,
+                        a.value.render(),
+                    )
+                })
+                .collect();
+            if off.is_empty() {
+                format!(
+                    "the state's figures follow from the simulation printed before it: {reason}"
+                )
+            } else {
+                format!(
+                    "the state's figures do not all follow from the simulation printed before \
+                     it ({}): {reason}",
+                    off.join("; ")
+                )
+            }
+        }
+        Err(why) => format!("the state's figures are as printed, not recomputed: {why}"),
+    })
 }
 
 /// [`explain`] for a 6.10 log: the last `chosen:` or `No project chosen`
@@ -790,6 +857,9 @@ pub fn render_text(e: &Explanation) -> String {
             s.push_str(&format!("  - {}: {}\n", p.project, p.why));
         }
         s.push_str(&format!("  => {}\n", rsc.outcome));
+    }
+    if let Some(simulation) = &e.simulation {
+        s.push_str(&format!("\nsimulation:\n  - {simulation}\n"));
     }
     if !e.mc_shortfalls.is_empty() {
         s.push_str("\nmax_concurrent:\n");
