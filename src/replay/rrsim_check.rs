@@ -14,8 +14,13 @@
 //! a job once picked is picked again until it finishes, or until the pick
 //! stops at a saturated resource (where a job left out changes no idle
 //! count). A max_concurrent limit also stops a project's part of a pick
-//! while resources are free: a simulation that reaches one is not
-//! followed. From that timeline:
+//! while resources are free (from 7.16 on, which prints `at project max
+//! concurrent` / `at app max concurrent` each time): in a simulation that
+//! reaches one, a job may sit out a pick between its two lines, so fewer
+//! jobs run than the timeline holds, never more. There the timeline
+//! bounds the figures (idle now and shortfall at least, saturated time at
+//! most what it gives): a block outside the bounds diverges, one within
+//! them is not checked. From that timeline:
 //!
 //! - idle instances now = instances − the usage of the first pick;
 //! - shortfall = Σ (instances − usage) × length over the steps whose idle
@@ -175,6 +180,8 @@ struct Pass {
     misses: Vec<CompactString>,
     /// Why the lines cannot be followed, when so.
     broken: Option<String>,
+    /// `at project max concurrent` / `at app max concurrent` lines seen.
+    mc_limits: usize,
 }
 
 impl Pass {
@@ -248,14 +255,10 @@ impl Pass {
             }
             // A project or app at its limit leaves the pick while
             // resources are free, so a job picked before may be left out
-            // of a later pick, and no line says so.
+            // of a later pick, and no line says so: the figures are then
+            // bounded, not recomputed.
             Message::AtProjectMaxConcurrent { .. } | Message::AtAppMaxConcurrent { .. } => {
-                self.broken = Some(
-                    "a max_concurrent limit was reached in it (`at project max concurrent`, \
-                     `at app max concurrent`): a job picked before may sit out a later pick, \
-                     and no line says which"
-                        .into(),
-                );
+                self.mc_limits += 1;
             }
             Message::MissesDeadline { job, .. } | Message::MissesDeadlineTooLarge { job }
                 if self.misses.len() < MAX_JOBS =>
@@ -469,13 +472,16 @@ fn figures(
 
 /// The instance counts to try for a resource: the usable CPUs the log
 /// printed, or what the printed idle count gives, or every count up to the
-/// first pick's usage; with where they come from.
+/// first pick's usage; with where they come from. A `bounded` pass (fewer
+/// jobs may have run than its lines hold) leaves open every count from the
+/// printed idle count up to it plus the first pick's usage.
 fn instance_counts(
     pass: &Pass,
     rsc: &ResourceType,
     gpu_cpu: bool,
     printed: &RscState,
     ncpus: Option<u32>,
+    bounded: bool,
 ) -> (Vec<f64>, String) {
     if let (ResourceType::Cpu, Some(n)) = (rsc, ncpus) {
         return (
@@ -484,6 +490,17 @@ fn instance_counts(
         );
     }
     let used0 = pass.first_use(rsc, gpu_cpu);
+    if bounded {
+        let lo = (printed.nidle - HALF_CENT).ceil().max(1.0);
+        let hi = (printed.nidle + HALF_CENT + used0.hi)
+            .floor()
+            .min(lo + 1024.0);
+        let counts: Vec<f64> = (lo as u32..=hi.max(0.0) as u32).map(f64::from).collect();
+        return (
+            counts,
+            format!("the count not printed: each from {lo} to {hi} tried"),
+        );
+    }
     if printed.nidle > HALF_CENT {
         let lo = (printed.nidle - HALF_CENT + used0.lo).ceil().max(1.0);
         let hi = (printed.nidle + HALF_CENT + used0.hi).floor();
@@ -498,6 +515,207 @@ fn instance_counts(
              else {hi}"
         ),
     )
+}
+
+/// The resource a block's state names.
+fn resource_of(printed: &RscState) -> Result<ResourceType, String> {
+    ResourceType::from_name(&printed.rsc)
+        .ok_or_else(|| format!("a resource block without a name ({:?})", printed.rsc))
+}
+
+/// Whether GPU jobs' CPUs count in `rsc`'s figures, each way the log
+/// leaves open: from 7.16 on (`rule`), and only while GPU computing is not
+/// suspended.
+fn gpu_cpu_ways(
+    rsc: &ResourceType,
+    rule: GpuCpuRule,
+    gpu: GpuState,
+    has_gpu_jobs: bool,
+) -> Vec<bool> {
+    match (rsc, rule, gpu) {
+        (ResourceType::Cpu, _, _) if !has_gpu_jobs => vec![true],
+        (ResourceType::Cpu, GpuCpuRule::Dropped, _)
+        | (ResourceType::Cpu, _, GpuState::Suspended) => {
+            vec![false]
+        }
+        (ResourceType::Cpu, GpuCpuRule::Counted, GpuState::Running) => vec![true],
+        (ResourceType::Cpu, _, _) => vec![true, false],
+        _ => vec![true],
+    }
+}
+
+/// How a CPU figure took GPU jobs' CPUs, when the pass has GPU jobs.
+fn gpu_cpu_note(rsc: &ResourceType, has_gpu_jobs: bool, gpu_cpu: bool) -> &'static str {
+    match (rsc, has_gpu_jobs, gpu_cpu) {
+        (ResourceType::Cpu, true, true) => ", GPU jobs' CPUs counted",
+        (ResourceType::Cpu, true, false) => {
+            ", GPU jobs' CPUs left out (before 7.16, or GPU computing suspended)"
+        }
+        _ => "",
+    }
+}
+
+/// What one resource's figures may be when a job started earlier may sit
+/// out a later pick: fewer jobs run than the lines' timeline holds, never
+/// more, so at least its idle instances and shortfall, at most its
+/// saturated time (and at most every instance idle over the buffer).
+struct Bounds {
+    nidle: (f64, f64),
+    shortfall: (f64, f64),
+    saturated: (f64, f64),
+}
+
+impl Bounds {
+    fn of(pass: &Pass, rsc: &ResourceType, gpu_cpu: bool, n: f64, buf: f64) -> Bounds {
+        let used0 = pass.first_use(rsc, gpu_cpu);
+        let mut least = 0.0f64;
+        let mut saturated = 0.0f64;
+        for step in &pass.steps {
+            let idle_lo = n - step.usage.on(rsc, gpu_cpu).hi;
+            if step.from < buf {
+                if idle_lo > IDLE_EPS {
+                    least += idle_lo * (step.to.min(buf) - step.from);
+                }
+                // Its two ends each rounded, with up to every instance idle.
+                least -= n * 2.0 * HALF_CENT;
+            }
+            // Saturated in the client only where surely so by the lines'
+            // usage (the client's is at most that).
+            if idle_lo < IDLE_EPS {
+                saturated = saturated.max(step.to);
+            }
+        }
+        if pass.now < buf {
+            least += n * (buf - pass.now) - n * 2.0 * HALF_CENT;
+        }
+        Bounds {
+            nidle: ((n - used0.hi).max(0.0), n),
+            shortfall: (least.max(0.0), n * buf),
+            saturated: (0.0, saturated + 2.0 * HALF_CENT),
+        }
+    }
+
+    /// Whether the printed figures are within them (each printed to two
+    /// decimals, compared as `compare::values_agree` does).
+    fn hold(&self, printed: &RscState) -> bool {
+        let within = |v: f64, (lo, hi): (f64, f64)| v >= lo - HALF_CENT && v <= hi + HALF_CENT;
+        within(printed.nidle, self.nidle)
+            && within(printed.shortfall, self.shortfall)
+            && within(printed.saturated, self.saturated)
+    }
+}
+
+/// What a simulation that reached a max_concurrent limit gives.
+const MC_BOUNDED: &str = "the simulation printed before the block reached a max_concurrent \
+     limit (`at project max concurrent` / `at app max concurrent`): a project at its limit \
+     leaves the pick while instances are free, so a job started earlier may sit out a later \
+     pick and no line says which (rr_sim.cpp RR_SIM::pick_jobs_to_run, \
+     max_concurrent_exceeded); taking each job as running from its `starting` to its \
+     `finishes` line, at most what ran, bounds the figures (work_fetch.cpp \
+     RSC_WORK_FETCH::update_stats): idle now and shortfall at least, saturated time at most \
+     what those give";
+
+/// A block whose simulation reached a max_concurrent limit, held to the
+/// bounds its lines give: a figure outside them diverges; figures within
+/// them are not checked (which jobs sat out is not told).
+fn bounded(
+    tracker: &Tracker,
+    pass: &Pass,
+    dump: &FetchDump,
+    rule: GpuCpuRule,
+    buf: f64,
+    has_gpu_jobs: bool,
+) -> Refigured {
+    if pass.steps.iter().any(|s| s.to < s.from) {
+        return Err(format!(
+            "{MC_BOUNDED}; but a job past its estimate steps the simulated time back, where \
+             more idle instances give less shortfall: not bounded"
+        ));
+    }
+    let mut resources = Vec::with_capacity(dump.resources.len());
+    let mut notes = Vec::new();
+    let mut outside = Vec::new();
+    for printed in &dump.resources {
+        let rsc = resource_of(printed)?;
+        let mut tried: Vec<(bool, f64, Bounds)> = Vec::new();
+        let mut source = String::new();
+        for gpu_cpu in gpu_cpu_ways(&rsc, rule, tracker.gpu, has_gpu_jobs) {
+            let (counts, from) = instance_counts(pass, &rsc, gpu_cpu, printed, tracker.ncpus, true);
+            source = from;
+            tried.extend(
+                counts
+                    .into_iter()
+                    .map(|n| (gpu_cpu, n, Bounds::of(pass, &rsc, gpu_cpu, n, buf))),
+            );
+        }
+        let Some(pick) = tried
+            .iter()
+            .position(|(_, _, b)| b.hold(printed))
+            .or_else(|| (!tried.is_empty()).then_some(0))
+        else {
+            return Err(format!(
+                "{MC_BOUNDED}; {}: no instance count fits the printed idle count {:.2}",
+                printed.rsc, printed.nidle
+            ));
+        };
+        let (gpu_cpu, n, b) = &tried[pick];
+        if !b.hold(printed) {
+            outside.push(printed.rsc.to_string());
+        }
+        notes.push(format!(
+            "{}: {n} instances ({source}){}: idle now {:.2} to {:.2}, shortfall {:.2} to {:.2}, \
+             saturated at most {:.2}",
+            printed.rsc,
+            gpu_cpu_note(&rsc, has_gpu_jobs, *gpu_cpu),
+            b.nidle.0,
+            b.nidle.1,
+            b.shortfall.0,
+            b.shortfall.1,
+            b.saturated.1,
+        ));
+        let (nidle, nidle_slack) = centred(b.nidle.0, b.nidle.1);
+        let (shortfall, shortfall_slack) = centred(b.shortfall.0, b.shortfall.1);
+        let (saturated, saturated_slack) = centred(b.saturated.0, b.saturated.1);
+        resources.push(RscState {
+            nidle,
+            shortfall,
+            saturated,
+            busy: printed.busy,
+            // Never 0: a bound is compared as an interval, whatever the
+            // relative tolerance.
+            slack: RscSlack {
+                nidle: nidle_slack.max(1e-9),
+                shortfall: shortfall_slack.max(1e-9),
+                saturated: saturated_slack.max(1e-9),
+                busy: 0.0,
+            },
+            ..printed.clone()
+        });
+    }
+    let mut replayed = dump.clone();
+    replayed.resources = resources;
+    let replayed = Decision::FetchState(replayed);
+    // Reported only where the comparison will show it off.
+    let printed = Decision::FetchState(dump.clone()).fields();
+    let shows = printed
+        .iter()
+        .zip(replayed.fields())
+        .any(|(a, b)| !super::compare::values_agree(&a.value, &b.value, 1e-6));
+    if outside.is_empty() || !shows {
+        return Err(format!(
+            "{MC_BOUNDED}; the printed figures are within those bounds: {}",
+            notes.join("; ")
+        ));
+    }
+    Ok((
+        replayed,
+        format!(
+            "§4.5/§4.6 {MC_BOUNDED}; {} outside them: {}; the projects' REC, priorities, \
+             shares, reasons and busy times restated, not recomputed",
+            outside.join(", "),
+            notes.join("; ")
+        ),
+    ))
 }
 
 /// The block's figures from the tracker's last simulation.
@@ -532,28 +750,17 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
         .steps
         .iter()
         .any(|s| s.usage.cpu_of_gpu_jobs.hi > HALF_CENT + IDLE_EPS);
+    if pass.mc_limits > 0 {
+        return bounded(tracker, pass, dump, rule, buf, has_gpu_jobs);
+    }
     let mut resources = Vec::with_capacity(dump.resources.len());
     let mut notes = Vec::new();
     for printed in &dump.resources {
-        let Some(rsc) = ResourceType::from_name(&printed.rsc) else {
-            return Err(format!(
-                "a resource block without a name ({:?})",
-                printed.rsc
-            ));
-        };
-        // GPU jobs' CPUs count from 7.16 on, and only while GPU computing
-        // is not suspended.
-        let rules: Vec<bool> = match (&rsc, rule, tracker.gpu) {
-            (ResourceType::Cpu, _, _) if !has_gpu_jobs => vec![true],
-            (ResourceType::Cpu, GpuCpuRule::Dropped, _)
-            | (ResourceType::Cpu, _, GpuState::Suspended) => vec![false],
-            (ResourceType::Cpu, GpuCpuRule::Counted, GpuState::Running) => vec![true],
-            (ResourceType::Cpu, _, _) => vec![true, false],
-            _ => vec![true],
-        };
+        let rsc = resource_of(printed)?;
         let mut outcomes = Vec::new();
-        for &gpu_cpu in &rules {
-            let (counts, source) = instance_counts(pass, &rsc, gpu_cpu, printed, tracker.ncpus);
+        for gpu_cpu in gpu_cpu_ways(&rsc, rule, tracker.gpu, has_gpu_jobs) {
+            let (counts, source) =
+                instance_counts(pass, &rsc, gpu_cpu, printed, tracker.ncpus, false);
             if counts.is_empty() {
                 return Err(format!(
                     "{}: no instance count fits the printed idle count {:.2}",
@@ -597,6 +804,7 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
             ));
         }
         let (gpu_cpu, n, f, source) = outcomes.swap_remove(0);
+        let gpu_note = gpu_cpu_note(&rsc, has_gpu_jobs, gpu_cpu);
         let (nidle, nidle_slack) = centred(f.nidle.0, f.nidle.1);
         let (shortfall, shortfall_slack) = centred(f.shortfall.0, f.shortfall.1);
         let (busy, busy_slack) = match f.busy {
@@ -614,15 +822,7 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
             "{}: {n} instances ({source}){}: idle now {:.2} to {:.2}, shortfall {:.2} to {:.2}, \
              saturated {:.2}{}",
             printed.rsc,
-            if rsc == ResourceType::Cpu && has_gpu_jobs {
-                if gpu_cpu {
-                    ", GPU jobs' CPUs counted"
-                } else {
-                    ", GPU jobs' CPUs left out (before 7.16, or GPU computing suspended)"
-                }
-            } else {
-                ""
-            },
+            gpu_note,
             f.nidle.0,
             f.nidle.1,
             f.shortfall.0,
@@ -841,13 +1041,55 @@ mod tests {
     }
 
     #[test]
+    fn a_max_concurrent_limit_bounds_the_figures() {
+        // The four jobs of 4 CPUs with a limit reached: any of them may
+        // have sat out a pick, so at least 4 x 2208 = 8832 short (less the
+        // two steps' roundings, 0.08), at most 4 x 6048 = 24192, saturated
+        // at most until 3840.
+        let mc = "02:56:00 [P1] [rr_sim] at project max concurrent: t 0.000000\n";
+        let using = "02:55:00 [---] [cpu_sched_debug] using 4.00 out of 4 CPUs\n";
+        let events = pass(using, mc, "");
+        for within in [
+            ("CPU", 8832.0, 0.0, 3840.0, 0.0),
+            ("CPU", 12000.0, 1.0, 1000.0, 0.0),
+            ("CPU", 24192.0, 4.0, 0.0, 0.0),
+        ] {
+            let why = why_not(&events, &dump(&[within]), GpuCpuRule::Counted);
+            assert!(why.contains("within those bounds"), "{why}");
+            assert!(why.contains("shortfall 8831.92 to 24192.00"), "{why}");
+        }
+        let off = |printed| disagreeing(&events, &dump(&[printed]), GpuCpuRule::Counted);
+        assert_eq!(off(("CPU", 8000.0, 0.0, 3840.0, 0.0)), ["shortfall"]);
+        assert_eq!(off(("CPU", 30000.0, 0.0, 3840.0, 0.0)), ["shortfall"]);
+        assert_eq!(off(("CPU", 8832.0, 0.0, 4000.0, 0.0)), ["saturated"]);
+        assert_eq!(off(("CPU", 8832.0, 5.0, 3840.0, 0.0)), ["nidle"]);
+        // A GPU's count is not printed: a 0.50-GPU job on 1 or 2 GPUs (the
+        // idle count 1 leaves both open) is short at least 0.50 x 3840 +
+        // 1 x 2208 = 4128, less the roundings.
+        let gpu = "02:56:00 [G] [rr_sim_detail] 0.00: starting G_0 (0.10 CPU + 0.50 NVIDIA GPU) (100.00G/10.00G)\n\
+                   02:56:00 [G] [rr_sim] 3840.00: G_0 finishes (0.10 CPU + 0.50 NVIDIA GPU) (100.00G/10.00G)\n";
+        let events = pass(&format!("{START}{using}"), &format!("{mc}{gpu}"), "");
+        let cpu = ("CPU", 8832.0, 0.0, 3840.0, 0.0);
+        let fits = dump(&[cpu, ("NVIDIA GPU", 4128.0, 0.5, 0.0, 0.0)]);
+        assert!(why_not(&events, &fits, GpuCpuRule::Counted).contains("within those bounds"));
+        let short = dump(&[cpu, ("NVIDIA GPU", 3000.0, 0.5, 0.0, 0.0)]);
+        assert_eq!(
+            disagreeing(&events, &short, GpuCpuRule::Counted),
+            ["shortfall"]
+        );
+        // A job past its estimate steps time back: not bounded.
+        let back = "02:56:00 [P1] [rr_sim_detail] 3840.00: starting K (1.00 CPU) (-0.50G/1.00G)\n\
+                    02:56:00 [P1] [rr_sim] 3839.50: K finishes (1.00 CPU) (-0.50G/1.00G)\n";
+        let events = pass(using, mc, back);
+        let why = why_not(&events, &dump(&[cpu]), GpuCpuRule::Counted);
+        assert!(why.contains("not bounded"), "{why}");
+    }
+
+    #[test]
     fn what_cannot_be_followed_says_why() {
         let printed = dump(&[("CPU", 8832.0, 0.0, 3840.0, 0.0)]);
         let start = "02:56:00 [---] [rr_sim] start: work_buf min 1728 additional 4320 total 6048 \
                      on_frac 1.000 active_frac 1.000\n";
-        let mc = "02:56:00 [P1] [rr_sim] at project max concurrent: t 0.000000\n";
-        let why = why_not(&pass("", mc, ""), &printed, GpuCpuRule::Counted);
-        assert!(why.contains("max_concurrent"), "{why}");
         // 7.0-7.4: `starting` printed at every pick, without GFLOPs.
         let old = format!("{start}02:56:00 [P1] [rr_sim_detail] 0.00: starting P1_0 (1.00 CPU)\n");
         let old = crate::replay::test_events(&old, FileKind::EmulatorLog);
