@@ -20,7 +20,14 @@
 //! jobs run than the timeline holds, never more. There the timeline
 //! bounds the figures (idle now and shortfall at least, saturated time at
 //! most what it gives): a block outside the bounds diverges, one within
-//! them is not checked. From that timeline:
+//! them is not checked. 7.0 to 7.4 (before commit 6fa0940502, 2014)
+//! print `starting` for every job of every pick instead, and `finishes`
+//! at the start of the step the job ends in, with the GFLOPs it had left
+//! when the simulation began and its rate: each step's set is then
+//! printed, each step ends at the next pick, and the last ends when its
+//! job has run GFLOPs / rate seconds in all (within what those two
+//! decimals allow); those releases leave GPU jobs' CPUs out. From that
+//! timeline:
 //!
 //! - idle instances now = instances − the usage of the first pick;
 //! - shortfall = Σ (instances − usage) × length over the steps whose idle
@@ -61,10 +68,13 @@ use std::collections::{BTreeMap, HashMap};
 /// memory of one pass stays bounded on a hostile log).
 const MAX_JOBS: usize = 100_000;
 
-/// Why a simulation printed as 7.0 to 7.4 print it cannot be followed
-/// (their lines changed with commit 6fa0940502, 2014, in 7.5).
-const OLD_LINES: &str = "its lines are those of 7.0-7.4 (`starting` printed at every pick, \
-     `finishes` at the start of the job's last step): when the last job ends is not told";
+/// Why a simulation of finish lines alone cannot be followed.
+const NO_DETAIL: &str = "it prints no `[rr_sim_detail] … starting` lines (log flag rrsim_detail \
+     off): which jobs run in each step is not told";
+
+/// Why a simulation mixing both releases' lines cannot be followed.
+const MIXED_LINES: &str =
+    "it mixes the lines of 7.0-7.4 (`starting` at every pick) and of 7.5 on (once per job)";
 
 /// Half a unit of a value printed with two decimals.
 const HALF_CENT: f64 = 0.005;
@@ -156,6 +166,25 @@ struct Step {
     from: f64,
     to: f64,
     usage: Usage,
+    /// How far `to` may be off beyond its printed rounding (the end of a
+    /// 7.0-7.4 simulation's last step, from a job's GFLOPs and rate).
+    to_slack: f64,
+}
+
+/// A 7.0-7.4 simulation's picks as printed: `starting` for every job of
+/// every pick, `finishes` at the start of the step the job ends in.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Picks {
+    /// The current pick's time and running set.
+    time: f64,
+    set: BTreeMap<CompactString, JobResources>,
+    /// The job the current step ends with, and that end (seconds from now,
+    /// lowest and highest its printed GFLOPs and rate allow).
+    ending: Option<(CompactString, f64, f64)>,
+    /// Seconds each job ran in the steps closed so far, in how many runs
+    /// of consecutive steps (each run's two ends rounded), and the end of
+    /// its last step.
+    ran: HashMap<CompactString, (f64, usize, f64)>,
 }
 
 /// One simulation as its lines told it.
@@ -182,6 +211,8 @@ struct Pass {
     broken: Option<String>,
     /// `at project max concurrent` / `at app max concurrent` lines seen.
     mc_limits: usize,
+    /// 7.0-7.4 lines: the picks (the steps then close at the next pick).
+    picks: Option<Picks>,
 }
 
 impl Pass {
@@ -203,9 +234,118 @@ impl Pass {
                 from: self.now,
                 to: t,
                 usage: Usage::of(&self.active),
+                to_slack: 0.0,
             });
             self.now = t;
         }
+    }
+
+    /// A 7.0-7.4 `starting` line: the job is in the pick at `t`. A line
+    /// after a `finishes`, at another time or naming a job the pick holds
+    /// opens the next pick, which closes the step before it.
+    fn old_start(&mut self, t: f64, job: &CompactString, resources: &JobResources) {
+        if self.starts > 0 && self.picks.is_none() {
+            self.broken = Some(MIXED_LINES.into());
+            return;
+        }
+        let picks = self.picks.get_or_insert_with(|| Picks {
+            time: t,
+            ..Picks::default()
+        });
+        let next = picks.ending.is_some() || t != picks.time || picks.set.contains_key(job);
+        if next && !picks.set.is_empty() {
+            if t < picks.time {
+                self.broken = Some(format!(
+                    "its picks go back in time ({:.2} after {:.2})",
+                    t, picks.time
+                ));
+                return;
+            }
+            for job in picks.set.keys() {
+                let ran = picks.ran.entry(job.clone()).or_insert((0.0, 0, f64::NAN));
+                ran.0 += t - picks.time;
+                if ran.2 != picks.time {
+                    ran.1 += 1;
+                }
+                ran.2 = t;
+            }
+            self.steps.push(Step {
+                from: picks.time,
+                to: t,
+                usage: Usage::of(&picks.set),
+                to_slack: 0.0,
+            });
+            picks.set.clear();
+            picks.ending = None;
+            picks.time = t;
+            self.now = t;
+        }
+        picks.time = t;
+        picks.set.insert(job.clone(), resources.clone());
+        self.starts += 1;
+        self.seen.insert(job.clone(), resources.clone());
+    }
+
+    /// A 7.0-7.4 `finishes` line, printed at the start of the job's last
+    /// step with its GFLOPs left at the simulation's start and its rate:
+    /// the step ends when the job has run GFLOPs / rate seconds in all.
+    fn old_finish(&mut self, job: &CompactString, gflops: f64, rate: f64) {
+        let Some(picks) = &mut self.picks else {
+            self.broken = Some(NO_DETAIL.into());
+            return;
+        };
+        if !picks.set.contains_key(job) {
+            self.broken = Some(format!("{job} finishes outside the pick printed before it"));
+            return;
+        }
+        self.finishes += 1;
+        let (ran, runs, _) = picks.ran.get(job).copied().unwrap_or((0.0, 0, 0.0));
+        let slack = 2.0 * HALF_CENT * runs as f64;
+        let total_lo = (gflops - HALF_CENT).max(0.0) / (rate + HALF_CENT);
+        let total_hi = (gflops + HALF_CENT) / (rate - HALF_CENT).max(1e-9);
+        let lo = picks.time + (total_lo - ran - slack).max(0.0);
+        let hi = picks.time + (total_hi - ran + slack).max(0.0);
+        picks.ending = Some((job.clone(), lo, hi));
+    }
+
+    /// The pass with a 7.0-7.4 simulation's last step closed (at the end
+    /// its last job's run time gives); itself otherwise. Err: why it is
+    /// not whole.
+    fn closed(&self) -> Result<std::borrow::Cow<'_, Pass>, String> {
+        let Some(picks) = &self.picks else {
+            return Ok(std::borrow::Cow::Borrowed(self));
+        };
+        let Some((job, lo, hi)) = &picks.ending else {
+            return Err(format!(
+                "the simulation before this block is not whole: its last pick ({} job(s) at \
+                 {:.2}) has no `finishes` line after it",
+                picks.set.len(),
+                picks.time
+            ));
+        };
+        if picks.set.len() != 1 {
+            return Err(format!(
+                "the simulation before this block is not whole: {job} finishes in a step of {} \
+                 jobs and no later pick is printed",
+                picks.set.len()
+            ));
+        }
+        let mut pass = self.clone();
+        let end = (lo + hi) / 2.0;
+        pass.steps.push(Step {
+            from: picks.time,
+            to: end,
+            usage: Usage::of(&picks.set),
+            to_slack: (hi - lo) / 2.0,
+        });
+        pass.now = end;
+        pass.picks = None;
+        Ok(std::borrow::Cow::Owned(pass))
+    }
+
+    /// The slack of the simulation's end beyond its printed rounding.
+    fn end_slack(&self) -> f64 {
+        self.steps.last().map_or(0.0, |s| s.to_slack)
     }
 
     fn see(&mut self, message: &Message) {
@@ -224,12 +364,16 @@ impl Pass {
                     self.broken = Some("its `starting` lines print no resource usage (6.6)".into());
                     return;
                 };
-                if gflops_left.is_none() {
-                    self.broken = Some(OLD_LINES.into());
-                    return;
-                }
                 if self.seen.len() >= MAX_JOBS {
                     self.broken = Some(format!("it holds more than {MAX_JOBS} jobs"));
+                    return;
+                }
+                if gflops_left.is_none() {
+                    self.old_start(*t, job, resources);
+                    return;
+                }
+                if self.picks.is_some() {
+                    self.broken = Some(MIXED_LINES.into());
                     return;
                 }
                 self.advance(*t);
@@ -238,16 +382,21 @@ impl Pass {
                 self.seen.insert(job.clone(), resources.clone());
             }
             Message::SimFinishes {
-                resources: None, ..
-            } => self.broken = Some(OLD_LINES.into()),
+                resources: None,
+                job,
+                gflops_left,
+                gflops_rate,
+                ..
+            } => self.old_finish(job, *gflops_left, *gflops_rate),
+            Message::SimFinishes { .. } if self.picks.is_some() => {
+                self.broken = Some(MIXED_LINES.into())
+            }
             Message::SimFinishes { t, job, .. } => {
                 self.advance(*t);
                 self.finishes += 1;
                 if self.active.remove(job).is_none() {
                     self.broken = Some(if self.starts == 0 {
-                        "it prints no `[rr_sim_detail] … starting` lines (log flag \
-                         rrsim_detail off): which jobs run in each step is not told"
-                            .into()
+                        NO_DETAIL.into()
                     } else {
                         format!("{job} finishes without a `starting` line")
                     });
@@ -374,6 +523,7 @@ struct Figures {
     nidle: (f64, f64),
     shortfall: (f64, f64),
     saturated: f64,
+    saturated_slack: f64,
     busy: Option<f64>,
     /// The recorded figures fit these (within their roundings).
     fits: bool,
@@ -400,15 +550,15 @@ fn figures(
     let (mut lo, mut hi) = (0.0f64, 0.0f64);
     // Saturated time: the end of the last step surely saturated, or of a
     // later one that may be.
-    let mut last_sure = 0.0f64;
-    let mut maybe: Vec<f64> = Vec::new();
+    let mut last_sure = (0.0f64, 0.0f64);
+    let mut maybe: Vec<(f64, f64)> = Vec::new();
     for step in &pass.steps {
         let use_ = step.usage.on(rsc, gpu_cpu);
         let (idle_lo, idle_hi) = (n - use_.hi, n - use_.lo);
         if step.from < buf {
             // Negative for a step that goes back (negative FLOPs left).
             let dt = step.to.min(buf) - step.from;
-            let time_slack = 2.0 * HALF_CENT * idle_hi.max(0.0);
+            let time_slack = (2.0 * HALF_CENT + step.to_slack) * idle_hi.max(0.0);
             let (a, b) = if idle_lo > IDLE_EPS {
                 (idle_lo * dt, idle_hi * dt)
             } else if idle_hi > IDLE_EPS {
@@ -420,27 +570,26 @@ fn figures(
             hi += a.max(b) + time_slack;
         }
         if idle_hi < IDLE_EPS {
-            last_sure = step.to;
+            last_sure = (step.to, step.to_slack);
             maybe.clear();
         } else if idle_lo < IDLE_EPS {
-            maybe.push(step.to);
+            maybe.push((step.to, step.to_slack));
         }
     }
     if pass.now < buf {
         let dt = buf - pass.now;
-        lo += n * dt - n * 2.0 * HALF_CENT;
-        hi += n * dt + n * 2.0 * HALF_CENT;
+        let time_slack = n * (2.0 * HALF_CENT + pass.end_slack());
+        lo += n * dt - time_slack;
+        hi += n * dt + time_slack;
     }
     maybe.push(last_sure);
-    let saturated = maybe
+    let off = |(t, slack): (f64, f64)| ((t - printed.saturated).abs() - slack).max(0.0);
+    let (saturated, saturated_slack) = maybe
         .iter()
         .copied()
-        .min_by(|a, b| {
-            (a - printed.saturated)
-                .abs()
-                .total_cmp(&(b - printed.saturated).abs())
-        })
+        .min_by(|&a, &b| off(a).total_cmp(&off(b)))
         .unwrap_or(last_sure);
+    let saturated_slack = 2.0 * HALF_CENT + saturated_slack;
     // Busy time: the missed jobs' whole instances must cover every
     // instance for the least-busy one to be busy.
     let covered: f64 = pass
@@ -459,12 +608,13 @@ fn figures(
     let within = |v: f64, (lo, hi): (f64, f64)| v >= lo - HALF_CENT && v <= hi + HALF_CENT;
     let fits = within(printed.nidle, nidle)
         && within(printed.shortfall, (lo, hi))
-        && (printed.saturated - saturated).abs() <= 2.0 * HALF_CENT
+        && (printed.saturated - saturated).abs() <= saturated_slack
         && busy.is_none_or(|b| (printed.busy - b).abs() <= HALF_CENT);
     Figures {
         nidle,
         shortfall: (lo, hi),
         saturated,
+        saturated_slack,
         busy,
         fits,
     }
@@ -742,6 +892,13 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
     if pass.finishes > 0 && pass.starts == 0 {
         return Err("the simulation prints no `starting` lines (rrsim_detail off)".into());
     }
+    // 7.0-7.4 print every pick: the last step ends when its job has run
+    // its GFLOPs at its rate; and they reset the CPU use after the GPU
+    // jobs (before 7.16).
+    let old = pass.picks.is_some();
+    let pass = pass.closed()?;
+    let pass = pass.as_ref();
+    let rule = if old { GpuCpuRule::Dropped } else { rule };
     let buf = match dump.buffer {
         Some((min, additional)) => (min + additional).max(1.0),
         None => pass.buf_total.max(1.0),
@@ -838,7 +995,7 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
             slack: RscSlack {
                 nidle: nidle_slack,
                 shortfall: shortfall_slack,
-                saturated: 2.0 * HALF_CENT,
+                saturated: f.saturated_slack,
                 busy: busy_slack,
             },
             ..printed.clone()
@@ -849,10 +1006,20 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
     let reason = format!(
         "§4.5/§4.6 the figures of the simulation printed before the block ({} step(s), {} job(s), \
          buffer {buf:.2} s; rr_sim.cpp RR_SIM::simulate, work_fetch.cpp \
-         RSC_WORK_FETCH::update_stats), within the roundings of its printed times and usages: \
+         RSC_WORK_FETCH::update_stats), within the roundings of its printed times and usages{}: \
          {}; the projects' REC, priorities, shares and reasons restated, not recomputed",
         pass.steps.len(),
         pass.seen.len(),
+        if old {
+            format!(
+                " (7.0-7.4 lines: each pick printed whole; the last step ends when its job has \
+                 run its GFLOPs at its rate, at {:.2} ± {:.2} s)",
+                pass.now,
+                pass.end_slack()
+            )
+        } else {
+            String::new()
+        },
         notes.join("; ")
     );
     Ok((Decision::FetchState(replayed), reason))
@@ -1041,6 +1208,46 @@ mod tests {
     }
 
     #[test]
+    fn a_7_2_simulation_is_followed_pick_by_pick() {
+        // 7.0-7.4 print every pick. On 2 CPUs A and B run from 0; A's
+        // `finishes` (printed at its step's start) ends that step at the
+        // next pick, 3600; B runs alone from 3600 and ends when it has run
+        // 5,000,000 GFLOPs at 1000 GFLOPS, 5000 s in all: at 5000. Buffer
+        // 6048: 1 idle x 1400 + 2 x 1048 = 3496 short, saturated to 3600.
+        let text = "\
+02:55:00 [---] [cpu_sched_debug] using 2.00 out of 2 CPUs
+02:56:00 [---] [rr_sim] start: work_buf min 1728 additional 4320 total 6048 on_frac 1.000 active_frac 1.000
+02:56:00 [P1] [rr_sim_detail] 0.00: starting A (1.00 CPU)
+02:56:00 [P1] [rr_sim_detail] 0.00: starting B (1.00 CPU)
+02:56:00 [P1] [rr_sim] 0.00: A finishes (3600000.00G/1000.00G)
+02:56:00 [P1] [rr_sim_detail] 3600.00: starting B (1.00 CPU)
+02:56:00 [P1] [rr_sim] 3600.00: B finishes (5000000.00G/1000.00G)
+";
+        let events = crate::replay::test_events(text, FileKind::EmulatorLog);
+        let printed = dump(&[("CPU", 3496.0, 0.0, 3600.0, 0.0)]);
+        assert!(disagreeing(&events, &printed, GpuCpuRule::Unknown).is_empty());
+        let (_, why) = refigured(&events, &printed, GpuCpuRule::Unknown).expect("followed");
+        assert!(why.contains("7.0-7.4 lines"), "{why}");
+        let printed = dump(&[("CPU", 3596.0, 0.0, 3600.0, 0.0)]);
+        assert_eq!(
+            disagreeing(&events, &printed, GpuCpuRule::Unknown),
+            ["shortfall"]
+        );
+        // Cut before B's `finishes`: not whole.
+        let cut: String = text.lines().take(6).map(|l| format!("{l}\n")).collect();
+        let cut = crate::replay::test_events(&cut, FileKind::EmulatorLog);
+        let why = why_not(&cut, &printed, GpuCpuRule::Unknown);
+        assert!(why.contains("no `finishes` line after it"), "{why}");
+        // Both releases' lines in one simulation: not followed.
+        let mixed = format!(
+            "{text}02:56:00 [P1] [rr_sim_detail] 5000.00: starting C (1.00 CPU) (1.00G/1.00G)\n"
+        );
+        let mixed = crate::replay::test_events(&mixed, FileKind::EmulatorLog);
+        let why = why_not(&mixed, &printed, GpuCpuRule::Unknown);
+        assert!(why.contains("mixes the lines"), "{why}");
+    }
+
+    #[test]
     fn a_max_concurrent_limit_bounds_the_figures() {
         // The four jobs of 4 CPUs with a limit reached: any of them may
         // have sat out a pick, so at least 4 x 2208 = 8832 short (less the
@@ -1090,11 +1297,11 @@ mod tests {
         let printed = dump(&[("CPU", 8832.0, 0.0, 3840.0, 0.0)]);
         let start = "02:56:00 [---] [rr_sim] start: work_buf min 1728 additional 4320 total 6048 \
                      on_frac 1.000 active_frac 1.000\n";
-        // 7.0-7.4: `starting` printed at every pick, without GFLOPs.
+        // 7.0-7.4, cut after a pick: its last step's end is not told.
         let old = format!("{start}02:56:00 [P1] [rr_sim_detail] 0.00: starting P1_0 (1.00 CPU)\n");
         let old = crate::replay::test_events(&old, FileKind::EmulatorLog);
         let why = why_not(&old, &printed, GpuCpuRule::Counted);
-        assert!(why.contains("7.0-7.4"), "{why}");
+        assert!(why.contains("no `finishes` line after it"), "{why}");
         // Finish lines only (rrsim_detail off).
         let bare = format!(
             "{start}02:56:00 [P1] [rr_sim] 3840.00: P1_0 finishes (1.00 CPU) (15360.00G/4.00G)\n"
