@@ -271,6 +271,8 @@ numeric_params! {
         "1: a max_concurrent project's shortfall counts the instances up to the most it used so far in the simulation (from its smallest limit, capped by the free instances), as before 8.2.0; 0: up to mc_max_could_use";
     mc_limit_reason = 1.0, "§4.4, §7.5",
         "1: a max_concurrent project's simulation goes on past its limit, and a resource whose last limit time lies beyond the buffer gets the reason `max concurrent job limit` (7.20.0); 0: the simulation drops the project's pending jobs of that resource once it is at its limit, and there is no such reason";
+    mc_in_rr_sim = 1.0, "§4.3, §4.4, §7.8",
+        "1: the simulation and work fetch take max_concurrent limits into account (7.16.1: commits 40f0cb44f4 and 81a880c74d); 0: only the run list and its enforcement do (7.0-7.2: rr_sim.cpp and work_fetch.cpp at 7.2.42 know no max_concurrent)";
     zero_share_min_buf = 1.0, "§7.5",
         "1: a zero-share project is not asked while the resource is saturated beyond min(work_buf_min, WF_EST_FETCH_TIME) (7.20.2); 0: beyond WF_EST_FETCH_TIME";
     zero_share_one_job = 1.0, "§7.8",

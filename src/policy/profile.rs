@@ -200,14 +200,18 @@ pub fn params_for_release_keeping(
 /// can decide or print — GPU jobs' CPU share outside the simulation's CPU
 /// use (rr_sim.cpp RR_SIM::pick_jobs_to_run resets the CPU count after the
 /// GPU passes), completions timed at the start of their step (changed by
-/// 6fa0940502, 7.5.0), and the run list filled to NCPUS for single- and
-/// multithread jobs alike (cpu_sched.cpp PROC_RESOURCES::stop_scan_cpu).
+/// 6fa0940502, 7.5.0), the run list filled to NCPUS for single- and
+/// multithread jobs alike (cpu_sched.cpp PROC_RESOURCES::stop_scan_cpu),
+/// and max_concurrent known to the run list and its enforcement only
+/// (rr_sim.cpp and work_fetch.cpp at 7.2.42 have no limit; 40f0cb44f4 and
+/// 81a880c74d brought it to both in 7.16.1).
 pub fn params_7_2(params: &mut Params) {
     params_for_release(params, Release(7, 2, 42));
     params.rr_sim_gpu_jobs_use_cpu = 0.0;
     params.rr_sim_finish_at_step_end = 0.0;
     params.run_list_overfill = 1.0;
     params.run_list_mt_overfill = 1.0;
+    params.mc_in_rr_sim = 0.0;
 }
 
 /// True for the releases of the 7.0–7.2 variant ([`params_7_2`]).

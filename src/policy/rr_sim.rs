@@ -288,7 +288,7 @@ impl<'a> Sim<'a> {
             .map(|r| state.relative_speed(r, params))
             .collect();
         let has_exclusions = (0..n_rsc).map(|r| state.has_exclusions(r)).collect();
-        let have_mc = ConcurrencyCounters::enabled(state);
+        let have_mc = ConcurrencyCounters::enabled(state) && params.mc_in_rr_sim != 0.0;
         let counters = ConcurrencyCounters::new(state);
         let busy = (0..n_rsc)
             .map(|r| BusyTimeEstimator::new(state.ninstances(r)))

@@ -12,7 +12,7 @@ use super::params::Params;
 use super::rec::{project_priority_init, PriorityInit, PriorityMode};
 use super::rr_sim::{rr_simulate, RrSimOutcome};
 use super::runtime::estimated_flops_remaining;
-use super::state::{HostState, JobState, ProjectIdx, RpcReason, RscIdx};
+use super::state::{HostState, JobState, Project, ProjectIdx, RpcReason, RscIdx};
 use super::PolicyError;
 use crate::resource::ResourceType;
 use serde::Serialize;
@@ -624,6 +624,13 @@ fn is_wacky_dcf(state: &HostState, project: ProjectIdx, params: &Params) -> bool
     })
 }
 
+/// True if `p`'s max_concurrent limits shape its work requests (the MC
+/// shortfall, no instance share): the project has a limit and the rules
+/// know limits outside the run list (`mc_in_rr_sim`; not 7.0–7.2).
+fn limits_fetch(p: &Project, params: &Params) -> bool {
+    params.mc_in_rr_sim != 0.0 && p.has_max_concurrent()
+}
+
 /// Mirrors RSC_WORK_FETCH::set_request() in client/work_fetch.cpp (§7.8).
 pub fn set_request(
     state: &HostState,
@@ -669,7 +676,7 @@ pub fn set_request(
     }
     let nexcl = state.ncoprocs_excluded(project, rsc) as f64;
     let non_excl_inst = ninstances - nexcl;
-    if p.has_max_concurrent() {
+    if limits_fetch(p, params) {
         if let Some(shortfall) = setup.shortfall.get_mut(rsc) {
             notes.push(ScanNote::McShortfall {
                 project,
@@ -697,7 +704,7 @@ pub fn set_request(
         .and_then(|row| row.get(rsc))
         .copied()
         .unwrap_or(0.0);
-    if !p.has_max_concurrent() {
+    if !limits_fetch(p, params) {
         let instance_share = (ninstances * share).min(non_excl_inst) - stats.nused_total;
         request.req_instances = rsc_stats.nidle_now.max(instance_share);
     }
@@ -823,7 +830,7 @@ pub fn choose_project(
             scan.push(ScanNote::Skip(p, reason.clone()));
             continue;
         }
-        let has_mc = state.projects[p].has_max_concurrent();
+        let has_mc = limits_fetch(&state.projects[p], params);
         let mut trigger = None;
         for r in 0..n_rsc {
             if r != 0 && !state.gpus_usable {
@@ -1167,6 +1174,30 @@ mod tests {
         assert!((out.request[0].req_secs - 196992.0).abs() < 1e-6);
         assert_eq!(out.request[0].req_instances, 4.0);
         assert_eq!(out.request[1], RscRequest::default());
+    }
+
+    /// A max_concurrent limit shapes the request from 7.16.1 on, not in
+    /// 7.0–7.2 (work_fetch.cpp at 7.2.42 has no limit; `mc_in_rr_sim`).
+    /// seed_cpu_gpu_two_projects at 01:00 with A out ("no new tasks") and
+    /// B at project_max_concurrent 1 (1-CPU jobs, 4 CPUs, buffer 51840 s):
+    /// today B's CPU request is its MC shortfall, min(1 × 1, 4) = 1 instance
+    /// × 51840 = 51840 s, with no instances; under 7.2.42's rules it is the
+    /// CPU shortfall 4 × 51840 = 207360 s and max(nidle 4, 4 × 1 − 0) = 4
+    /// instances.
+    #[test]
+    fn max_concurrent_shapes_the_request_only_from_7_16() {
+        let run = |params: &Params| {
+            let mut state = seed_two_projects();
+            state.projects[0].dont_request_more_work = true;
+            state.projects[1].project_max_concurrent = Some(1);
+            let out = choose_project(&mut state, 3600.0, None, params).unwrap();
+            assert_eq!((out.chosen, out.trigger), (Some(1), Some(0)));
+            (out.request[0].req_secs, out.request[0].req_instances)
+        };
+        assert_eq!(run(&Params::default()), (51840.0, 0.0));
+        let mut old = Params::default();
+        crate::policy::profile::params_7_2(&mut old);
+        assert_eq!(run(&old), (207360.0, 4.0));
     }
 
     /// §7.4 order and texts; the RPC backoff comes last and prints its seconds. B is outside

@@ -14,10 +14,18 @@
 //! - `<max_concurrent>` from client_state.xml is cleared unless the project has
 //!   an app_config.xml.
 //!
+//! The 7.2.42 emulator ([`build_emulator_state_for`] with a 7.0–7.2 release)
+//! reads no app_config.xml at all: client/sim.cpp at that tag never calls
+//! `check_app_config`, so an app's `<max_concurrent>` is the one in
+//! client_state.xml (APP::parse) and app_config's GPU usage and
+//! `project_max_concurrent` (which 7.2 clients do not know: 34e97a5048,
+//! 2014-07-25, first in 7.4) have no effect.
+//!
 //! Architecture Invariant: the only place that converts trace state into
 //! engine state; reads the trace, never the log's decisions.
 
 use super::ReplayError;
+use crate::policy::profile::{is_7_2, Release};
 use crate::policy::state::{
     App, AppVersion, Coproc, Host, HostState, Job, Prefs, Project, ResourceUsage,
 };
@@ -160,8 +168,19 @@ pub(crate) fn sim_host_state(trace: &Trace) -> Result<HostState, ReplayError> {
     Ok(state)
 }
 
-/// Builds the engine's host state at the emulator's start.
+/// Builds the engine's host state at today's emulator's start.
 pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), ReplayError> {
+    build_emulator_state_for(trace, None)
+}
+
+/// Builds the engine's host state at the start of the emulator of
+/// `release` (`None`: today's): the 7.0–7.2 emulator reads no
+/// app_config.xml (module doc).
+pub fn build_emulator_state_for(
+    trace: &Trace,
+    release: Option<Release>,
+) -> Result<(HostState, BuildNotes), ReplayError> {
+    let reads_app_config = !release.is_some_and(is_7_2);
     let recorded = trace
         .state
         .client_states
@@ -201,7 +220,7 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
     let mut notes = BuildNotes::default();
     for recorded_project in &recorded.projects {
         let name = project_name(recorded_project);
-        let app_config = app_config_for(trace, recorded_project);
+        let app_config = app_config_for(trace, recorded_project).filter(|_| reads_app_config);
         let mut project = Project::new(
             &name,
             recorded_project.resource_share.unwrap_or(100.0),
@@ -271,7 +290,7 @@ pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), Re
             app.non_cpu_intensive = recorded_app.non_cpu_intensive;
             app.sporadic = recorded_app.sporadic;
             app.fraction_done_exact = recorded_app.fraction_done_exact;
-            if app_config.is_some() {
+            if app_config.is_some() || !reads_app_config {
                 app.max_concurrent = recorded_app
                     .max_concurrent
                     .filter(|m| *m > 0)

@@ -928,7 +928,8 @@ pub fn audit_window(
     }
     report.policy_reason = policy_reason;
     report.release = choice.release.map(|r| r.to_string());
-    let state = match build::build_emulator_state(trace) {
+    let emulator_release = (policy == V7_2).then_some(Release(7, 2, 42));
+    let state = match build::build_emulator_state_for(trace, emulator_release) {
         Ok((state, notes)) => {
             for project in &notes.dropped_projects {
                 unchecked.push(Unchecked {

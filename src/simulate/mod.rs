@@ -425,7 +425,7 @@ pub fn simulate_scenario_logged(
     let world = if scenario::is_notation(scenario) {
         scenario::from_notation(scenario)?
     } else {
-        scenario::from_folder(std::path::Path::new(scenario), &mut rng)?
+        scenario::from_folder(std::path::Path::new(scenario), options.release, &mut rng)?
     };
     simulate_logged(world, options, &mut rng, log)
 }
@@ -704,7 +704,7 @@ pub fn generated_jobs(
         ..SimOptions::default()
     };
     let mut rng = Rng::new(1);
-    let world = scenario::from_folder(std::path::Path::new(scenario), &mut rng)?;
+    let world = scenario::from_folder(std::path::Path::new(scenario), options.release, &mut rng)?;
     let (state, mut sim_world, loop_options) = split(world, &options, &mut rng);
     let mut collector = JobCollector::default();
     ClientLoop::new(state, loop_options, &mut sim_world, &mut collector)?.run()?;

@@ -43,7 +43,7 @@ use crate::parse::{self, LogOptions};
 use crate::policy::generation::Generation;
 use crate::policy::profile::Release;
 use crate::policy::state::{App, AppVersion, Coproc, Host, HostState, Job, Project, ResourceUsage};
-use crate::replay::build::{build_emulator_state, emulator_app_params};
+use crate::replay::build::{build_emulator_state_for, emulator_app_params};
 use crate::resource::ResourceType;
 use std::path::{Path, PathBuf};
 
@@ -279,8 +279,13 @@ pub fn auto_policy(scenario: &str) -> (Generation, String, Option<Release>) {
 
 /// Reads an emulator-style scenario: `path` is the `inputs/` folder or a
 /// folder containing one. Applies the emulator's start-up rules (see
-/// [`crate::replay::build`]). `rng` draws the initial availability states.
-pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
+/// [`crate::replay::build`]) of the emulator of `release` (`None`: today's).
+/// `rng` draws the initial availability states.
+pub fn from_folder(
+    path: &Path,
+    release: Option<Release>,
+    rng: &mut Rng,
+) -> Result<World, SimError> {
     let inputs = inputs_dir(path);
     if !inputs.is_dir() {
         return Err(SimError::Scenario(format!(
@@ -301,7 +306,7 @@ pub fn from_folder(path: &Path, rng: &mut Rng) -> Result<World, SimError> {
         return from_sim_inputs(&trace);
     }
     let (state, notes) =
-        build_emulator_state(&trace).map_err(|e| SimError::Scenario(e.to_string()))?;
+        build_emulator_state_for(&trace, release).map_err(|e| SimError::Scenario(e.to_string()))?;
     let recorded = trace
         .state
         .client_states
