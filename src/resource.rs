@@ -41,7 +41,8 @@ impl ResourceType {
         Some(match name {
             "" => return None,
             "CPU" | "cpu" => ResourceType::Cpu,
-            "NVIDIA GPU" | "NVIDIA" | "CUDA" | "nvidia" | "cuda" | "coproc_cuda" => {
+            // "NV": 6.10's rr_sim `starting` lines (rsc_string).
+            "NVIDIA GPU" | "NVIDIA" | "CUDA" | "NV" | "nvidia" | "cuda" | "coproc_cuda" => {
                 ResourceType::Nvidia
             }
             "AMD/ATI GPU" | "ATI GPU" | "ATI" | "ati" | "amd" | "AMD" | "coproc_ati" => {

@@ -349,6 +349,23 @@ fn explain_6_10(
             };
             out.choice = Some(format!("{said}; {rule}"));
             out.missing.extend(missing);
+            // The pass's state block (after `chosen:`, before `No project
+            // chosen`): its figures against the simulation before it.
+            let points = recorded::extract(events);
+            let block = points
+                .iter()
+                .filter_map(|p| match &p.decision {
+                    Decision::FetchState(dump) => Some((p.event_idx, dump)),
+                    _ => None,
+                })
+                .filter(|(idx, _)| {
+                    events.get(*idx).map(|e| &e.time)
+                        == events.get(choice.event_idx).map(|e| &e.time)
+                })
+                .min_by_key(|(idx, _)| idx.abs_diff(choice.event_idx));
+            if let Some((idx, dump)) = block {
+                out.simulation = simulation(events, &points, idx, dump);
+            }
             for shown in &choice.shown {
                 if !matches(options.resource.as_deref(), &shown.resource) {
                     continue;

@@ -562,6 +562,26 @@ fn needs_6x(kind: DecisionKind) -> &'static str {
     }
 }
 
+/// Compares `point` with what was replayed for it and files the outcome
+/// (the point, and its divergences) in `report`.
+fn file_point(
+    report: &mut DivergenceReport,
+    point: &recorded::RecordedPoint,
+    replayed: &compare::Replayed,
+    trace: &Trace,
+    options: &AuditOptions,
+) {
+    let (decision_point, divergences) = compare::compare_point(
+        point,
+        replayed,
+        options.tolerance,
+        &trace.events,
+        !options.summary,
+    );
+    report.points.push(decision_point);
+    report.divergences.extend(divergences);
+}
+
 fn audit_6_10_choices(
     report: &mut DivergenceReport,
     trace: &Trace,
@@ -579,15 +599,7 @@ fn audit_6_10_choices(
                 compare::Replayed::NotReplayed(why.clone())
             }
         };
-        let (decision_point, divergences) = compare::compare_point(
-            point,
-            &replayed,
-            options.tolerance,
-            &trace.events,
-            !options.summary,
-        );
-        report.points.push(decision_point);
-        report.divergences.extend(divergences);
+        file_point(report, point, &replayed, trace, options);
     };
     for choice in choices {
         let Some(event) = trace.events.get(choice.event_idx) else {
@@ -852,34 +864,52 @@ pub fn audit_window(
                         time == point.time && idx.abs_diff(point.event_idx) <= SAME_PASS_LINES
                     })
                 };
+                // A state block's figures follow from the 6.x simulation
+                // printed whole before it (rr_simulation on).
+                let fetch_states = rrsim_check::refigure_from(
+                    &trace.events,
+                    &points,
+                    carried.map(|c| &c.rr_sim),
+                    rrsim_check::GpuCpuRule::Counted,
+                    from,
+                );
                 // Per kind: how many, and the first one's reason.
                 let mut listed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
                 for point in points.iter().filter(|p| reports(p.event_idx)) {
                     if matches!(point.decision, decision::Decision::Choice(_)) && same_pass(point) {
                         continue;
                     }
+                    let refigured = fetch_states.get(&point.event_idx);
+                    if let Some(Ok((decision, reason))) = refigured {
+                        let replayed = compare::Replayed::Decision {
+                            decision: decision.clone(),
+                            reason: reason.clone(),
+                        };
+                        file_point(&mut report, point, &replayed, trace, options);
+                        continue;
+                    }
                     let mt = matches!(point.decision, decision::Decision::Enforcement(_))
                         .then(|| enforce_check::mt_skips_6x(&trace.events, point.event_idx))
                         .flatten();
-                    let why = mt.as_deref().unwrap_or(needs_6x(point.kind()));
+                    let why = match refigured {
+                        Some(Err(from_lines)) => format!(
+                            "from the simulation printed before it: {from_lines}; from the host: \
+                             {}",
+                            needs_6x(point.kind())
+                        ),
+                        _ => mt.as_deref().unwrap_or(needs_6x(point.kind())).to_string(),
+                    };
                     let why = if point.cut_before {
                         format!("the log starts inside this pass; {why}")
                     } else {
-                        why.to_string()
+                        why
                     };
                     listed
                         .entry(point.kind())
                         .or_insert_with(|| (0, why.clone()))
                         .0 += 1;
                     let not = compare::Replayed::NotReplayed(why);
-                    let (decision_point, _) = compare::compare_point(
-                        point,
-                        &not,
-                        options.tolerance,
-                        &trace.events,
-                        !options.summary,
-                    );
-                    report.points.push(decision_point);
+                    file_point(&mut report, point, &not, trace, options);
                 }
                 for (kind, (count, why)) in listed {
                     report.unchecked.push(Unchecked {

@@ -550,13 +550,28 @@ impl Extractor<'_> {
                     });
                 }
             }
+            // 6.6-6.12 name the resource on the same line (`[wfd] CPU:
+            // shortfall ...`; its shares on `fetch share` lines, not kept).
             Message::WorkFetchShortfall {
                 shortfall,
                 nidle,
                 saturated,
                 busy,
+            }
+            | Message::LtdResourceState {
+                shortfall,
+                nidle,
+                saturated,
+                busy,
+                ..
             } => {
                 if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
+                    if let Message::LtdResourceState { rsc, .. } = message {
+                        dump.resources.push(RscState {
+                            rsc: rsc_name(rsc),
+                            ..RscState::default()
+                        });
+                    }
                     if let Some(rsc) = dump.resources.last_mut() {
                         rsc.shortfall = *shortfall;
                         rsc.nidle = *nidle;

@@ -26,8 +26,14 @@
 //! when the simulation began and its rate: each step's set is then
 //! printed, each step ends at the next pick, and the last ends when its
 //! job has run GFLOPs / rate seconds in all (within what those two
-//! decimals allow); those releases leave GPU jobs' CPUs out. From that
-//! timeline:
+//! decimals allow); those releases leave GPU jobs' CPUs out. 6.6 to 6.12
+//! (`rr_sim start: work_buf_total`, rr_sim.cpp `CLIENT_STATE::rr_simulation`
+//! at 6.10.60) print `T: starting JOB (USAGE)` when a job enters the set
+//! and, at the start of each step, `T: JOB finishes after D`: the step
+//! runs the set as it is from T to T + D, then JOB leaves; every job's
+//! CPUs count in the CPU use, and the same shortfall, idle and saturated
+//! rules apply (work_fetch.cpp `accumulate_shortfall`,
+//! `update_saturated_time`). From that timeline:
 //!
 //! - idle instances now = instances − the usage of the first pick;
 //! - shortfall = Σ (instances − usage) × length over the steps whose idle
@@ -68,6 +74,10 @@ use std::collections::{BTreeMap, HashMap};
 /// memory of one pass stays bounded on a hostile log).
 const MAX_JOBS: usize = 100_000;
 
+/// Steps one simulation may hold before it is no longer followed (a
+/// hostile log repeating `starting` lines at new times).
+const MAX_STEPS: usize = 200_000;
+
 /// Why a simulation of finish lines alone cannot be followed.
 const NO_DETAIL: &str = "it prints no `[rr_sim_detail] … starting` lines (log flag rrsim_detail \
      off): which jobs run in each step is not told";
@@ -75,6 +85,9 @@ const NO_DETAIL: &str = "it prints no `[rr_sim_detail] … starting` lines (log 
 /// Why a simulation mixing both releases' lines cannot be followed.
 const MIXED_LINES: &str =
     "it mixes the lines of 7.0-7.4 (`starting` at every pick) and of 7.5 on (once per job)";
+
+/// Why a simulation mixing 6.x lines with later ones cannot be followed.
+const SIX_MIXED: &str = "it mixes the lines of 6.6-6.12 (`finishes after`) with those of 7.0 on";
 
 /// Half a unit of a value printed with two decimals.
 const HALF_CENT: f64 = 0.005;
@@ -213,6 +226,8 @@ struct Pass {
     mc_limits: usize,
     /// 7.0-7.4 lines: the picks (the steps then close at the next pick).
     picks: Option<Picks>,
+    /// 6.6-6.12 lines (`rr_sim start: work_buf_total`, `finishes after`).
+    six: bool,
 }
 
 impl Pass {
@@ -229,7 +244,7 @@ impl Pass {
     /// has negative FLOPs left and finishes "before" now: the client's step
     /// is then negative (its simulated time goes back), and so is this one.
     fn advance(&mut self, t: f64) {
-        if t != self.now {
+        if t != self.now && self.room() {
             self.steps.push(Step {
                 from: self.now,
                 to: t,
@@ -237,6 +252,48 @@ impl Pass {
                 to_slack: 0.0,
             });
             self.now = t;
+        }
+    }
+
+    /// False (and the pass broken) once it holds [`MAX_STEPS`] steps.
+    fn room(&mut self) -> bool {
+        if self.steps.len() >= MAX_STEPS {
+            self.broken = Some(format!("it has more than {MAX_STEPS} steps"));
+            return false;
+        }
+        true
+    }
+
+    /// A 6.6-6.12 `T: JOB finishes after D` line (rr_sim.cpp at 6.10.60,
+    /// `CLIENT_STATE::rr_simulation`): printed at the start of the step,
+    /// which ends D seconds later with JOB leaving the running set. The
+    /// next step's lines give its start again, rounded on their own: a
+    /// start within those roundings of the end is the same instant.
+    fn finish_after(&mut self, t: f64, job: &CompactString, after: f64) {
+        self.at(t);
+        if !self.room() {
+            return;
+        }
+        self.finishes += 1;
+        self.steps.push(Step {
+            from: t,
+            to: t + after,
+            usage: Usage::of(&self.active),
+            to_slack: HALF_CENT,
+        });
+        self.now = t + after;
+        if self.active.remove(job).is_none() {
+            self.broken = Some(format!("{job} finishes without a `starting` line"));
+        }
+    }
+
+    /// A 6.6-6.12 line at `t`: the same instant as the last step's end
+    /// when within their roundings; else a step of the set up to `t`.
+    fn at(&mut self, t: f64) {
+        if (t - self.now).abs() <= 3.0 * HALF_CENT {
+            self.now = t;
+        } else {
+            self.advance(t);
         }
     }
 
@@ -259,6 +316,10 @@ impl Pass {
                     "its picks go back in time ({:.2} after {:.2})",
                     t, picks.time
                 ));
+                return;
+            }
+            if self.steps.len() >= MAX_STEPS {
+                self.broken = Some(format!("it has more than {MAX_STEPS} steps"));
                 return;
             }
             for job in picks.set.keys() {
@@ -368,6 +429,13 @@ impl Pass {
                     self.broken = Some(format!("it holds more than {MAX_JOBS} jobs"));
                     return;
                 }
+                if self.six {
+                    self.at(*t);
+                    self.starts += 1;
+                    self.active.insert(job.clone(), resources.clone());
+                    self.seen.insert(job.clone(), resources.clone());
+                    return;
+                }
                 if gflops_left.is_none() {
                     self.old_start(*t, job, resources);
                     return;
@@ -381,6 +449,12 @@ impl Pass {
                 self.active.insert(job.clone(), resources.clone());
                 self.seen.insert(job.clone(), resources.clone());
             }
+            Message::SimFinishesAfter { t, job, after, .. } if self.six => {
+                self.finish_after(*t, job, *after)
+            }
+            Message::SimFinishesAfter { .. } | Message::SimFinishes { .. } if self.six => {
+                self.broken = Some(SIX_MIXED.into())
+            }
             Message::SimFinishes {
                 resources: None,
                 job,
@@ -391,6 +465,7 @@ impl Pass {
             Message::SimFinishes { .. } if self.picks.is_some() => {
                 self.broken = Some(MIXED_LINES.into())
             }
+            Message::SimFinishesAfter { .. } => self.broken = Some(SIX_MIXED.into()),
             Message::SimFinishes { t, job, .. } => {
                 self.advance(*t);
                 self.finishes += 1;
@@ -458,8 +533,15 @@ impl Tracker {
                     ..Pass::default()
                 });
             }
-            // A 6.x simulation: its figures follow other rules.
-            Message::RrSimStartTotal { .. } => self.pass = None,
+            // A 6.6-6.12 simulation: its steps end `after` their start.
+            Message::RrSimStartTotal { work_buf_total, .. } => {
+                self.pass = Some(Pass {
+                    time: event.time.secs(),
+                    buf_total: *work_buf_total,
+                    six: true,
+                    ..Pass::default()
+                });
+            }
             // The client prints its GPU suspensions (cs_prefs.cpp
             // check_suspend_processing, log flag task, on by default); it
             // starts with none.
@@ -527,6 +609,8 @@ struct Figures {
     busy: Option<f64>,
     /// The recorded figures fit these (within their roundings).
     fits: bool,
+    /// How many of the four recorded figures do not.
+    misfits: usize,
 }
 
 /// `[lo, hi]` as a centre and a half-width.
@@ -606,10 +690,16 @@ fn figures(
     let unknown_misses = pass.misses.iter().any(|j| !pass.seen.contains_key(j));
     let busy = (!unknown_misses && covered < n).then_some(0.0);
     let within = |v: f64, (lo, hi): (f64, f64)| v >= lo - HALF_CENT && v <= hi + HALF_CENT;
-    let fits = within(printed.nidle, nidle)
-        && within(printed.shortfall, (lo, hi))
-        && (printed.saturated - saturated).abs() <= saturated_slack
-        && busy.is_none_or(|b| (printed.busy - b).abs() <= HALF_CENT);
+    let misfits = [
+        within(printed.nidle, nidle),
+        within(printed.shortfall, (lo, hi)),
+        (printed.saturated - saturated).abs() <= saturated_slack,
+        busy.is_none_or(|b| (printed.busy - b).abs() <= HALF_CENT),
+    ]
+    .iter()
+    .filter(|ok| !**ok)
+    .count();
+    let fits = misfits == 0;
     Figures {
         nidle,
         shortfall: (lo, hi),
@@ -617,6 +707,7 @@ fn figures(
         saturated_slack,
         busy,
         fits,
+        misfits,
     }
 }
 
@@ -662,7 +753,7 @@ fn instance_counts(
         (1..=hi).map(f64::from).collect(),
         format!(
             "the block prints 0 idle and no line the count: the first of 1 to {hi} that fits, \
-             else {hi}"
+             else the one that leaves the fewest figures off"
         ),
     )
 }
@@ -898,7 +989,13 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
     let old = pass.picks.is_some();
     let pass = pass.closed()?;
     let pass = pass.as_ref();
-    let rule = if old { GpuCpuRule::Dropped } else { rule };
+    // 6.6-6.12 count every job's CPUs in the CPU use, GPU suspended or not
+    // (RR_SIM_STATUS::activate at 6.10.60).
+    let (rule, gpu) = match (old, pass.six) {
+        (true, _) => (GpuCpuRule::Dropped, tracker.gpu),
+        (_, true) => (GpuCpuRule::Counted, GpuState::Running),
+        _ => (rule, tracker.gpu),
+    };
     let buf = match dump.buffer {
         Some((min, additional)) => (min + additional).max(1.0),
         None => pass.buf_total.max(1.0),
@@ -915,7 +1012,7 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
     for printed in &dump.resources {
         let rsc = resource_of(printed)?;
         let mut outcomes = Vec::new();
-        for gpu_cpu in gpu_cpu_ways(&rsc, rule, tracker.gpu, has_gpu_jobs) {
+        for gpu_cpu in gpu_cpu_ways(&rsc, rule, gpu, has_gpu_jobs) {
             let (counts, source) =
                 instance_counts(pass, &rsc, gpu_cpu, printed, tracker.ncpus, false);
             if counts.is_empty() {
@@ -928,10 +1025,16 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
                 .iter()
                 .map(|&n| (n, figures(pass, &rsc, gpu_cpu, n, buf, printed)))
                 .collect();
-            let pick = tried
-                .iter()
-                .position(|(_, f)| f.fits)
-                .unwrap_or(tried.len() - 1);
+            // The first count that fits; else the one that leaves the
+            // fewest figures off (the last of those), so that a divergence
+            // names the figure that is off, not those a wrong count moves.
+            let pick = tried.iter().position(|(_, f)| f.fits).unwrap_or_else(|| {
+                let fewest = tried.iter().map(|(_, f)| f.misfits).min().unwrap_or(0);
+                tried
+                    .iter()
+                    .rposition(|(_, f)| f.misfits == fewest)
+                    .unwrap_or(tried.len() - 1)
+            });
             let (n, f) = tried.into_iter().nth(pick).ok_or("no instance count")?;
             outcomes.push((gpu_cpu, n, f, source));
         }
@@ -943,7 +1046,7 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
                      GPU jobs' CPUs out; its start-up lines or --client-version tell)",
                 );
             }
-            if tracker.gpu == GpuState::Unknown {
+            if gpu == GpuState::Unknown {
                 missing.push(
                     "whether GPU computing was suspended (then GPU jobs' CPUs are left out; \
                      the `Suspending GPU computation` and `Resuming GPU computation` lines \
@@ -1003,14 +1106,31 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
     }
     let mut replayed = dump.clone();
     replayed.resources = resources;
+    let (section, functions, restated) = if pass.six {
+        (
+            "policy-legacy B",
+            "rr_sim.cpp CLIENT_STATE::rr_simulation, work_fetch.cpp \
+             RSC_WORK_FETCH::accumulate_shortfall and update_saturated_time at 6.10.60",
+            "the projects' shares and debts",
+        )
+    } else {
+        (
+            "§4.5/§4.6",
+            "rr_sim.cpp RR_SIM::simulate, work_fetch.cpp RSC_WORK_FETCH::update_stats",
+            "the projects' REC, priorities, shares and reasons",
+        )
+    };
     let reason = format!(
-        "§4.5/§4.6 the figures of the simulation printed before the block ({} step(s), {} job(s), \
-         buffer {buf:.2} s; rr_sim.cpp RR_SIM::simulate, work_fetch.cpp \
-         RSC_WORK_FETCH::update_stats), within the roundings of its printed times and usages{}: \
-         {}; the projects' REC, priorities, shares and reasons restated, not recomputed",
+        "{section} the figures of the simulation printed before the block ({} step(s), {} job(s), \
+         buffer {buf:.2} s; {functions}), within the roundings of its printed times and usages{}: \
+         {}; {restated} restated, not recomputed",
         pass.steps.len(),
         pass.seen.len(),
-        if old {
+        if pass.six {
+            " (6.6-6.12 lines: each step ends `after` its printed start; every job's CPUs \
+             counted)"
+                .to_string()
+        } else if old {
             format!(
                 " (7.0-7.4 lines: each pick printed whole; the last step ends when its job has \
                  run its GFLOPs at its rate, at {:.2} ± {:.2} s)",
@@ -1245,6 +1365,46 @@ mod tests {
         let mixed = crate::replay::test_events(&mixed, FileKind::EmulatorLog);
         let why = why_not(&mixed, &printed, GpuCpuRule::Unknown);
         assert!(why.contains("mixes the lines"), "{why}");
+    }
+
+    #[test]
+    fn a_6_10_simulation_is_followed_step_by_step() {
+        // 6.6-6.12 print each step's start and length. On 2 CPUs and one
+        // GPU, A (1 CPU) and G (0.50 CPU + 1 GPU) run from 0; A leaves at
+        // 1000, G at 1000 + 2000 = 3000; buffer 6048. CPU (G's half CPU
+        // counted): idle 0.5 now, 0.5 x 1000 + 1.5 x 2000 + 2 x 3048 =
+        // 9596 short, never saturated; GPU: 0 idle, 1 x 3048 = 3048 short,
+        // saturated to 3000.
+        let text = "\
+01-Jan-2000 00:08:00 [---] [rr_sim] rr_sim start: work_buf_total 6048.00 on_frac 1.000 active_frac 1.000
+01-Jan-2000 00:08:00 [P1] [rr_sim] 0.00: starting A (1.00 CPU)
+01-Jan-2000 00:08:00 [P1] [rr_sim] 0.00: starting G (0.50 CPU + 1.00 NV)
+01-Jan-2000 00:08:00 [P1] [rr_sim] 0.00: A finishes after 1000.00 (4000.00G/4.00G)
+01-Jan-2000 00:08:00 [P1] [rr_sim] 1000.00: G finishes after 2000.00 (60000.00G/30.00G)
+";
+        let events = crate::replay::test_events(text, FileKind::EventLog);
+        let printed = dump(&[
+            ("CPU", 9596.0, 0.5, 0.0, 0.0),
+            ("NVIDIA GPU", 3048.0, 0.0, 3000.0, 0.0),
+        ]);
+        assert!(disagreeing(&events, &printed, GpuCpuRule::Unknown).is_empty());
+        let (_, why) = refigured(&events, &printed, GpuCpuRule::Unknown).expect("followed");
+        assert!(why.contains("6.6-6.12 lines"), "{why}");
+        // The shortfall with G's CPUs left out (1 x 1000 + 2 x 2000 + 2 x
+        // 3048 = 11096) is not 6.10's rule.
+        let printed = dump(&[
+            ("CPU", 11096.0, 0.5, 0.0, 0.0),
+            ("NVIDIA GPU", 3048.0, 0.0, 3000.0, 0.0),
+        ]);
+        assert_eq!(
+            disagreeing(&events, &printed, GpuCpuRule::Unknown),
+            ["shortfall"]
+        );
+        // Cut before G's line: not whole.
+        let cut: String = text.lines().take(4).map(|l| format!("{l}\n")).collect();
+        let cut = crate::replay::test_events(&cut, FileKind::EventLog);
+        let why = why_not(&cut, &printed, GpuCpuRule::Unknown);
+        assert!(why.contains("never finished"), "{why}");
     }
 
     #[test]
