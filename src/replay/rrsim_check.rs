@@ -305,6 +305,9 @@ impl Pass {
             self.broken = Some(MIXED_LINES.into());
             return;
         }
+        if !self.room() {
+            return;
+        }
         let picks = self.picks.get_or_insert_with(|| Picks {
             time: t,
             ..Picks::default()
@@ -316,10 +319,6 @@ impl Pass {
                     "its picks go back in time ({:.2} after {:.2})",
                     t, picks.time
                 ));
-                return;
-            }
-            if self.steps.len() >= MAX_STEPS {
-                self.broken = Some(format!("it has more than {MAX_STEPS} steps"));
                 return;
             }
             for job in picks.set.keys() {
