@@ -17,7 +17,12 @@ import shutil
 from pathlib import Path
 
 TIME = re.compile(r"^(?:(\d+) days? )?(\d\d):(\d\d):(\d\d)")
-ROW = re.compile(r"^<tr>\s*<td valign=top>(?:(\d+) days? )?(\d\d):(\d\d):(\d\d)</td>")
+# A step row: today's layout, or the 7.0-7.2 emulator's (`<table ...><tr><td
+# width=100 valign=top>TIME</td>`).
+ROW = re.compile(
+    r"^(?:<tr>\s*<td valign=top>|<table border=0 cellpadding=4><tr><td width=100 valign=top>)"
+    r"(?:(\d+) days? )?(\d\d):(\d\d):(\d\d)</td>"
+)
 
 
 def seconds(m):

@@ -9,6 +9,12 @@
 //! decides its state. Times are printed like the log's (`01:00:00`,
 //! `1 day 01:06:00`, `24:00:00`).
 //!
+//! The 7.0–7.2 emulator (sim.cpp `html_rec()` at client_release/7.2/7.2.42)
+//! writes another layout: `<td width=100 valign=top>TIME</td>` opens a row,
+//! then one cell per resource, CPU first; a step that was not active has
+//! every cell `OFF` (grey), an active step with GPUs off has its GPU cells
+//! `OFF`.
+//!
 //! Architecture Invariant: parse knows nothing of policy, replay or report.
 
 use crate::parse::error::{ParseError, Parsed};
@@ -22,6 +28,10 @@ const ROW_OPEN: &[u8] = b"<td valign=top>";
 const NOT_RUNNING: &[u8] = b"BOINC not running";
 /// A GPU column of a step in which GPUs were not allowed.
 const GPUS_DISABLED: &[u8] = b"GPUs disabled";
+/// What opens a step row of the 7.0–7.2 emulator.
+const ROW_OPEN_7_2: &[u8] = b"<td width=100 valign=top>";
+/// A resource cell of the 7.0–7.2 emulator for a resource that was off.
+const OFF_CELL_7_2: &[u8] = b"bgcolor=#aaaaaa>OFF</td>";
 
 /// True when `head` looks like the emulator's timeline.html.
 pub fn is_emulator_timeline(head: &[u8]) -> bool {
@@ -35,10 +45,14 @@ pub fn parse_emulator_timeline(path: &SourcePath, bytes: &[u8]) -> Parsed<Vec<St
     let mut steps: Vec<StepAvailability> = Vec::new();
     let mut errors = Vec::new();
     let index = LineIndex::new(bytes);
-    let starts: Vec<usize> = memchr::memmem::find_iter(bytes, ROW_OPEN).collect();
-    for (n, &start) in starts.iter().enumerate() {
-        let label_start = start + ROW_OPEN.len();
-        let end = starts.get(n + 1).copied().unwrap_or(bytes.len());
+    let mut starts: Vec<(usize, usize)> = memchr::memmem::find_iter(bytes, ROW_OPEN)
+        .map(|at| (at, ROW_OPEN.len()))
+        .chain(memchr::memmem::find_iter(bytes, ROW_OPEN_7_2).map(|at| (at, ROW_OPEN_7_2.len())))
+        .collect();
+    starts.sort_unstable();
+    for (n, &(start, open_len)) in starts.iter().enumerate() {
+        let label_start = start + open_len;
+        let end = starts.get(n + 1).map_or(bytes.len(), |&(at, _)| at);
         let Some(label_len) = memchr::memchr(b'<', &bytes[label_start..end]) else {
             continue;
         };
@@ -57,8 +71,14 @@ pub fn parse_emulator_timeline(path: &SourcePath, bytes: &[u8]) -> Parsed<Vec<St
             continue;
         };
         let row = &bytes[label_start..end];
-        let off = memchr::memmem::find(row, NOT_RUNNING).is_some();
-        let gpus_disabled = memchr::memmem::find(row, GPUS_DISABLED).is_some();
+        let (off, gpus_disabled) = if open_len == ROW_OPEN_7_2.len() {
+            row_state_7_2(&row[label_len..])
+        } else {
+            (
+                memchr::memmem::find(row, NOT_RUNNING).is_some(),
+                memchr::memmem::find(row, GPUS_DISABLED).is_some(),
+            )
+        };
         match steps.last_mut() {
             Some(last) if last.time == time => {
                 last.on &= !off;
@@ -78,7 +98,22 @@ pub fn parse_emulator_timeline(path: &SourcePath, bytes: &[u8]) -> Parsed<Vec<St
     }
 }
 
-/// `01:06:00` → 3960, `1 day 01:06:00` → 90360, `2 days 00:00:00` → 172800.
+/// A 7.0–7.2 row after its time label (`</td><td …>…`): (not active, GPUs
+/// off). Its first cell is the CPU's: `OFF` there means the step was not
+/// active; an `OFF` cell after it is a GPU's.
+fn row_state_7_2(cells: &[u8]) -> (bool, bool) {
+    let first_cell_end = memchr::memmem::find(cells, b"</td>")
+        .and_then(|close| {
+            let after = close + b"</td>".len();
+            memchr::memmem::find(&cells[after..], b"</td>").map(|c| after + c + b"</td>".len())
+        })
+        .unwrap_or(cells.len());
+    let (cpu, rest) = cells.split_at(first_cell_end);
+    let cpu_off = memchr::memmem::find(cpu, OFF_CELL_7_2).is_some();
+    let gpu_off = memchr::memmem::find(rest, OFF_CELL_7_2).is_some();
+    (cpu_off, gpu_off)
+}
+
 /// True when `head` looks like the 6.10 emulator's sim_out_0.html.
 pub fn is_sim_out_html(head: &[u8]) -> bool {
     memchr::memmem::find(head, b"<h2>Simulator output</h2>").is_some()
@@ -122,6 +157,7 @@ pub fn parse_sim_out_html(path: &SourcePath, bytes: &[u8]) -> Parsed<Vec<(String
     }
 }
 
+/// `01:06:00` → 3960, `1 day 01:06:00` → 90360, `2 days 00:00:00` → 172800.
 fn step_seconds(label: &str) -> Option<i64> {
     let (days, clock) = match label.split_once(' ') {
         Some((days, rest)) => {
@@ -198,17 +234,22 @@ mod tests {
 <tr>    <td valign=top>01:06:00</td>    <td colspan=99 valign=top bgcolor=#aaaaaa>BOINC not running</td></tr>\n\
 <tr>   <td valign=top>1 day 01:12:00</td>   <th>CPU</th><th>NVIDIA GPU</th><td valign=top bgcolor=#aaaaaa>GPUs disabled</td></tr>\n";
 
-    #[test]
-    fn rows_give_on_and_gpu_state_per_step() {
-        let parsed = parse_emulator_timeline(&SourcePath::from("timeline.html"), HTML.as_bytes());
+    /// (time, on, GPUs allowed) of each step row of `html`, which must
+    /// parse without errors.
+    fn step_states(html: &str) -> Vec<(i64, bool, bool)> {
+        let parsed = parse_emulator_timeline(&SourcePath::from("timeline.html"), html.as_bytes());
         assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
-        let got: Vec<(i64, bool, bool)> = parsed
+        parsed
             .value
             .iter()
             .map(|s| (s.time, s.on, s.gpus_allowed))
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn rows_give_on_and_gpu_state_per_step() {
         assert_eq!(
-            got,
+            step_states(HTML),
             [
                 (3600, true, true),
                 (3960, false, false),
@@ -216,6 +257,26 @@ mod tests {
             ]
         );
         assert!(is_emulator_timeline(HTML.as_bytes()));
+    }
+
+    /// The 7.0-7.2 layout (sim.cpp `html_rec()` at 7.2.42): a message row,
+    /// a step not active (every cell OFF), an active step with its GPU cell
+    /// OFF, and an active step with both resources shown.
+    #[test]
+    fn rows_of_the_7_2_emulator() {
+        let html = "<h2>BOINC client emulator results</h2>\n\
+<table border=0 cellpadding=4><tr><td width=100 valign=top>01:00:00</td><td width=400 valign=top><font size=-2>Starting A_0<br></font></td></tr></table>\n\
+<table border=0 cellpadding=4><tr><td width=100 valign=top>01:00:00</td><td width=400 valign=top bgcolor=#aaaaaa>OFF</td><td width=400 valign=top bgcolor=#aaaaaa>OFF</td></tr></table>\n\
+<table border=0 cellpadding=4><tr><td width=100 valign=top>01:05:00</td><td width=400 valign=top><table>\n<tr><td>1.00</td><td bgcolor=#000088><font color=#ffffff>A_0</font></td><td>12</td></tr>\n</table>\n</td><td width=400 valign=top bgcolor=#aaaaaa>OFF</td></tr></table>\n\
+<table border=0 cellpadding=4><tr><td width=100 valign=top>01:10:00</td><td width=400 valign=top>IDLE\n</td><td width=400 valign=top>IDLE\n</td></tr></table>\n";
+        assert_eq!(
+            step_states(html),
+            [
+                (3600, false, false),
+                (3900, true, false),
+                (4200, true, true)
+            ]
+        );
     }
 
     #[test]
