@@ -80,7 +80,8 @@ struct ProcResources {
 impl ProcResources {
     fn stop_scan_cpu(&self, params: &Params) -> bool {
         self.used_st >= params.run_list_overfill * self.ncpus
-            || self.used_mt >= params.run_list_mt_overfill * self.ncpus
+            || (params.run_list_mt_overfill > 0.0
+                && self.used_mt >= params.run_list_mt_overfill * self.ncpus)
     }
 
     /// Before 8.2.14 `can_schedule` also refused a CPU job once the list
@@ -96,7 +97,8 @@ impl ProcResources {
             return false;
         }
         if job.usage.avg_ncpus > 1.0 {
-            self.used_mt > 0.0 && self.used_mt + job.usage.avg_ncpus > self.ncpus
+            (self.used_mt > 0.0 || params.mt_first_may_exceed == 0.0)
+                && self.used_mt + job.usage.avg_ncpus > self.ncpus
         } else {
             self.used_st >= self.ncpus
         }
@@ -233,6 +235,12 @@ impl RunListBuilder<'_> {
         if !(a.estimate_unknown || b.estimate_unknown) {
             return None;
         }
+        self.hint_order(a, b)
+    }
+
+    /// `Some(true)` when job `a` comes before job `b` in the tie hint (at
+    /// least one of them listed; a listed job before an unlisted one).
+    fn hint_order(&self, a: &Job, b: &Job) -> Option<bool> {
         let position = |job: &Job| self.tie_hint.iter().position(|n| *n == job.name);
         match (position(a), position(b)) {
             (Some(x), Some(y)) => Some(x < y),
@@ -240,6 +248,17 @@ impl RunListBuilder<'_> {
             (None, Some(_)) => Some(false),
             (None, None) => None,
         }
+    }
+
+    /// Before 7.6.13 (`uninitialised_result_index`) the index of a job the
+    /// emulator created is undefined: `Some(true)` when job `a` comes before
+    /// job `b` in the tie hint (the recorded order), one of them with an
+    /// unset index and at least one listed.
+    fn unset_index_before(&self, a: &Job, b: &Job) -> Option<bool> {
+        if self.params.uninitialised_result_index == 0.0 || !(a.index_unset || b.index_unset) {
+            return None;
+        }
+        self.hint_order(a, b)
     }
 
     fn candidate(&self, j: JobIdx, rsc: RscIdx) -> bool {
@@ -319,7 +338,12 @@ impl RunListBuilder<'_> {
                 (true, false) => best = Some((j, prio)),
                 (false, true) => {}
                 _ => {
-                    if self.state.jobs[j].index < self.state.jobs[b].index {
+                    let (job, incumbent) = (&self.state.jobs[j], &self.state.jobs[b]);
+                    let before = match self.unset_index_before(job, incumbent) {
+                        Some(before) => before,
+                        None => job.index < incumbent.index,
+                    };
+                    if before {
                         best = Some((j, prio));
                     }
                 }
@@ -721,6 +745,9 @@ pub fn enforce_run_list(
         }
     }
     let prioritize_gpu = state.config.prioritize_gpu;
+    // Before 7.4.9 (params.enforce_sort_gpu_by_ncpus) the CPU-count key
+    // orders GPU jobs too (cpu_sched.cpp more_important() at 7.2.42).
+    let gpu_by_ncpus = params.enforce_sort_gpu_by_ncpus != 0.0;
     list.sort_by(|a, b| {
         let (ja, jb) = (&state.jobs[a.0], &state.jobs[b.0]);
         let (ca, cb) = (ja.usage.uses_coprocs(), jb.usage.uses_coprocs());
@@ -733,7 +760,7 @@ pub fn enforce_run_list(
                 !edf,
                 prioritize_gpu || !coproc,
                 !uts,
-                if coproc { 0.0 } else { -ncpus },
+                if coproc && !gpu_by_ncpus { 0.0 } else { -ncpus },
                 seq,
                 alloc,
             )

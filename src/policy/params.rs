@@ -230,7 +230,7 @@ numeric_params! {
     rr_sim_gpu_jobs_use_cpu = 1.0, "§4.3, legacy C.1",
         "1: a GPU job's CPU share counts in the simulation's CPU use (saturation, shortfall, idle); 0: it does not (7.0-7.2 clients)";
     rr_sim_finish_at_step_end = 1.0, "§4.5, legacy C.1",
-        "1: a simulated completion is timed at the end of the step it ends (7.5.0 on, commit 6fa0940502); 0: at the step's start, as 7.0-7.2 print it";
+        "1: a simulated completion is timed at the end of the step it ends (7.4.9 on, commit 6fa0940502); 0: at the step's start, as 7.0-7.2 print it";
     gpu_efficiency = 0.2, "§1, §2.4",
         "fraction of GPU peak FLOPS assumed achieved (relative speed)";
     default_gpu_peak_flops = 100e9, "§1",
@@ -264,7 +264,9 @@ numeric_params! {
     run_list_overfill = 2.0, "§6.2",
         "the run list stops taking single-thread CPU jobs at this many times the usable CPUs (8.2.14: 2; before: 1)";
     run_list_mt_overfill = 2.0, "§6.2",
-        "the run list stops taking multithread CPU jobs at this many times the usable CPUs (7.2: 1)";
+        "the run list stops taking multithread CPU jobs at this many times the usable CPUs; 0: no such stop (7.0-7.2: stop_scan_cpu counts single-thread and GPU jobs only; 17e44af601 added the limit, first in 7.3.2)";
+    mt_first_may_exceed = 1.0, "§6.2",
+        "1: can_schedule takes a multithread job wider than the usable CPUs when the list holds no multithread job yet (1092fd1b31, first in 7.4.24); 0: never (7.0-7.4.23)";
     run_list_cpu_fill_check = 0.0, "§6.2",
         "1: can_schedule also refuses a CPU job once the list holds enough (single-thread: NCPUS used; multithread: would exceed NCPUS), as before 8.2.14";
     mc_shortfall_running_max = 0.0, "§4.4, §7.8",
@@ -272,7 +274,11 @@ numeric_params! {
     mc_limit_reason = 1.0, "§4.4, §7.5",
         "1: a max_concurrent project's simulation goes on past its limit, and a resource whose last limit time lies beyond the buffer gets the reason `max concurrent job limit` (7.20.0); 0: the simulation drops the project's pending jobs of that resource once it is at its limit, and there is no such reason";
     mc_in_rr_sim = 1.0, "§4.3, §4.4, §7.8",
-        "1: the simulation and work fetch take max_concurrent limits into account (7.16.1: commits 40f0cb44f4 and 81a880c74d); 0: only the run list and its enforcement do (7.0-7.2: rr_sim.cpp and work_fetch.cpp at 7.2.42 know no max_concurrent)";
+        "1: the simulation and work fetch take max_concurrent limits into account (7.16.1: commits 40f0cb44f4 and 81a880c74d); 0: only the run list and its enforcement do (7.0-7.14: rr_sim.cpp and work_fetch.cpp know no max_concurrent)";
+    enforce_sort_gpu_by_ncpus = 0.0, "§6.3, legacy C.1",
+        "1: enforce_run_list's more_important() also puts GPU jobs using more CPUs first (7.0-7.4.8; a177ef0068 limited that key to CPU jobs, first in 7.4.9); 0: only CPU jobs";
+    uninitialised_result_index = 0.0, "§6.2, legacy C.1",
+        "1: a job the emulator created after start-up has no defined RESULT::index (7.0-7.6.12: RESULT::clear() left it unset until 0ce3f7d996, first in 7.6.13), so first_coproc_result's last tie among such jobs is not decided by the inputs: a replay takes the recorded order; 0: it is 0";
     zero_share_min_buf = 1.0, "§7.5",
         "1: a zero-share project is not asked while the resource is saturated beyond min(work_buf_min, WF_EST_FETCH_TIME) (7.20.2); 0: beyond WF_EST_FETCH_TIME";
     zero_share_one_job = 1.0, "§7.8",

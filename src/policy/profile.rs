@@ -9,11 +9,15 @@
 //! function and the commit that changed it. [`params_for_release`] undoes
 //! every change newer than a release.
 //!
-//! The catalogue covers the changes between 7.20.5 and today's client
-//! (c5c6cb79b9) that alter a decision the emulator can make; a release
-//! between 7.3 and 7.20.4 gets 7.20.5's rules (the changes between them are
-//! not catalogued), 7.0–7.2 and older releases have their own generations
-//! ([`Generation`]).
+//! The catalogue covers the changes between 7.2.42 and today's client
+//! (c5c6cb79b9) that alter a decision the emulator can make or print, as
+//! far as the emulators of 7.2.42, 7.16.21, 7.20.5 and 8.0.4 show them
+//! (each agrees with its profile on generated scenarios; README). 7.0–7.2
+//! are the catalogue with every change undone (with that generation's log
+//! wording); older releases have their own generations ([`Generation`]).
+//! Between 7.2.42 and 7.16.21 only the changes those two ends differ by are
+//! catalogued: a release in between may differ in more (7.14.2's emulator
+//! does; README).
 //!
 //! Architecture Invariant: pure data and one pure function; no I/O.
 
@@ -72,8 +76,87 @@ pub struct RuleChange {
     pub rule: &'static str,
 }
 
-/// The rule changes after 7.16.21 that alter a decision, newest release last.
+/// The rule changes after 7.2.42 that alter a decision, newest release last.
+/// Each `since` is the first release tag whose source has the new rule
+/// (client_release tags read in version order; a back-port reaches a 7.4.x
+/// tag before 7.5.0).
 pub const RULE_CHANGES: &[RuleChange] = &[
+    RuleChange {
+        key: "run_list_mt_overfill",
+        before: 0.0,
+        since: Release(7, 3, 2),
+        function: "cpu_sched.cpp PROC_RESOURCES::stop_scan_cpu",
+        change: "commit 17e44af601 (2014-02-11) \"Client: fix job scheduling bug that could starve CPUs\"",
+        rule: "make_run_list's CPU scan ended only when single-thread jobs filled the CPUs, so it \
+               took multithread jobs without end; since, also once multithread jobs use twice \
+               the CPUs",
+    },
+    RuleChange {
+        key: "enforce_sort_gpu_by_ncpus",
+        before: 1.0,
+        since: Release(7, 4, 9),
+        function: "cpu_sched.cpp more_important",
+        change: "commit a177ef0068 (2014-07-03) \"client: fix job scheduling bug.  Sort by avg_ncpus \
+                 doesn't apply to GPU jobs\"",
+        rule: "enforcement ordered GPU jobs (after the deadline, GPU and time-slice keys) by \
+               their CPU usage too, so a GPU job using more CPU went first; since, that key \
+               orders CPU jobs only",
+    },
+    RuleChange {
+        key: "rr_sim_finish_at_step_end",
+        before: 0.0,
+        since: Release(7, 4, 9),
+        function: "rr_sim.cpp RR_SIM::simulate",
+        change: "commit 6fa0940502 (2014-07-05) \"client: tweaks to log output for <rrsim_detail>\"",
+        rule: "a simulated completion was timed (and printed) at the start of the step in which \
+               the job ends; since, at that step's end",
+    },
+    RuleChange {
+        key: "mt_first_may_exceed",
+        before: 0.0,
+        since: Release(7, 4, 24),
+        function: "cpu_sched.cpp PROC_RESOURCES::can_schedule",
+        change: "commit 1092fd1b31 (2014-10-10) \"client: let a MT job run even if it uses more than \
+                 max # CPUs\" (the tags 7.4.37 and 7.4.39 lack it)",
+        rule: "make_run_list took a multithread job only while the list's multithread jobs, it \
+               included, fitted in the usable CPUs, so one wider than the CPUs never ran; \
+               since, the first multithread job is taken whatever its width",
+    },
+    RuleChange {
+        key: "uninitialised_result_index",
+        before: 1.0,
+        since: Release(7, 6, 13),
+        function: "result.cpp RESULT::clear (read by cpu_sched.cpp first_coproc_result)",
+        change: "commit 0ce3f7d996 (2015-10-20) \"initialize fields in constructors\"",
+        rule: "a job the emulator created after start-up kept whatever RESULT::index (and \
+               unfinished_time_slice) its memory held, so the last tie-break among GPU jobs of \
+               one priority is not decided by the inputs; since, 0",
+    },
+    RuleChange {
+        key: "mc_in_rr_sim",
+        before: 0.0,
+        since: Release(7, 16, 1),
+        function: "rr_sim.cpp RR_SIM::pick_jobs_to_run, work_fetch.cpp \
+                   RSC_WORK_FETCH::set_request",
+        change: "commits 40f0cb44f4 (2018-12-28) \"Avoid starvation when max_concurrent is used, \
+                 and related fixes.\" and 81a880c74d (2019-03-25) \"client: improve work fetch \
+                 in presence of max concurrent\"",
+        rule: "only the run list and its enforcement knew max_concurrent, so the simulation ran a \
+               limited app's jobs side by side and work fetch saw no shortfall from the limit; \
+               since, the simulation keeps each app and project within its limits and work \
+               fetch asks for the shortfall they leave",
+    },
+    RuleChange {
+        key: "rr_sim_gpu_jobs_use_cpu",
+        before: 0.0,
+        since: Release(7, 16, 1),
+        function: "rr_sim.cpp RR_SIM::pick_jobs_to_run",
+        change: "commit 40f0cb44f4 (2018-12-28) \"Avoid starvation when max_concurrent is used, \
+                 and related fixes.\"",
+        rule: "the simulation cleared the CPU use after its GPU passes, so GPU jobs' CPU shares \
+               were left out of the CPU's saturation, shortfall and idle instances; since, they \
+               count",
+    },
     RuleChange {
         key: "mc_limit_reason",
         before: 0.0,
@@ -163,8 +246,9 @@ pub const RULE_CHANGES: &[RuleChange] = &[
     },
 ];
 
-/// The oldest release whose rules the catalogue describes completely.
-pub const OLDEST_CATALOGUED: Release = Release(7, 16, 21);
+/// The oldest release whose rules the catalogue describes completely (7.0
+/// to 7.2 are every change undone: [`params_7_2`]).
+pub const OLDEST_CATALOGUED: Release = Release(7, 0, 0);
 
 /// Today's client, the source of the engine's defaults.
 pub const TODAY: &str = "c5c6cb79b9 (master, 2026)";
@@ -196,22 +280,11 @@ pub fn params_for_release_keeping(
 
 /// The 7.0–7.2 variant of the REC generation (policy-legacy C.1), as
 /// client/*.cpp read at client_release/7.2/7.2.42: every catalogued change
-/// undone, and the four rules that differ from 7.16 in what the emulator
-/// can decide or print — GPU jobs' CPU share outside the simulation's CPU
-/// use (rr_sim.cpp RR_SIM::pick_jobs_to_run resets the CPU count after the
-/// GPU passes), completions timed at the start of their step (changed by
-/// 6fa0940502, 7.5.0), the run list filled to NCPUS for single- and
-/// multithread jobs alike (cpu_sched.cpp PROC_RESOURCES::stop_scan_cpu),
-/// and max_concurrent known to the run list and its enforcement only
-/// (rr_sim.cpp and work_fetch.cpp at 7.2.42 have no limit; 40f0cb44f4 and
-/// 81a880c74d brought it to both in 7.16.1).
+/// undone. (The changes since 7.2.42 in what the emulator can decide or
+/// print are all in [`RULE_CHANGES`]; the real 7.2.42 emulator agrees with
+/// these rules on every decision of 500 generated scenarios, README.)
 pub fn params_7_2(params: &mut Params) {
     params_for_release(params, Release(7, 2, 42));
-    params.rr_sim_gpu_jobs_use_cpu = 0.0;
-    params.rr_sim_finish_at_step_end = 0.0;
-    params.run_list_overfill = 1.0;
-    params.run_list_mt_overfill = 1.0;
-    params.mc_in_rr_sim = 0.0;
 }
 
 /// True for the releases of the 7.0–7.2 variant ([`params_7_2`]).
@@ -219,17 +292,20 @@ pub fn is_7_2(release: Release) -> bool {
     release.0 == 7 && release.1 <= 2
 }
 
-/// The name of the profile whose rules `release` ran (7.3 onward): the
-/// newest catalogued boundary at or below it, `current` from the newest on,
-/// the oldest catalogued release below all.
+/// The name of the profile whose rules `release` ran: the newest catalogued
+/// boundary at or below it, `current` from the newest on, `7.2.42` for
+/// 7.0–7.2 and `7.3.0` for the 7.3 releases before the first boundary.
 pub fn profile_name(release: Release) -> String {
+    if release < Release(7, 3, 0) {
+        return "7.2.42".into();
+    }
     let mut boundaries: Vec<Release> = RULE_CHANGES.iter().map(|c| c.since).collect();
     boundaries.sort();
     boundaries.dedup();
     match boundaries.iter().rev().position(|b| *b <= release) {
         Some(0) => "current".into(),
         Some(i) => boundaries[boundaries.len() - 1 - i].to_string(),
-        None => OLDEST_CATALOGUED.to_string(),
+        None => Release(7, 3, 0).to_string(),
     }
 }
 
@@ -289,14 +365,9 @@ pub fn profiles() -> Vec<ProfileInfo> {
                 "today's rules with the later changes undone",
             ),
             None => (
-                OLDEST_CATALOGUED.to_string(),
-                format!(
-                    "7.3 up to {since}{}",
-                    checked_note(OLDEST_CATALOGUED, *since)
-                ),
-                "client/*.cpp at tag client_release/7.16/7.16.21 against 7.20.5 (work_fetch.cpp \
-                 and rr_sim.cpp are the policy files that differ), as today's rules with every \
-                 later change undone; releases before 7.16.21 are not catalogued",
+                "7.3.0".to_string(),
+                format!("7.3.0 up to {since}"),
+                "today's rules with the later changes undone",
             ),
         };
         out.push(ProfileInfo {
@@ -314,10 +385,9 @@ pub fn profiles() -> Vec<ProfileInfo> {
     out.push(ProfileInfo {
         name: "7.2.42".into(),
         generation: Generation::Current,
-        releases: "7.0 to 7.2".into(),
-        source: "policy-legacy C.1: a fresh simulation at every pass, GPU jobs' CPU outside \
-                 the simulation, the run list filled to NCPUS; work fetch, run list and \
-                 enforcement checked",
+        releases: "7.0 to 7.2 (7.2.42 checked against its own emulator)".into(),
+        source: "policy-legacy C.1: client/*.cpp at tag client_release/7.2/7.2.42, as today's \
+                 rules with every catalogued change undone, in that generation's log wording",
         changes: Vec::new(),
     });
     out.push(ProfileInfo {
@@ -342,12 +412,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn release_7_16_21_undoes_every_catalogued_change() {
+    fn release_7_16_21_undoes_the_changes_after_it() {
         let mut params = Params::default();
         let undone = params_for_release(&mut params, Release(7, 16, 21));
-        assert_eq!(undone.len(), RULE_CHANGES.len());
+        assert!(undone.iter().all(|c| c.since > Release(7, 16, 21)));
         assert_eq!(params.mc_limit_reason, 0.0);
         assert_eq!(params.zero_share_min_buf, 0.0);
+        assert_eq!(params.mc_in_rr_sim, 1.0);
+        assert_eq!(params.rr_sim_gpu_jobs_use_cpu, 1.0);
+    }
+
+    /// 7.2.42 is every catalogued change undone: the rules its own emulator
+    /// was checked against (cpu_sched.cpp and rr_sim.cpp at the tag).
+    #[test]
+    fn release_7_2_42_undoes_every_catalogued_change() {
+        let mut params = Params::default();
+        let undone = params_for_release(&mut params, Release(7, 2, 42));
+        assert_eq!(undone.len(), RULE_CHANGES.len());
+        let mut seven_two = Params::default();
+        params_7_2(&mut seven_two);
+        assert_eq!(seven_two, params);
+        assert_eq!(params.run_list_mt_overfill, 0.0);
+        assert_eq!(params.mt_first_may_exceed, 0.0);
+        assert_eq!(params.enforce_sort_gpu_by_ncpus, 1.0);
+        assert_eq!(params.uninitialised_result_index, 1.0);
+        assert_eq!(params.rr_sim_finish_at_step_end, 0.0);
+        assert_eq!(params.mc_in_rr_sim, 0.0);
+        assert_eq!(params.rr_sim_gpu_jobs_use_cpu, 0.0);
+        assert_eq!(params.run_list_overfill, 1.0);
+    }
+
+    /// A 7.6 release between the 2014-2015 changes and 7.16.1.
+    #[test]
+    fn release_7_6_33_has_the_2014_2015_changes_only() {
+        let mut params = Params::default();
+        params_for_release(&mut params, Release(7, 6, 33));
+        assert_eq!(params.run_list_mt_overfill, 2.0);
+        assert_eq!(params.mt_first_may_exceed, 1.0);
+        assert_eq!(params.enforce_sort_gpu_by_ncpus, 0.0);
+        assert_eq!(params.uninitialised_result_index, 0.0);
+        assert_eq!(params.mc_in_rr_sim, 0.0);
+        assert_eq!(params.rr_sim_gpu_jobs_use_cpu, 0.0);
     }
 
     #[test]
@@ -411,8 +516,13 @@ mod tests {
     fn profile_names() {
         assert_eq!(profile_name(Release(7, 20, 5)), "7.20.2");
         assert_eq!(profile_name(Release(7, 20, 1)), "7.20.0");
-        assert_eq!(profile_name(Release(7, 16, 21)), "7.16.21");
-        assert_eq!(profile_name(Release(7, 16, 11)), "7.16.21");
+        assert_eq!(profile_name(Release(7, 16, 21)), "7.16.1");
+        assert_eq!(profile_name(Release(7, 16, 11)), "7.16.1");
+        assert_eq!(profile_name(Release(7, 14, 2)), "7.6.13");
+        assert_eq!(profile_name(Release(7, 4, 30)), "7.4.24");
+        assert_eq!(profile_name(Release(7, 4, 9)), "7.4.9");
+        assert_eq!(profile_name(Release(7, 3, 1)), "7.3.0");
+        assert_eq!(profile_name(Release(7, 2, 42)), "7.2.42");
         assert_eq!(profile_name(Release(8, 0, 4)), "7.24.0");
         assert_eq!(profile_name(Release(7, 22, 2)), "7.20.2");
         assert_eq!(profile_name(Release(8, 2, 8)), "8.2.0");

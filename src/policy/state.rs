@@ -591,6 +591,13 @@ pub struct Job {
     pub download_stalled: bool,
     /// `RESULT::index` (position after the last sort; emulator: 0 for generated jobs).
     pub index: i64,
+    /// `RESULT::index` was never set: a job the emulator created after
+    /// start-up (sim.cpp `make_job`; `sort_results()` runs only at start-up).
+    /// Today's `RESULT::clear()` sets it to 0; before 0ce3f7d996 (first in
+    /// 7.6.13) it was left uninitialised (see
+    /// [`Params::uninitialised_result_index`]).
+    #[serde(default)]
+    pub index_unset: bool,
     /// Creation order of the `RESULT` object: state-file order for the jobs
     /// loaded at start-up, then arrival order. The client's last tie-breaker
     /// in `more_important()` compares object addresses, which follow it
@@ -636,6 +643,7 @@ impl Job {
             schedule_backoff: 0.0,
             download_stalled: false,
             index: 0,
+            index_unset: false,
             alloc_seq: 0,
             task: None,
             estimate_unknown: false,

@@ -226,6 +226,7 @@ impl RecordedWorld {
         job.received_time = now;
         job.report_deadline = now + latency;
         job.index = 0;
+        job.index_unset = true;
         job.alloc_seq = seq;
         Some(job)
     }

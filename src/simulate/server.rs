@@ -189,6 +189,7 @@ impl ServerProject {
             job.report_deadline = now + app.latency_bound;
             job.exact_flops_remaining = Some(true_size);
             job.index = 0;
+            job.index_unset = true;
             let est_runtime = et / avail;
             let mut decrement = |r: RscIdx, n: f64| {
                 req_secs[r] -= est_runtime * n;
