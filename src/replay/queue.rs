@@ -317,7 +317,8 @@ impl OpenDraw {
         }
         match &event.message {
             // A new draw for the same resource ends the search (another
-            // resource's draw, often the next line, does not).
+            // resource's draw, often the next line, does not); it may bound
+            // this one ([`Prescan::bound_by_next_draw`]).
             Message::BackingOff { rsc, .. }
                 if event.project.as_deref() == Some(self.project.as_str())
                     && rsc.long_name() == self.rsc =>
@@ -505,6 +506,9 @@ pub struct Prescan {
     pub arrivals: Vec<(f64, String, String)>,
     open_draws: Vec<OpenDraw>,
     open_deferrals: Vec<OpenDeferral>,
+    /// The last draw per (project, resource): its line, time and printed
+    /// seconds.
+    last_draws: std::collections::HashMap<(String, String), (usize, f64, f64)>,
     /// The refined draws.
     pub refined: Refinements,
 }
@@ -578,14 +582,22 @@ impl Prescan {
                 self.arrivals
                     .push((self.last_time, project(), job.to_string()));
             }
-            Message::BackingOff { rsc, secs } => self.open_draws.push(OpenDraw {
-                seq,
-                time: self.last_time,
-                project: project(),
-                rsc: rsc.long_name().to_string(),
-                secs: *secs,
-                current_rsc: None,
-            }),
+            Message::BackingOff { rsc, secs } => {
+                let key = (project(), rsc.long_name().to_string());
+                if let Some(&(first_seq, first_time, first_secs)) = self.last_draws.get(&key) {
+                    self.bound_by_next_draw(first_seq, first_secs, self.last_time - first_time);
+                }
+                self.last_draws
+                    .insert(key.clone(), (seq, self.last_time, *secs));
+                self.open_draws.push(OpenDraw {
+                    seq,
+                    time: self.last_time,
+                    project: key.0,
+                    rsc: key.1,
+                    secs: *secs,
+                    current_rsc: None,
+                })
+            }
             Message::EmuRpcSkippedProjectDown => self.open_deferrals.push(OpenDeferral {
                 seq,
                 time: self.last_time,
@@ -596,6 +608,25 @@ impl Prescan {
                 own_line: true,
             }),
             _ => {}
+        }
+    }
+
+    /// A new draw for the same project and resource `elapsed` seconds after
+    /// the draw of line `first_seq` (printed `first_secs`): the client
+    /// draws again only once the old backoff has ended (work_fetch.cpp
+    /// WORK_FETCH::handle_reply: `backoff_time < now`), so the first draw
+    /// was below `elapsed`. Where its printed or refined value says
+    /// otherwise only by rounding (whole seconds, or a dump's two
+    /// decimals), it is taken between what those decimals allow and
+    /// `elapsed`.
+    fn bound_by_next_draw(&mut self, first_seq: usize, first_secs: f64, elapsed: f64) {
+        let known = self.refined.draws.get(&first_seq).copied();
+        let (value, low) = match known {
+            Some(refined) => (refined, (refined - 0.005).max(first_secs - 0.5)),
+            None => (first_secs, first_secs - 0.5),
+        };
+        if value >= elapsed && elapsed > low {
+            self.refined.draws.insert(first_seq, (low + elapsed) / 2.0);
         }
     }
 
@@ -613,6 +644,7 @@ impl Prescan {
     /// The session has ended: searches still open found nothing.
     pub fn finish(&mut self) {
         self.open_draws.clear();
+        self.last_draws.clear();
         self.open_deferrals.clear();
     }
 

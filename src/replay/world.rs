@@ -415,6 +415,37 @@ mod tests {
         assert_eq!(refined.draws.get(&1), None);
     }
 
+    /// A new draw for the same resource exactly when the first, printed in
+    /// whole seconds, would end proves the first ended before it (the
+    /// client draws only once `backoff_time < now`): 900 s printed at
+    /// 11:48:00 and a new draw at 12:03:00 put the first in [899.5, 900),
+    /// taken at its middle. A later new draw says nothing of the first.
+    /// Refined by a dump to 900.00 (840.00 left a minute later), the same
+    /// new draw puts it in [899.995, 900).
+    #[test]
+    fn prescan_bounds_a_draw_by_the_next_draw_of_its_resource() {
+        let log = "\
+11:48:00 [Vela] [work_fetch] backing off CPU 900 sec
+12:03:00 [Vela] [work_fetch] backing off CPU 665 sec
+12:30:00 [Vela] [work_fetch] backing off CPU 2625 sec
+";
+        let refined = Prescan::of(&events(log)).refined;
+        let first = refined.draws.get(&0).copied().unwrap_or_default();
+        assert!((first - 899.75).abs() < 1e-9, "{first}");
+        assert_eq!(refined.draws.get(&1), None);
+
+        let log = "\
+18:42:00 [Pavo] [work_fetch] backing off ATI 900 sec
+18:43:00 [---] [work_fetch] ------- start work fetch state -------
+18:43:00 [---] [work_fetch] --- state for ATI ---
+18:43:00 [Pavo] [work_fetch] fetch share 0.000 (resource backoff: 840.00, inc 600.00)
+18:57:00 [Pavo] [work_fetch] backing off ATI 1668 sec
+";
+        let refined = Prescan::of(&events(log)).refined;
+        let first = refined.draws.get(&0).copied().unwrap_or_default();
+        assert!((first - 899.9975).abs() < 1e-9, "{first}");
+    }
+
     /// A project-down deferral (`00:01:27`, truncated: drawn in [87, 88) s)
     /// printed two lines after the skip is refined by the project's next
     /// `backoff:` (27.40 s left a minute later: 87.40 s drawn).
