@@ -264,7 +264,7 @@ numeric_params! {
     run_list_overfill = 2.0, "§6.2",
         "the run list stops taking single-thread CPU jobs at this many times the usable CPUs (8.2.14: 2; before: 1)";
     run_list_mt_overfill = 2.0, "§6.2",
-        "the run list stops taking multithread CPU jobs at this many times the usable CPUs; 0: no such stop (7.0-7.2: stop_scan_cpu counts single-thread and GPU jobs only; 17e44af601 added the limit, first in 7.3.2)";
+        "the run list stops taking multithread CPU jobs at this many times the usable CPUs; 0: no such stop (before 7.3.2: stop_scan_cpu counts single-thread jobs only; 17e44af601 added the limit)";
     mt_first_may_exceed = 1.0, "§6.2",
         "1: can_schedule takes a multithread job wider than the usable CPUs when the list holds no multithread job yet (1092fd1b31, first in 7.4.24); 0: never (7.0-7.4.23)";
     run_list_cpu_fill_check = 0.0, "§6.2",
