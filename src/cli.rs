@@ -162,7 +162,8 @@ pub struct ScenarioRandomArgs {
     /// How many scenarios (consecutive seeds).
     #[arg(long, default_value_t = 1)]
     pub count: u64,
-    /// Exactly these features on (comma-separated); default: drawn per seed.
+    /// Exactly these features on (comma-separated); default: drawn per seed
+    /// (`statemc` is never drawn, only named).
     #[arg(long, value_delimiter = ',', value_name = "FEATURE,...")]
     pub features: Vec<String>,
     /// The folder to write.

@@ -17,7 +17,12 @@ pub fn run_random(args: &ScenarioRandomArgs) -> Result<u8> {
                 Some(f) => set.push(f),
                 None => bail!(
                     "unknown feature {name:?}; known: {}",
-                    Feature::ALL.map(|f| f.name()).join(", ")
+                    Feature::ALL
+                        .into_iter()
+                        .chain(Feature::EXPLICIT)
+                        .map(|f| f.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             }
         }

@@ -77,6 +77,14 @@ pub enum Feature {
     RecHalfLife,
     /// `max_ncpus_pct` below 100.
     CpuPercent,
+    /// `<max_concurrent>` in client_state.xml's `<app>` (APP::parse reads
+    /// it; emulators before 7.16.1 read no app_config.xml, so it is their
+    /// only way to a limit). Only when asked for: never drawn, so a seed's
+    /// scenario without it stays what it was.
+    StateMaxConcurrent,
+    /// A cc_config `<exclude_gpu>` keeping a project (or one of its apps)
+    /// off one GPU type or one instance of it. Only when asked for.
+    GpuExclusion,
 }
 
 impl Feature {
@@ -101,6 +109,9 @@ impl Feature {
         Feature::CpuPercent,
     ];
 
+    /// Features `--features` turns on that a seed never draws.
+    pub const EXPLICIT: [Feature; 2] = [Feature::StateMaxConcurrent, Feature::GpuExclusion];
+
     /// The name `--features` takes.
     pub fn name(self) -> &'static str {
         match self {
@@ -121,12 +132,17 @@ impl Feature {
             Feature::MissingHint => "nohint",
             Feature::RecHalfLife => "halflife",
             Feature::CpuPercent => "cpupct",
+            Feature::StateMaxConcurrent => "statemc",
+            Feature::GpuExclusion => "exclude",
         }
     }
 
     /// The feature of a `--features` name.
     pub fn from_name(name: &str) -> Option<Feature> {
-        Feature::ALL.into_iter().find(|f| f.name() == name)
+        Feature::ALL
+            .into_iter()
+            .chain(Feature::EXPLICIT)
+            .find(|f| f.name() == name)
     }
 }
 
@@ -232,6 +248,8 @@ struct App {
     weight: u32,
     versions: Vec<Version>,
     max_concurrent: Option<u32>,
+    /// `<max_concurrent>` written in client_state.xml's `<app>`.
+    state_max_concurrent: Option<u32>,
     gpu_usage: Option<(f64, f64)>,
 }
 
@@ -399,6 +417,8 @@ pub fn random_scenario(seed: u64, forced: Option<&[Feature]>) -> RandomScenario 
             });
             let max_concurrent =
                 (has(Feature::AppMaxConcurrent) && d.chance(0.4)).then(|| d.int(1, 3));
+            let state_max_concurrent =
+                (has(Feature::StateMaxConcurrent) && d.chance(0.5)).then(|| d.int(1, 2));
             let mut app_name = format!("{prefix}_{suffix}");
             while apps.iter().any(|x: &App| x.name == app_name) {
                 app_name.push('x');
@@ -411,6 +431,7 @@ pub fn random_scenario(seed: u64, forced: Option<&[Feature]>) -> RandomScenario 
                 weight: d.pick(&[1, 1, 1, 2, 3]),
                 versions,
                 max_concurrent,
+                state_max_concurrent,
                 gpu_usage,
             });
         }
@@ -598,6 +619,9 @@ pub fn random_scenario(seed: u64, forced: Option<&[Feature]>) -> RandomScenario 
                 app.fpops_mean, app.fpops_sd
             );
             let _ = writeln!(state, "  <weight>{}</weight>", app.weight);
+            if let Some(n) = app.state_max_concurrent {
+                let _ = writeln!(state, "  <max_concurrent>{n}</max_concurrent>");
+            }
             state.push_str("</app>\n");
             for v in &app.versions {
                 state.push_str("<app_version>\n");
@@ -677,11 +701,46 @@ pub fn random_scenario(seed: u64, forced: Option<&[Feature]>) -> RandomScenario 
         let _ = writeln!(cc, "    <{flag}>1</{flag}>");
     }
     cc.push_str("  </log_flags>\n");
+    let mut options = String::new();
     if let Some(h) = half_life {
-        let _ = writeln!(
-            cc,
-            "  <options>\n    <rec_half_life_days>{h}</rec_half_life_days>\n  </options>"
-        );
+        let _ = writeln!(options, "    <rec_half_life_days>{h}</rec_half_life_days>");
+    }
+    // Drawn last, so the rest of a seed's scenario is the same with or
+    // without it.
+    if has(Feature::GpuExclusion) && !gpus.is_empty() {
+        let gpu = &gpus[d.int(0, gpus.len() as u32 - 1) as usize];
+        let users: Vec<(&Project, &App)> = projects
+            .iter()
+            .flat_map(|p| p.apps.iter().map(move |a| (p, a)))
+            .filter(|(_, a)| {
+                a.versions
+                    .iter()
+                    .any(|v| v.gpu.is_some_and(|g| g.rsc_type == gpu.vendor.rsc_type))
+            })
+            .collect();
+        if !users.is_empty() {
+            let (project, app) = users[d.int(0, users.len() as u32 - 1) as usize];
+            let _ = write!(
+                options,
+                "    <exclude_gpu>\n      <url>https://{}.example.org/</url>\n      <type>{}</type>\n",
+                project.name.to_lowercase(),
+                gpu.vendor.rsc_type
+            );
+            if gpu.count > 1 {
+                let _ = writeln!(
+                    options,
+                    "      <device_num>{}</device_num>",
+                    d.int(0, gpu.count - 1)
+                );
+            }
+            if d.chance(0.3) {
+                let _ = writeln!(options, "      <app>{}</app>", app.name);
+            }
+            options.push_str("    </exclude_gpu>\n");
+        }
+    }
+    if !options.is_empty() {
+        let _ = write!(cc, "  <options>\n{options}  </options>\n");
     }
     cc.push_str("</cc_config>\n");
 
@@ -765,8 +824,8 @@ mod tests {
     /// at least eight `<project>`s.
     #[test]
     fn forced_features_are_written() {
-        let all = Feature::ALL.to_vec();
-        let mut seen_share = false;
+        let all: Vec<Feature> = Feature::ALL.into_iter().chain(Feature::EXPLICIT).collect();
+        let (mut seen_share, mut seen_state_mc) = (false, false);
         for seed in 1..20 {
             let s = random_scenario(seed, Some(&all));
             let text: String = s.files.iter().map(|(_, t)| t.as_str()).collect();
@@ -774,8 +833,11 @@ mod tests {
             assert!(text.contains("<suspended_via_gui/>"), "seed {seed}");
             assert!(text.contains("<rec_half_life_days>"), "seed {seed}");
             seen_share |= text.contains("<gpu_versions>");
+            seen_state_mc |= s.files.iter().any(|(path, text)| {
+                path.ends_with("client_state.xml") && text.contains("<max_concurrent>")
+            });
         }
-        assert!(seen_share);
+        assert!(seen_share && seen_state_mc);
     }
 
     /// Every generated input parses without an error.
