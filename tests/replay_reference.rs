@@ -43,6 +43,7 @@ fn trimmed_copies() -> Vec<PathBuf> {
         "traces/valid-7.16.21",
         "traces/valid-8.0.4",
         "traces/valid-7.2.42-gen",
+        "traces/valid-7.14.2-gen",
     ] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
         if let Ok(entries) = std::fs::read_dir(root) {

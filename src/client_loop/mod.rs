@@ -375,8 +375,6 @@ impl Observer for Ignore {
 pub struct Profile {
     /// The generation whose policy code decides.
     pub generation: Generation,
-    /// Every pass simulates afresh, no same-instant reuse (7.0–7.2).
-    pub fresh_simulations: bool,
     /// Seconds a project is deferred after each reply (the 7.2.42 emulator
     /// harness: 900; today's: 0).
     pub rpc_deferral: f64,
@@ -398,6 +396,29 @@ pub struct Profile {
     /// a freed result's as glibc hands it out ([`heap`]). Its first
     /// preliminary job list shows that flag.
     pub new_jobs_reuse_freed_uts: bool,
+    /// A job the emulator's server makes takes its version's
+    /// missing-coprocessor mark (client/sim.cpp make_job copies the
+    /// version's resource usage from 143c141f4e on, first in 8.2.9);
+    /// before, it was runnable even when every instance of its GPU type
+    /// was excluded for its app. A harness rule: a real client aborts such
+    /// a job on receipt.
+    pub new_jobs_inherit_missing_coproc: bool,
+}
+
+impl Profile {
+    /// The harness of the emulator of `release` (`None`: today's) for
+    /// the current generation's rules: 7.0-7.2 get [`Profile::v7_2`].
+    pub fn for_emulator(release: Option<crate::policy::profile::Release>) -> Self {
+        use crate::policy::profile::{is_7_2, Release};
+        match release {
+            Some(r) if is_7_2(r) => Profile::v7_2(),
+            Some(r) => Profile {
+                new_jobs_inherit_missing_coproc: r >= Release(8, 2, 9),
+                ..Profile::of(Generation::Current)
+            },
+            None => Profile::of(Generation::Current),
+        }
+    }
 }
 
 /// The 7.2.42 emulator harness defers a project this long after every
@@ -409,22 +430,22 @@ impl Profile {
     pub fn of(generation: Generation) -> Self {
         Profile {
             generation,
-            fresh_simulations: false,
             rpc_deferral: 0.0,
             sim_6_10: false,
             sorts_projects_in_place: false,
             new_jobs_reuse_freed_uts: false,
+            new_jobs_inherit_missing_coproc: true,
         }
     }
 
-    /// The 7.0–7.2 client (a simulation afresh at every scheduling pass and
-    /// work-fetch set-up) under the 7.2.42 emulator's harness.
+    /// The 7.0–7.2 client under the 7.2.42 emulator's harness (its rules,
+    /// a simulation afresh at every pass included, are its params).
     pub fn v7_2() -> Self {
         Profile {
-            fresh_simulations: true,
             rpc_deferral: RPC_DEFERRAL_7_2,
             sorts_projects_in_place: true,
             new_jobs_reuse_freed_uts: true,
+            new_jobs_inherit_missing_coproc: false,
             ..Profile::of(Generation::Current)
         }
     }
@@ -860,7 +881,8 @@ impl<'a> ClientLoop<'a> {
 
     /// The step's simulation if one was made at `now` and may be reused.
     fn reusable_sim(&self, now: f64) -> Option<RrSimOutcome> {
-        if self.core.profile.fresh_simulations {
+        // Before 7.16.1 every call simulated afresh (`rr_sim_once_per_moment`).
+        if self.core.params.rr_sim_once_per_moment == 0.0 {
             return None;
         }
         self.core.sim.clone().filter(|s| s.now == now)
@@ -1330,6 +1352,9 @@ impl<'a> ClientLoop<'a> {
         let start = self.core.state.jobs.len();
         let n = jobs.len();
         for mut job in jobs {
+            if !self.core.profile.new_jobs_inherit_missing_coproc {
+                job.usage.missing_coproc = false;
+            }
             if self.core.profile.new_jobs_reuse_freed_uts {
                 let modelled = self.core.freed.new_job(now);
                 job.unfinished_time_slice = self.world.new_job_uts(&job.name).unwrap_or(modelled);

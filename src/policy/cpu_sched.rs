@@ -168,13 +168,21 @@ impl ProcResources {
     }
 
     /// Reserves the job's resources; true if GPU instances were reserved.
-    fn schedule(&mut self, state: &HostState, j: JobIdx) -> bool {
+    fn schedule(&mut self, state: &HostState, j: JobIdx, params: &Params) -> bool {
         let Some(job) = state.jobs.get(j) else {
             return false;
         };
         let r = job.usage.rsc;
         if r != 0 {
-            if state.ncoprocs_excluded(job.project, r) > 0 {
+            // A GPU job that may be kept off its instances reserves none:
+            // since 7.16.1 when its project has excluded instances, before
+            // when any exclusion names the resource (`run_list_exclusions_global`).
+            let may_not_run = if params.run_list_exclusions_global != 0.0 {
+                state.has_exclusions(r)
+            } else {
+                state.ncoprocs_excluded(job.project, r) > 0
+            };
+            if may_not_run {
                 return false;
             }
             // Spec §6.2 says "fill the first non-excluded instance with enough room;
@@ -447,7 +455,7 @@ impl RunListBuilder<'_> {
         let job = &self.state.jobs[j];
         let (rsc, project) = (job.usage.rsc, job.project);
         let priority = self.state.projects[project].prio.sched_priority;
-        if self.proc.schedule(self.state, j) {
+        if self.proc.schedule(self.state, j, self.params) {
             self.note(RunNote::Reserve(j));
         }
         self.note(RunNote::Add(self.run_list.len()));
@@ -538,23 +546,28 @@ pub fn make_run_list_with_ties(
         run_list: Vec::new(),
         tie_hint,
     };
+    // Before 7.16.1 can_schedule() applied max_concurrent to GPU jobs too,
+    // with counters started before them (`run_list_mc_gpu`); since, to CPU
+    // jobs only, counted afresh after the GPU jobs.
+    let mc_gpu = have_mc && params.run_list_mc_gpu != 0.0;
     for r in 1..n_rsc {
-        while !b.proc.stop_scan_coproc(r) {
-            let Some(j) = b.earliest_deadline_result(r) else {
-                break;
-            };
-            b.selected[j] = true;
-            if b.can_schedule(j) {
-                b.add(j, RunListPhase::Edf);
-            }
-        }
-        while !b.proc.stop_scan_coproc(r) {
-            let Some(j) = b.first_coproc_result(r) else {
-                break;
-            };
-            b.selected[j] = true;
-            if b.can_schedule(j) {
-                b.add(j, RunListPhase::Fifo);
+        for phase in [RunListPhase::Edf, RunListPhase::Fifo] {
+            while !b.proc.stop_scan_coproc(r) {
+                let next = match phase {
+                    RunListPhase::Edf => b.earliest_deadline_result(r),
+                    RunListPhase::Fifo => b.first_coproc_result(r),
+                };
+                let Some(j) = next else { break };
+                b.selected[j] = true;
+                if mc_gpu && counters.exceeded(b.state, &b.state.jobs[j]).is_some() {
+                    continue;
+                }
+                if b.can_schedule(j) {
+                    b.add(j, phase);
+                    if mc_gpu {
+                        counters.inc(b.state, &b.state.jobs[j]);
+                    }
+                }
             }
         }
     }

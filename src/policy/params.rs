@@ -273,6 +273,12 @@ numeric_params! {
         "1: a max_concurrent project's shortfall counts the instances up to the most it used so far in the simulation (from its smallest limit, capped by the free instances), as before 8.2.0; 0: up to mc_max_could_use";
     mc_limit_reason = 1.0, "§4.4, §7.5",
         "1: a max_concurrent project's simulation goes on past its limit, and a resource whose last limit time lies beyond the buffer gets the reason `max concurrent job limit` (7.20.0); 0: the simulation drops the project's pending jobs of that resource once it is at its limit, and there is no such reason";
+    run_list_mc_gpu = 0.0, "§6.2",
+        "1: make_run_list applies max_concurrent to GPU jobs too, its counters started before the GPU jobs and carried into the CPU jobs (7.0-7.16.0: PROC_RESOURCES::can_schedule); 0: to CPU jobs only, counted afresh after the GPU jobs (4a7bb390af and 40f0cb44f4, first in 7.16.1)";
+    run_list_exclusions_global = 0.0, "§6.2",
+        "1: a GPU job reserves no instance in the run list when any GPU exclusion names its resource (7.0-7.16.0: rsc_work_fetch[rt].has_exclusions); 0: only when its own project has excluded instances (4a7bb390af, first in 7.16.1)";
+    rr_sim_once_per_moment = 1.0, "§4, §8",
+        "1: one round-robin simulation per instant, shared by the scheduling pass and work fetch (7.16.1: rr_simulation() returns when it already ran at this time, commit 40f0cb44f4); 0: every scheduling pass and work-fetch set-up simulates afresh (7.0-7.14)";
     mc_in_rr_sim = 1.0, "§4.3, §4.4, §7.8",
         "1: the simulation and work fetch take max_concurrent limits into account (7.16.1: commits 40f0cb44f4 and 81a880c74d); 0: only the run list and its enforcement do (7.0-7.14: rr_sim.cpp and work_fetch.cpp know no max_concurrent)";
     enforce_sort_gpu_by_ncpus = 0.0, "§6.3, legacy C.1",

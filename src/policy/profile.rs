@@ -148,6 +148,43 @@ pub const RULE_CHANGES: &[RuleChange] = &[
                fetch asks for the shortfall they leave",
     },
     RuleChange {
+        key: "run_list_mc_gpu",
+        before: 1.0,
+        since: Release(7, 16, 1),
+        function: "cpu_sched.cpp PROC_RESOURCES::can_schedule, CLIENT_STATE::make_run_list",
+        change: "commits 4a7bb390af (2018-12-21) \"Client: fix job scheduling bug\" and \
+                 40f0cb44f4 (2018-12-28) \"Avoid starvation when max_concurrent is used, and \
+                 related fixes.\"",
+        rule: "the run list left out GPU jobs past an app's or project's max_concurrent as well, \
+               counting from before the GPU jobs, so GPU jobs used up a limit the CPU jobs of \
+               the same app or project then met; since, only CPU jobs are held to the limits, \
+               counted from zero after the GPU jobs",
+    },
+    RuleChange {
+        key: "run_list_exclusions_global",
+        before: 1.0,
+        since: Release(7, 16, 1),
+        function: "cpu_sched.cpp PROC_RESOURCES::schedule",
+        change: "commit 4a7bb390af (2018-12-21) \"Client: fix job scheduling bug\" (\"check for \
+                 exclusion at the project level, not global\")",
+        rule: "a GPU job added to the run list reserved no instance whenever its GPU type had \
+               exclusions (has_exclusions: an exclusion of every type, or of this type naming a \
+               device), whatever its project, so the list kept taking GPU jobs (very long run \
+               lists); since, only when its own project has excluded instances",
+    },
+    RuleChange {
+        key: "rr_sim_once_per_moment",
+        before: 0.0,
+        since: Release(7, 16, 1),
+        function: "rr_sim.cpp rr_simulation",
+        change: "commit 40f0cb44f4 (2018-12-28) \"Avoid starvation when max_concurrent is used, \
+                 and related fixes.\"",
+        rule: "every call simulated afresh, so the work-fetch set-up after a scheduling pass of \
+               the same instant ran its own simulation (and printed its own [rr_sim] and [prio] \
+               lines) over the jobs as enforcement left them; since, a second call at the same \
+               time returns ('already did at this time') and both use the first simulation",
+    },
+    RuleChange {
         key: "rr_sim_gpu_jobs_use_cpu",
         before: 0.0,
         since: Release(7, 16, 1),
@@ -440,6 +477,9 @@ mod tests {
         assert_eq!(params.rr_sim_finish_at_step_end, 0.0);
         assert_eq!(params.mc_in_rr_sim, 0.0);
         assert_eq!(params.rr_sim_gpu_jobs_use_cpu, 0.0);
+        assert_eq!(params.rr_sim_once_per_moment, 0.0);
+        assert_eq!(params.run_list_mc_gpu, 1.0);
+        assert_eq!(params.run_list_exclusions_global, 1.0);
         assert_eq!(params.run_list_overfill, 1.0);
     }
 

@@ -244,6 +244,12 @@ pub struct App {
     pub non_cpu_intensive: bool,
     /// Sporadic app.
     pub sporadic: bool,
+    /// Every version misses its coprocessor (all its instances excluded):
+    /// the emulator's server sends no job of it (client/sim.cpp
+    /// get_app_params sets `app->ignore`), the client still counts it in
+    /// its exclusions.
+    #[serde(default)]
+    pub ignored: bool,
 }
 
 impl App {
@@ -255,6 +261,7 @@ impl App {
             fraction_done_exact: false,
             non_cpu_intensive: false,
             sporadic: false,
+            ignored: false,
         }
     }
 }
@@ -1008,14 +1015,18 @@ impl HostState {
             .fold(0, |mask, i| mask | (1u64 << i))
     }
 
-    /// True if any exclusion refers to `rsc` (`has_exclusions`, §2.5).
+    /// `has_exclusions` of `rsc` as process_gpu_exclusions() sets it (§2.5):
+    /// by an exclusion of every GPU type, or of this type naming a device.
+    /// One naming the type and no device leaves it unset: the client tests
+    /// `device_num && device_num_index(device_num) < 0`, and an absent
+    /// `<device_num>` is -1, which no instance has.
     pub fn has_exclusions(&self, rsc: RscIdx) -> bool {
         rsc != 0
-            && self
-                .config
-                .exclude_gpus
-                .iter()
-                .any(|exclusion| exclusion.rsc.is_none_or(|r| r == rsc))
+            && self.config.exclude_gpus.iter().any(|exclusion| {
+                exclusion
+                    .rsc
+                    .is_none_or(|r| r == rsc && exclusion.device.is_some())
+            })
     }
 
     /// Per-(project, type) `non_excluded_instances`: union over the project's apps (all if no apps).

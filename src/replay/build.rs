@@ -14,20 +14,21 @@
 //! - `<max_concurrent>` from client_state.xml is cleared unless the project has
 //!   an app_config.xml.
 //!
-//! The 7.2.42 emulator ([`build_emulator_state_for`] with a 7.0–7.2 release)
-//! reads no app_config.xml at all: client/sim.cpp at that tag never calls
-//! `check_app_config`, so an app's `<max_concurrent>` is the one in
-//! client_state.xml (APP::parse) and app_config's GPU usage and
-//! `project_max_concurrent` (which 7.2 clients do not know: 34e97a5048,
-//! 2014-07-25, first in 7.4) have no effect.
+//! Emulators before 7.16.1 ([`build_emulator_state_for`] with an older
+//! release) read no app_config.xml at all: client/sim.cpp called
+//! `check_app_config` only from 4a7bb390af (2018-12-21, first tag 7.16.1),
+//! so an app's `<max_concurrent>` is the one in client_state.xml
+//! (APP::parse) and app_config's GPU usage and `project_max_concurrent`
+//! (which 7.2 clients do not know at all: 34e97a5048, 2014-07-25, first in
+//! 7.4) have no effect. A real client of those releases reads the file.
 //!
 //! Architecture Invariant: the only place that converts trace state into
 //! engine state; reads the trace, never the log's decisions.
 
 use super::ReplayError;
-use crate::policy::profile::{is_7_2, Release};
+use crate::policy::profile::Release;
 use crate::policy::state::{
-    App, AppVersion, Coproc, Host, HostState, Job, Prefs, Project, ResourceUsage,
+    App, AppVersion, Coproc, GpuExclusion, Host, HostState, Job, Prefs, Project, ResourceUsage,
 };
 use crate::resource::ResourceType;
 use crate::trace::state::{self as rec_state, AppConfig, ClientState};
@@ -168,19 +169,25 @@ pub(crate) fn sim_host_state(trace: &Trace) -> Result<HostState, ReplayError> {
     Ok(state)
 }
 
+/// Whether the emulator of `release` reads app_config.xml: client/sim.cpp
+/// calls `check_app_config` from 4a7bb390af on (first tag 7.16.1).
+pub fn emulator_reads_app_config(release: Release) -> bool {
+    release >= Release(7, 16, 1)
+}
+
 /// Builds the engine's host state at today's emulator's start.
 pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), ReplayError> {
     build_emulator_state_for(trace, None)
 }
 
 /// Builds the engine's host state at the start of the emulator of
-/// `release` (`None`: today's): the 7.0–7.2 emulator reads no
+/// `release` (`None`: today's): emulators before 7.16.1 read no
 /// app_config.xml (module doc).
 pub fn build_emulator_state_for(
     trace: &Trace,
     release: Option<Release>,
 ) -> Result<(HostState, BuildNotes), ReplayError> {
-    let reads_app_config = !release.is_some_and(is_7_2);
+    let reads_app_config = release.is_none_or(emulator_reads_app_config);
     let recorded = trace
         .state
         .client_states
@@ -278,6 +285,33 @@ pub fn build_emulator_state_for(
                 needs_network: version.needs_network,
             });
         }
+        // process_gpu_exclusions() (client/log_flags.cpp), then the
+        // emulator's get_app_params(): a GPU version none of whose instances
+        // its app may use is missing its coprocessor (its jobs are never
+        // runnable), and an app with no other version is ignored.
+        let project_idx = state.projects.len();
+        let excluded = trace
+            .state
+            .cc_config
+            .as_ref()
+            .map(|cc| {
+                gpu_exclusions(
+                    &state.host,
+                    project_idx,
+                    &project.url,
+                    &recorded_project.apps,
+                    &cc.options.exclude_gpus,
+                )
+            })
+            .unwrap_or_default();
+        state.config.exclude_gpus.extend(excluded);
+        for v in 0..project.app_versions.len() {
+            let version = &project.app_versions[v];
+            let r = version.usage.rsc;
+            if r != 0 && state.app_non_excluded_instances(project_idx, &version.app, r) == 0 {
+                project.app_versions[v].usage.missing_coproc = true;
+            }
+        }
         for recorded_app in &recorded_project.apps {
             let Some(app_name) = recorded_app.name.as_deref() else {
                 continue;
@@ -287,6 +321,13 @@ pub fn build_emulator_state_for(
                 continue;
             }
             let mut app = App::new(app_name);
+            app.ignored = project
+                .app_versions
+                .iter()
+                .all(|v| v.app != app_name || v.usage.missing_coproc);
+            if app.ignored {
+                notes.ignored_apps.push(format!("{name}/{app_name}"));
+            }
             app.non_cpu_intensive = recorded_app.non_cpu_intensive;
             app.sporadic = recorded_app.sporadic;
             app.fraction_done_exact = recorded_app.fraction_done_exact;
@@ -314,8 +355,12 @@ pub fn build_emulator_state_for(
                 .filter(|m| *m > 0)
                 .map(|m| m.clamp(0, u32::MAX as i64) as u32);
         }
-        if project.apps.is_empty() {
+        if project.apps.iter().all(|app| app.ignored) {
             notes.dropped_projects.push(name);
+            state
+                .config
+                .exclude_gpus
+                .retain(|exclusion| exclusion.project != project_idx);
             continue;
         }
         // no_rsc_apps: the client takes it from the state file only (the
@@ -332,7 +377,6 @@ pub fn build_emulator_state_for(
                 entry.no_rsc_apps = true;
             }
         }
-        let project_idx = state.projects.len();
         for result in &recorded_project.results {
             let Some(job_name) = result.name.as_deref() else {
                 continue;
@@ -411,6 +455,73 @@ pub fn build_emulator_state_for(
         .validate()
         .map_err(|e| ReplayError::Engine(e.to_string()))?;
     Ok((state, notes))
+}
+
+/// A master URL as client/log_flags.cpp compares them (urls_match after
+/// canonicalize_master_url): what follows the scheme, `//` collapsed, the
+/// host in lower case, a trailing `/`.
+fn url_key(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let mut key = rest.to_string();
+    while key.contains("//") {
+        key = key.replace("//", "/");
+    }
+    if !key.ends_with('/') {
+        key.push('/');
+    }
+    let host_end = key.find('/').unwrap_or(key.len());
+    let host = key[..host_end].to_lowercase();
+    key.replace_range(..host_end, &host);
+    key
+}
+
+/// The `<exclude_gpu>` entries of cc_config that apply to the project
+/// `project` (at `url`, with `apps`), as process_gpu_exclusions()
+/// (client/log_flags.cpp) applies them: one naming an unknown app or GPU
+/// type, or an instance the type does not have, has no effect and is
+/// dropped.
+fn gpu_exclusions(
+    host: &Host,
+    project: usize,
+    url: &str,
+    apps: &[rec_state::App],
+    entries: &[rec_state::ExcludeGpu],
+) -> Vec<GpuExclusion> {
+    let key = url_key(url);
+    let mut out = Vec::new();
+    for entry in entries {
+        if entry.url.as_deref().map(url_key) != Some(key.clone()) {
+            continue;
+        }
+        if let Some(app) = entry.app.as_deref() {
+            if !apps.iter().any(|a| a.name.as_deref() == Some(app)) {
+                continue;
+            }
+        }
+        let rsc = match &entry.rsc {
+            Some(rsc) => match rsc_index(host, rsc) {
+                Some(r) => Some(r),
+                None => continue,
+            },
+            None => None,
+        };
+        let device = match entry.device_num {
+            Some(d) if d >= 0 => Some(d as usize),
+            _ => None,
+        };
+        if let (Some(r), Some(d)) = (rsc, device) {
+            if host.coprocs.get(r - 1).is_none_or(|c| d >= c.count) {
+                continue;
+            }
+        }
+        out.push(GpuExclusion {
+            project,
+            rsc,
+            app: entry.app.as_deref().map(Into::into),
+            device,
+        });
+    }
+    out
 }
 
 /// An app version's resource usage as a project's app_config.xml sets it

@@ -113,7 +113,6 @@ use crate::client_loop::Profile;
 use crate::divergence::{
     DecisionKind, Divergence, DivergenceReport, SinceChanged, Unchecked, MAX_CONTEXTS,
 };
-use crate::policy::generation::Generation;
 use crate::policy::profile::{self, Release};
 use crate::policy::Params;
 use crate::trace::{ClientVersion, LogEvent, Message, Trace};
@@ -958,7 +957,21 @@ pub fn audit_window(
     }
     report.policy_reason = policy_reason;
     report.release = choice.release.map(|r| r.to_string());
-    let emulator_release = (policy == V7_2).then_some(Release(7, 2, 42));
+    // The anchored replay steps the emulator's clock; a real client's log
+    // (wall-clock times, event-driven passes, a state file written after
+    // the log) is checked from its own lines.
+    let emulator_clock = trace
+        .events
+        .iter()
+        .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
+    // The emulator's own start-up rules are those of its release (before
+    // 7.16.1 it reads no app_config.xml); a real client's state is read as
+    // today's emulator reads it.
+    let emulator_release = if policy == V7_2 {
+        Some(Release(7, 2, 42))
+    } else {
+        choice.release.filter(|_| emulator_clock)
+    };
     let state = match build::build_emulator_state_for(trace, emulator_release) {
         Ok((state, notes)) => {
             for project in &notes.dropped_projects {
@@ -985,13 +998,6 @@ pub fn audit_window(
         }
         Err(other) => return Err(other),
     };
-    // The anchored replay steps the emulator's clock; a real client's log
-    // (wall-clock times, event-driven passes, a state file written after
-    // the log) is checked from its own lines.
-    let emulator_clock = trace
-        .events
-        .iter()
-        .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
     // A session read in windows was pre-scanned by a first pass.
     let mut anchored = anchored.filter(|_| window.is_some());
     let prescan = match &anchored {
@@ -1023,7 +1029,7 @@ pub fn audit_window(
     let profile = if policy == V7_2 {
         Profile::v7_2()
     } else {
-        Profile::of(Generation::Current)
+        Profile::for_emulator(emulator_release)
     };
     if state.is_some() && delta > 0.0 {
         // choose_project()'s scan lines restate the block's reasons, and

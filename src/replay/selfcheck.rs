@@ -280,6 +280,48 @@ fn set_request(
     Ok((line, inst_slack))
 }
 
+/// A GPU request that asks less than the block's shortfall by what GPU
+/// exclusions would take off: set_request() scales req_secs by the
+/// project's non-excluded instances out of all (work_fetch.cpp, 7.0 on),
+/// and asks 1 s when that leaves nothing while instances are asked for. The
+/// exclusions (cc_config `<exclude_gpu>`, per app) show in a log only at
+/// start-up (`Config: excluded GPU`), and which apps they leave without an
+/// instance in none: such a request is not checked, with why.
+fn excluded_request(
+    recomputed: &[RscRequestLine],
+    recorded: &[RscRequestLine],
+    ninst: &[u32],
+) -> Option<String> {
+    for (r, line) in recomputed.iter().enumerate() {
+        if line.rsc == "CPU" {
+            continue;
+        }
+        let Some(seen) = recorded.iter().find(|x| x.rsc == line.rsc) else {
+            continue;
+        };
+        let n = ninst.get(r).copied().unwrap_or(0);
+        if n == 0 || seen.secs >= line.secs - 0.01 {
+            continue;
+        }
+        let fits = (0..n).any(|usable| {
+            let scaled = line.secs * f64::from(usable) / f64::from(n);
+            (seen.secs - scaled).abs() <= 0.01 + scaled * 1e-6
+                || (scaled < 1.0 && (seen.secs - 1.0).abs() <= 0.01)
+                || (scaled < 1.0 && seen.secs == 0.0)
+        });
+        if fits {
+            return Some(format!(
+                "the request for {} ({:.2} s) is the shortfall ({:.2} s) scaled down as GPU \
+                 exclusions scale it (set_request: by the project's non-excluded instances); \
+                 which instances the project's apps may use shows only at start-up \
+                 (cc_config.xml `<exclude_gpu>`, `Config: excluded GPU` lines)",
+                line.rsc, seen.secs, line.secs
+            ));
+        }
+    }
+    None
+}
+
 /// A max_concurrent project's MC shortfall for a resource, as its
 /// `using MC shortfall` line printed it; `Err` when the log does not.
 fn mc_shortfall(dump: &FetchDump, project: &str, rsc: &str) -> Result<f64, String> {
@@ -978,6 +1020,11 @@ impl<'a> SelfCheck<'a> {
         };
         if let Some(why) = choice.undecidable {
             return Replayed::NotReplayed(why);
+        }
+        if let Decision::Request { resources, .. } = &point.decision {
+            if let Some(why) = excluded_request(&choice.request, resources, &ninst) {
+                return Replayed::NotReplayed(why);
+            }
         }
         let reason = format!(
             "self-consistency from the recorded state dump: {}",

@@ -459,6 +459,25 @@ impl<W: Write> LogWriter<W> {
                 }
             }
         }
+        // CC_CONFIG::show(): each GPU exclusion of a known project
+        // (client/log_flags.cpp show_exclude_gpu).
+        for exclusion in state.config.exclude_gpus.iter().filter(|_| !v7_2) {
+            let Some(project) = state.projects.get(exclusion.project) else {
+                continue;
+            };
+            let kind = exclusion.rsc.map_or("all".to_string(), |r| {
+                state.rsc_type(r).type_name().to_string()
+            });
+            let app = exclusion.app.as_deref().unwrap_or("all");
+            let device = exclusion
+                .device
+                .map_or("all".to_string(), |d| d.to_string());
+            self.emit(
+                now,
+                Some(&project.name),
+                &format!("Config: excluded GPU.  Type: {kind}.  App: {app}.  Device: {device}"),
+            );
+        }
         // LOG_FLAGS::show(): flushed once the list passes 60 characters.
         let mut buf = String::new();
         for name in SHOWN_FLAGS {
@@ -490,7 +509,41 @@ impl<W: Write> LogWriter<W> {
         if self.flags.work_fetch_debug {
             self.emit(now, None, "[work_fetch] Request work fetch: Prefs update");
         }
-        for project in &state.projects {
+        // process_gpu_exclusions(): the jobs of each version with every
+        // instance excluded; then init_result_resource_usage().
+        if !v7_2 {
+            for project in &state.projects {
+                for version in project
+                    .app_versions
+                    .iter()
+                    .filter(|v| v.usage.missing_coproc)
+                {
+                    for job in state.jobs.iter().filter(|job| {
+                        state
+                            .projects
+                            .get(job.project)
+                            .is_some_and(|p| p.name == project.name)
+                            && job.app == version.app
+                            && job.usage == version.usage
+                    }) {
+                        self.emit(
+                            now,
+                            Some(&project.name),
+                            &format!("marking {} as coproc missing", job.name),
+                        );
+                    }
+                }
+            }
+            for job in state.jobs.iter().filter(|job| job.usage.missing_coproc) {
+                let name = state.projects.get(job.project).map(|p| p.name.as_str());
+                self.emit(
+                    now,
+                    name,
+                    &format!("Missing coprocessor for task {}", job.name),
+                );
+            }
+        }
+        for (p, project) in state.projects.iter().enumerate() {
             let url = header
                 .urls
                 .get(project.name.as_str())
@@ -502,6 +555,20 @@ impl<W: Write> LogWriter<W> {
                 Some(&project.name),
                 &format!("URL {url}; Computer ID not assigned yet; resource share {share:.0}"),
             );
+            // show_no_work_notice(): a GPU type every instance of which
+            // the project's exclusions take.
+            for r in (1..state.n_rsc()).filter(|_| !v7_2) {
+                if !project.rsc[r].no_rsc_apps && state.no_rsc_config(p, r) {
+                    self.emit(
+                        now,
+                        Some(&project.name),
+                        &format!(
+                            "Not using {}: GPU exclusions in cc_config.xml",
+                            state.rsc_type(r).long_name()
+                        ),
+                    );
+                }
+            }
         }
         if self.flags.work_fetch_debug {
             self.emit(now, None, "[work_fetch] Request work fetch: init");

@@ -135,9 +135,7 @@ impl SimOptions {
     /// REC generation for a release 7.0–7.2.
     pub fn profile(&self) -> Profile {
         match self.release {
-            Some(release) if self.policy == Generation::Current && is_7_2(release) => {
-                Profile::v7_2()
-            }
+            Some(_) if self.policy == Generation::Current => Profile::for_emulator(self.release),
             _ => Profile::of(self.policy),
         }
     }

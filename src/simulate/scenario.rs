@@ -351,7 +351,7 @@ pub fn from_folder(
             .ok_or_else(|| SimError::Scenario(format!("project {} vanished", project.name)))?;
         let rp = &recorded.projects[index];
         let mut apps = Vec::new();
-        for app in &project.apps {
+        for app in project.apps.iter().filter(|app| !app.ignored) {
             let ra = rp
                 .apps
                 .iter()
