@@ -47,6 +47,9 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Input>, Vec<ParseError>) {
             for file in found {
                 match classify_file(&file) {
                     Ok(FileKind::Other) | Err(_) => {}
+                    // Prose that quotes a log line or two (a README, a
+                    // note) is not a log when found inside a folder.
+                    Ok(kind) if kind.is_text_log() && !mostly_log_lines_of(&file) => {}
                     Ok(kind) => inputs.push(Input {
                         display: display_path(&file),
                         path: file,
@@ -114,6 +117,18 @@ fn sort_key(path: &Path) -> (PathBuf, u8) {
     };
     let stem = path.with_file_name(if rank < 2 { "stdoutdae" } else { name.as_str() });
     (stem, rank)
+}
+
+/// [`event_log::mostly_log_lines`] on the head of `path`.
+fn mostly_log_lines_of(path: &Path) -> bool {
+    let mut head = Vec::with_capacity(HEAD_BYTES as usize);
+    match open_input(path) {
+        Ok(reader) => {
+            let _ = reader.take(HEAD_BYTES).read_to_end(&mut head);
+            event_log::mostly_log_lines(&head)
+        }
+        Err(_) => true,
+    }
 }
 
 /// Reads the head of `path` and decides its kind.
@@ -273,6 +288,31 @@ mod tests {
     #[test]
     fn binary_is_other() {
         assert_eq!(detect_kind(&[0u8, 159, 146, 150, 1, 2, 3]), FileKind::Other);
+    }
+
+    #[test]
+    fn prose_quoting_a_log_line_is_not_a_log_inside_a_folder() {
+        let dir = std::env::temp_dir().join(format!("boinc-audit-discover-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let line = "27-Nov-2026 10:00:00 [---] [work_fetch] entering choose_project()\n";
+        let prose = format!(
+            "# Notes\n\nWhat the host did.\n\n{line}\nThe line above shows the pass.\n\
+             It asked nobody.\nSee the thread.\nMore text.\n"
+        );
+        std::fs::write(dir.join("README.md"), prose).unwrap();
+        std::fs::write(dir.join("stdoutdae.txt"), line.repeat(3)).unwrap();
+        let (inputs, errors) = discover(std::slice::from_ref(&dir));
+        let names: Vec<String> = inputs
+            .iter()
+            .map(|i| i.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        // Named on its own, the same prose is still read as a log.
+        let named = discover(&[dir.join("README.md")]).0;
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(errors.is_empty());
+        assert_eq!(names, ["stdoutdae.txt"]);
+        assert_eq!(named.len(), 1);
+        assert_eq!(named[0].kind, FileKind::EventLog);
     }
 
     #[test]

@@ -60,6 +60,19 @@ pub enum FileKind {
     Other,
 }
 
+impl FileKind {
+    /// A line-oriented text rendering of the event log.
+    pub fn is_text_log(self) -> bool {
+        matches!(
+            self,
+            FileKind::EventLog
+                | FileKind::EmulatorLog
+                | FileKind::BoinccmdMessages
+                | FileKind::ManagerCopy
+        )
+    }
+}
+
 /// Facts about the recording gathered while parsing.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TraceMeta {

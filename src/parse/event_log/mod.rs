@@ -114,6 +114,31 @@ pub fn detect_log_kind(head: &[u8]) -> Option<FileKind> {
         .find_map(|line| reader.detect_line(line))
 }
 
+/// Whether a text head [`detect_log_kind`] takes for a log is mostly log
+/// lines: at least a quarter of its first non-blank lines are framed as
+/// log lines, and at least two of them (or every one). A file found inside
+/// a folder must pass this too: a README or a note quoting a log line or
+/// two is prose, not a log. A file the user names is read as a log on one
+/// line (a forum paste may carry a page of prose).
+pub fn mostly_log_lines(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim_start().starts_with('<') {
+        return true;
+    }
+    let mut reader = TextLayouts::new(FileKind::EventLog, DateOrder::Auto);
+    let (mut examined, mut framed) = (0usize, 0usize);
+    for line in text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .take(DETECT_LINES)
+    {
+        examined += 1;
+        framed += usize::from(reader.detect_line(line).is_some());
+    }
+    framed * 4 >= examined && (framed >= 2 || framed == examined)
+}
+
 /// The layouts of text renderings, in fallback order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Layout {
