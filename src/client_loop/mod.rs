@@ -1669,7 +1669,9 @@ impl<'a> ClientLoop<'a> {
             job.project = new_index[job.project];
         }
         for ex in &mut self.core.state.config.exclude_gpus {
-            ex.project = new_index[ex.project];
+            if let Some(&index) = new_index.get(ex.project) {
+                ex.project = index;
+            }
         }
         self.world.projects_reordered(&order);
         self.core.sim = None;

@@ -51,6 +51,9 @@ pub enum RunNote {
     Reserve(JobIdx),
     /// The run list's entry of this index was added.
     Add(usize),
+    /// An EDF pick, before its checks (7.0-7.2 print `[cpu_sched_debug]
+    /// earliest deadline: DEADLINE JOB` for it).
+    EdfPick(JobIdx),
 }
 
 /// The result of `make_run_list`.
@@ -177,11 +180,16 @@ impl ProcResources {
             // A GPU job that may be kept off its instances reserves none:
             // since 7.16.1 when its project has excluded instances, before
             // when any exclusion names the resource (`run_list_exclusions_global`).
+            // Before 7.4.0 only a job whose task is executing or suspended
+            // in memory (`run_list_exclusions_running_only`).
+            let running = job.task.as_ref().is_some_and(|t| {
+                matches!(t.task_state, TaskState::Executing | TaskState::Suspended)
+            });
             let may_not_run = if params.run_list_exclusions_global != 0.0 {
-                state.has_exclusions(r)
+                state.has_exclusions(r, params)
             } else {
                 state.ncoprocs_excluded(job.project, r) > 0
-            };
+            } && (params.run_list_exclusions_running_only == 0.0 || running);
             if may_not_run {
                 return false;
             }
@@ -559,6 +567,9 @@ pub fn make_run_list_with_ties(
                 };
                 let Some(j) = next else { break };
                 b.selected[j] = true;
+                if phase == RunListPhase::Edf {
+                    b.note(RunNote::EdfPick(j));
+                }
                 if mc_gpu && counters.exceeded(b.state, &b.state.jobs[j]).is_some() {
                     continue;
                 }
@@ -582,6 +593,9 @@ pub fn make_run_list_with_ties(
             };
             let Some(j) = next else { break };
             b.selected[j] = true;
+            if phase == RunListPhase::Edf {
+                b.note(RunNote::EdfPick(j));
+            }
             if have_mc && counters.exceeded(b.state, &b.state.jobs[j]).is_some() {
                 continue;
             }

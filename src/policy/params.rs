@@ -277,6 +277,12 @@ numeric_params! {
         "1: make_run_list applies max_concurrent to GPU jobs too, its counters started before the GPU jobs and carried into the CPU jobs (7.0-7.16.0: PROC_RESOURCES::can_schedule); 0: to CPU jobs only, counted afresh after the GPU jobs (4a7bb390af and 40f0cb44f4, first in 7.16.1)";
     run_list_exclusions_global = 0.0, "§6.2",
         "1: a GPU job reserves no instance in the run list when any GPU exclusion names its resource (7.0-7.16.0: rsc_work_fetch[rt].has_exclusions); 0: only when its own project has excluded instances (4a7bb390af, first in 7.16.1)";
+    exclusion_needs_device = 1.0, "§2.5",
+        "1: an exclusion naming a GPU type sets that type's has_exclusions only when it names one of its devices (1431a21d99, first in 7.8.0; an absent device_num is -1, which no device has); 0: every exclusion of a type the host has sets it (7.0-7.7)";
+    run_list_exclusions_running_only = 0.0, "§6.2",
+        "1: of the GPU jobs that may be kept off their instances, only one whose task is executing or suspended in memory reserves none in the run list (7.1.1-7.3: 6b6c2ac519, e929b58ac8); 0: every such job (8d009ce3b3, first in 7.4.0)";
+    shares_from_may_have_work = 0.0, "§7.6",
+        "1: the fetchable share counts a project's resource unless prefs, the configuration file, missing apps, the account manager, a deferred scheduler request or a backoff block it (compute_may_have_work; 7.0-7.4); 0: unless any can't-fetch reason does, the zero-share and too-much-excluded-work tests included (9c96108c67, first in 7.5.0)";
     rr_sim_once_per_moment = 1.0, "§4, §8",
         "1: one round-robin simulation per instant, shared by the scheduling pass and work fetch (7.16.1: rr_simulation() returns when it already ran at this time, commit 40f0cb44f4); 0: every scheduling pass and work-fetch set-up simulates afresh (7.0-7.14)";
     mc_in_rr_sim = 1.0, "§4.3, §4.4, §7.8",

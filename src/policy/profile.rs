@@ -93,6 +93,17 @@ pub const RULE_CHANGES: &[RuleChange] = &[
                the CPUs",
     },
     RuleChange {
+        key: "run_list_exclusions_running_only",
+        before: 1.0,
+        since: Release(7, 4, 0),
+        function: "cpu_sched.cpp PROC_RESOURCES::schedule",
+        change: "commit 8d009ce3b3 (2014-05-24) \"client: scheduling and work fetch tweaks for \
+                 GPU exclusion cases\"",
+        rule: "with exclusions on its GPU type, only a GPU job already running (or suspended \
+               in memory) was added to the run list without reserving an instance; since, \
+               every GPU job of that type is, so the list holds all of them",
+    },
+    RuleChange {
         key: "enforce_sort_gpu_by_ncpus",
         before: 1.0,
         since: Release(7, 4, 9),
@@ -124,6 +135,19 @@ pub const RULE_CHANGES: &[RuleChange] = &[
                since, the first multithread job is taken whatever its width",
     },
     RuleChange {
+        key: "shares_from_may_have_work",
+        before: 1.0,
+        since: Release(7, 5, 0),
+        function: "work_fetch.cpp WORK_FETCH::compute_shares, \
+                   RSC_PROJECT_WORK_FETCH::compute_rsc_project_reason",
+        change: "commit 9c96108c67 (2014-10-10) \"client: work fetch code cleanup\"",
+        rule: "a project's fetchable share of a resource was withheld only when prefs, the \
+               configuration file, missing apps, the account manager, a deferred scheduler \
+               request or a backoff kept it from fetching (may_have_work); a zero share or too \
+               much work for its non-excluded instances only kept it from being asked. Since, \
+               every reason that keeps it from fetching also withholds its share",
+    },
+    RuleChange {
         key: "uninitialised_result_index",
         before: 1.0,
         since: Release(7, 6, 13),
@@ -132,6 +156,18 @@ pub const RULE_CHANGES: &[RuleChange] = &[
         rule: "a job the emulator created after start-up kept whatever RESULT::index (and \
                unfinished_time_slice) its memory held, so the last tie-break among GPU jobs of \
                one priority is not decided by the inputs; since, 0",
+    },
+    RuleChange {
+        key: "exclusion_needs_device",
+        before: 0.0,
+        since: Release(7, 8, 0),
+        function: "log_flags.cpp process_gpu_exclusions",
+        change: "commit 1431a21d99 (2015-08-16) \"client: if a GPU exclusion refers to \
+                 non-existent device num, ignore it\"",
+        rule: "every cc_config exclusion of a GPU type the host has marked that type as having \
+               exclusions, which keeps its GPU jobs from reserving instances in the run list \
+               and lets exclusion starvation drive work fetch; since, only one naming an \
+               existing device of the type (or no type at all) does",
     },
     RuleChange {
         key: "mc_in_rr_sim",
@@ -371,6 +407,8 @@ fn checked_note(from: Release, to: Release) -> &'static str {
         " (8.0.4 checked against its own emulator)"
     } else if within(Release(7, 16, 21)) {
         " (7.16.21 checked against its own emulator)"
+    } else if within(Release(7, 14, 2)) {
+        " (7.14.2 checked against its own emulator)"
     } else {
         ""
     }
@@ -559,7 +597,7 @@ mod tests {
         assert_eq!(profile_name(Release(7, 20, 1)), "7.20.0");
         assert_eq!(profile_name(Release(7, 16, 21)), "7.16.1");
         assert_eq!(profile_name(Release(7, 16, 11)), "7.16.1");
-        assert_eq!(profile_name(Release(7, 14, 2)), "7.6.13");
+        assert_eq!(profile_name(Release(7, 14, 2)), "7.8.0");
         assert_eq!(profile_name(Release(7, 4, 30)), "7.4.24");
         assert_eq!(profile_name(Release(7, 4, 9)), "7.4.9");
         assert_eq!(profile_name(Release(7, 3, 1)), "7.3.0");

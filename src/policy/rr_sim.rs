@@ -287,7 +287,9 @@ impl<'a> Sim<'a> {
         let relative_speed = (0..n_rsc)
             .map(|r| state.relative_speed(r, params))
             .collect();
-        let has_exclusions = (0..n_rsc).map(|r| state.has_exclusions(r)).collect();
+        let has_exclusions = (0..n_rsc)
+            .map(|r| state.has_exclusions(r, params))
+            .collect();
         let have_mc = ConcurrencyCounters::enabled(state) && params.mc_in_rr_sim != 0.0;
         let counters = ConcurrencyCounters::new(state);
         let busy = (0..n_rsc)

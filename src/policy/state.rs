@@ -111,10 +111,15 @@ impl Default for Prefs {
     }
 }
 
+/// The project of a GPU exclusion whose project the emulator culled
+/// (cull_projects() runs after process_gpu_exclusions()): it excludes no
+/// instance of a project left, yet still sets its type's has_exclusions.
+pub const CULLED_PROJECT: ProjectIdx = ProjectIdx::MAX;
+
 /// One `<exclude_gpu>` entry of cc_config (spec §2.5).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuExclusion {
-    /// The project it applies to.
+    /// The project it applies to, or [`CULLED_PROJECT`].
     pub project: ProjectIdx,
     /// The coprocessor type, or all types.
     pub rsc: Option<RscIdx>,
@@ -146,6 +151,17 @@ pub struct CcConfig {
     /// ([`Params::idle_cpus_request_fetch`]).
     #[serde(default)]
     pub cpu_sched_debug: bool,
+    /// set_no_rsc_config() ran at start-up, so project-wide exclusions of
+    /// every instance of a GPU type block fetching it ("blocked by
+    /// configuration file"): in every real client, in the emulator only
+    /// from b50ce98065 (first in 7.5.0; client/sim.cpp before never calls
+    /// it, and no project is blocked).
+    #[serde(default = "yes")]
+    pub sets_no_rsc_config: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for CcConfig {
@@ -159,6 +175,7 @@ impl Default for CcConfig {
             no_gpus: false,
             exclude_gpus: Vec::new(),
             cpu_sched_debug: false,
+            sets_no_rsc_config: true,
         }
     }
 }
@@ -785,7 +802,7 @@ impl HostState {
             }
         }
         for exclusion in &self.config.exclude_gpus {
-            if exclusion.project >= self.projects.len()
+            if (exclusion.project >= self.projects.len() && exclusion.project != CULLED_PROJECT)
                 || exclusion.rsc.is_some_and(|rsc| rsc == 0 || rsc >= n_rsc)
             {
                 return bad(format!(
@@ -1016,16 +1033,19 @@ impl HostState {
     }
 
     /// `has_exclusions` of `rsc` as process_gpu_exclusions() sets it (§2.5):
-    /// by an exclusion of every GPU type, or of this type naming a device.
-    /// One naming the type and no device leaves it unset: the client tests
-    /// `device_num && device_num_index(device_num) < 0`, and an absent
-    /// `<device_num>` is -1, which no instance has.
-    pub fn has_exclusions(&self, rsc: RscIdx) -> bool {
+    /// by an exclusion of every GPU type, or of this type. Since 7.8.0
+    /// ([`Params::exclusion_needs_device`]) one naming the type must also
+    /// name one of its devices: the client tests `device_num &&
+    /// device_num_index(device_num) < 0`, and an absent `<device_num>` is
+    /// -1, which no instance has.
+    pub fn has_exclusions(&self, rsc: RscIdx, params: &Params) -> bool {
+        let needs_device = params.exclusion_needs_device != 0.0;
+        let ninstances = self.ninstances(rsc);
         rsc != 0
             && self.config.exclude_gpus.iter().any(|exclusion| {
-                exclusion
-                    .rsc
-                    .is_none_or(|r| r == rsc && exclusion.device.is_some())
+                exclusion.rsc.is_none_or(|r| {
+                    r == rsc && (!needs_device || exclusion.device.is_some_and(|d| d < ninstances))
+                })
             })
     }
 
@@ -1057,9 +1077,11 @@ impl HostState {
         (all & !for_all_apps).count_ones() as usize
     }
 
-    /// `no_rsc_config`: the project-wide (app-less) exclusions remove every instance (§2.5).
+    /// `no_rsc_config`: the project-wide (app-less) exclusions remove every
+    /// instance (§2.5), once set_no_rsc_config() ran
+    /// ([`CcConfig::sets_no_rsc_config`]).
     pub fn no_rsc_config(&self, project: ProjectIdx, rsc: RscIdx) -> bool {
-        if rsc == 0 || self.ninstances(rsc) == 0 {
+        if rsc == 0 || self.ninstances(rsc) == 0 || !self.config.sets_no_rsc_config {
             return false;
         }
         let all = self.all_instances(rsc);
@@ -1282,7 +1304,7 @@ pub(crate) mod tests {
         assert_eq!(state.project_non_excluded_instances(0, 1), 0b11);
         assert_eq!(state.ncoprocs_excluded(0, 1), 1);
         assert!(!state.no_rsc_config(0, 1));
-        assert!(state.has_exclusions(1));
+        assert!(state.has_exclusions(1, &Params::default()));
         state.config.exclude_gpus.push(GpuExclusion {
             project: 0,
             rsc: None,

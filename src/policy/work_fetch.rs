@@ -517,10 +517,26 @@ pub fn setup(
             .is_some_and(|project| !project.non_cpu_intensive)
             && project_reasons.get(p) == Some(&ProjectReason::None)
     };
+    // Before 7.5.0 only the reasons of compute_may_have_work() withhold a
+    // share (`shares_from_may_have_work`).
+    let shares_it = |reason: RscReason| {
+        reason == RscReason::None
+            || (params.shares_from_may_have_work != 0.0
+                && !matches!(
+                    reason,
+                    RscReason::Prefs
+                        | RscReason::Config
+                        | RscReason::NoApps
+                        | RscReason::Ams
+                        | RscReason::DeferSched
+                        | RscReason::BackedOff
+                        | RscReason::GpusNotUsable
+                ))
+    };
     let mut totals = vec![0.0; n_rsc];
     for p in (0..n_projects).filter(|&p| eligible(p)) {
         for (r, total) in totals.iter_mut().enumerate() {
-            if rsc_reasons[p][r] == RscReason::None {
+            if shares_it(rsc_reasons[p][r]) {
                 *total += state.projects[p].resource_share;
             }
         }
@@ -528,7 +544,7 @@ pub fn setup(
     let mut shares = vec![vec![0.0; n_rsc]; n_projects];
     for p in (0..n_projects).filter(|&p| eligible(p)) {
         for r in 0..n_rsc {
-            if rsc_reasons[p][r] == RscReason::None {
+            if shares_it(rsc_reasons[p][r]) {
                 shares[p][r] = if totals[r] != 0.0 {
                     state.projects[p].resource_share / totals[r]
                 } else {
@@ -758,8 +774,9 @@ fn uses_starved_excluded_instances(
     setup: &WorkFetchState,
     project: ProjectIdx,
     rsc: RscIdx,
+    params: &Params,
 ) -> bool {
-    state.has_exclusions(rsc)
+    state.has_exclusions(rsc, params)
         && setup.sim.resource(rsc).sim_excluded_instances
             & state.project_non_excluded_instances(project, rsc)
             != 0
@@ -851,7 +868,7 @@ pub fn choose_project(
                 trigger = Some(r);
                 break;
             }
-            if uses_starved_excluded_instances(state, &setup, p, r) {
+            if uses_starved_excluded_instances(state, &setup, p, r, params) {
                 scan.push(ScanNote::ExcludedStarved(p, r));
                 trigger = Some(r);
                 break;
@@ -874,7 +891,7 @@ pub fn choose_project(
                     continue;
                 }
                 let buffer_low = saturated < buf_total;
-                if !buffer_low && !uses_starved_excluded_instances(state, &setup, p, r) {
+                if !buffer_low && !uses_starved_excluded_instances(state, &setup, p, r, params) {
                     scan.push(ScanNote::DontNeed(p, r));
                     continue;
                 }
@@ -992,7 +1009,7 @@ pub fn piggyback_work_request(
             continue;
         }
         let buffer_low = setup.sim.resource(r).saturated_time < buf_total;
-        if !buffer_low && !uses_starved_excluded_instances(state, &setup, project, r) {
+        if !buffer_low && !uses_starved_excluded_instances(state, &setup, project, r, params) {
             dont_fetch[r] = RscReason::BufferFull;
             scan.push(ScanNote::PiggyDontNeed(r));
             continue;

@@ -29,6 +29,7 @@ use super::ReplayError;
 use crate::policy::profile::Release;
 use crate::policy::state::{
     App, AppVersion, Coproc, GpuExclusion, Host, HostState, Job, Prefs, Project, ResourceUsage,
+    CULLED_PROJECT,
 };
 use crate::resource::ResourceType;
 use crate::trace::state::{self as rec_state, AppConfig, ClientState};
@@ -175,6 +176,13 @@ pub fn emulator_reads_app_config(release: Release) -> bool {
     release >= Release(7, 16, 1)
 }
 
+/// Whether the emulator of `release` runs set_no_rsc_config() at start-up
+/// (b50ce98065, first tag 7.5.0: "This was in the actual client but not
+/// the emulator"); before, no project is blocked by the configuration file.
+pub fn emulator_sets_no_rsc_config(release: Release) -> bool {
+    release >= Release(7, 5, 0)
+}
+
 /// Builds the engine's host state at today's emulator's start.
 pub fn build_emulator_state(trace: &Trace) -> Result<(HostState, BuildNotes), ReplayError> {
     build_emulator_state_for(trace, None)
@@ -188,6 +196,7 @@ pub fn build_emulator_state_for(
     release: Option<Release>,
 ) -> Result<(HostState, BuildNotes), ReplayError> {
     let reads_app_config = release.is_none_or(emulator_reads_app_config);
+    let sets_no_rsc_config = release.is_none_or(emulator_sets_no_rsc_config);
     let recorded = trace
         .state
         .client_states
@@ -196,6 +205,7 @@ pub fn build_emulator_state_for(
     let host = host_of(recorded)?;
     let mut state = HostState::new(host);
     state.prefs = prefs_of(trace);
+    state.config.sets_no_rsc_config = sets_no_rsc_config;
     if let Some(cc) = &trace.state.cc_config {
         let o = &cc.options;
         if let Some(n) = o.ncpus {
@@ -356,11 +366,14 @@ pub fn build_emulator_state_for(
                 .map(|m| m.clamp(0, u32::MAX as i64) as u32);
         }
         if project.apps.iter().all(|app| app.ignored) {
+            // The emulator culls it after process_gpu_exclusions(): its
+            // exclusions still count for has_exclusions.
             notes.dropped_projects.push(name);
-            state
-                .config
-                .exclude_gpus
-                .retain(|exclusion| exclusion.project != project_idx);
+            for exclusion in &mut state.config.exclude_gpus {
+                if exclusion.project == project_idx {
+                    exclusion.project = CULLED_PROJECT;
+                }
+            }
             continue;
         }
         // no_rsc_apps: the client takes it from the state file only (the
@@ -460,7 +473,7 @@ pub fn build_emulator_state_for(
 /// A master URL as client/log_flags.cpp compares them (urls_match after
 /// canonicalize_master_url): what follows the scheme, `//` collapsed, the
 /// host in lower case, a trailing `/`.
-fn url_key(url: &str) -> String {
+pub(crate) fn url_key(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let mut key = rest.to_string();
     while key.contains("//") {
@@ -478,8 +491,9 @@ fn url_key(url: &str) -> String {
 /// The `<exclude_gpu>` entries of cc_config that apply to the project
 /// `project` (at `url`, with `apps`), as process_gpu_exclusions()
 /// (client/log_flags.cpp) applies them: one naming an unknown app or GPU
-/// type, or an instance the type does not have, has no effect and is
-/// dropped.
+/// type has no effect and is dropped. One naming a device the type does
+/// not have is kept: it excludes no instance, but before 7.8.0 it still
+/// sets the type's has_exclusions (`Params::exclusion_needs_device`).
 fn gpu_exclusions(
     host: &Host,
     project: usize,
@@ -509,11 +523,6 @@ fn gpu_exclusions(
             Some(d) if d >= 0 => Some(d as usize),
             _ => None,
         };
-        if let (Some(r), Some(d)) = (rsc, device) {
-            if host.coprocs.get(r - 1).is_none_or(|c| d >= c.count) {
-                continue;
-            }
-        }
         out.push(GpuExclusion {
             project,
             rsc,

@@ -829,7 +829,12 @@ pub fn audit_window(
             // start of their step, a run list filled to NCPUS, a simulation
             // afresh at every pass and work-fetch set-up, and the harness's
             // deferral after each reply. Every decision kind is checked.
-            crate::policy::profile::params_7_2(&mut params);
+            // A key the user set with `--set` keeps the user's value.
+            profile::params_for_release_keeping(
+                &mut params,
+                profile::Release(7, 2, 42),
+                &options.user_set,
+            );
         }
         V6_10 | LTD => match ltd::audit(trace, options.tolerance) {
             Ok(audit) => {

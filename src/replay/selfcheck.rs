@@ -322,6 +322,78 @@ fn excluded_request(
     None
 }
 
+/// Before 7.5.0 (the dumps that print shares with the project's flags,
+/// `share_flags`) choose_project() also skips a (project, GPU) pair whose
+/// queued work exceeds what its non-excluded instances need
+/// (RSC_WORK_FETCH::can_fetch, "too much work"; 9c96108c67 moved the test
+/// into the printed reasons), and which instances a project's apps may use
+/// shows only at start-up. When a recorded choice or request differs from
+/// the recomputed one exactly as such a skip would make it differ, it is
+/// not checked, with why.
+fn hidden_excluded_work(
+    dump: &FetchDump,
+    inputs: &ChoiceInputs<'_>,
+    recomputed: &Choice,
+    recorded: &Decision,
+    recorded_project: Option<&str>,
+) -> Option<String> {
+    if !dump.share_flags {
+        return None;
+    }
+    let chosen = match recorded {
+        Decision::Choice(chosen) => chosen.clone(),
+        _ => recorded_project.map(str::to_string),
+    };
+    let why = |what: &str| {
+        format!(
+            "{what} as 7.0-7.4's can_fetch() makes it when a project's queued work exceeds what \
+             its non-excluded GPU instances need (GPU exclusions: cc_config.xml \
+             `<exclude_gpu>`, shown only by the start-up `Config: excluded GPU` lines)"
+        )
+    };
+    match recorded {
+        Decision::Choice(_) | Decision::Request { .. } if chosen != recomputed.chosen => {
+            let pairs: Vec<(usize, usize)> = dump
+                .resources
+                .iter()
+                .enumerate()
+                .filter(|(_, rsc)| rsc.rsc != "CPU")
+                .flat_map(|(r, rsc)| {
+                    rsc.shares
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| s.reason.is_empty())
+                        .map(move |(i, _)| (r, i))
+                })
+                .collect();
+            let with_blocked = |blocked: &[(usize, usize)]| {
+                let mut hidden = dump.clone();
+                for &(r, i) in blocked {
+                    hidden.resources[r].shares[i].reason = "too much work".into();
+                }
+                choose(&hidden, inputs).chosen
+            };
+            let explains = !pairs.is_empty()
+                && (with_blocked(&pairs) == chosen
+                    || pairs.iter().any(|pair| with_blocked(&[*pair]) == chosen));
+            explains.then(|| why("the project chosen differs from the block's"))
+        }
+        Decision::Request { resources, .. } => {
+            // A skipped pair zeroes its request, or (a better project
+            // skipped: piggyback_work_request) lets another ask.
+            let zeroed = recomputed.request.iter().any(|line| {
+                let seen = resources
+                    .iter()
+                    .find(|seen| seen.rsc == line.rsc)
+                    .map_or(0.0, |seen| seen.secs);
+                line.rsc != "CPU" && ((line.secs > 0.0) != (seen > 0.0))
+            });
+            zeroed.then(|| why("a GPU request is zero where the block's is not, or the reverse,"))
+        }
+        _ => None,
+    }
+}
+
 /// A max_concurrent project's MC shortfall for a resource, as its
 /// `using MC shortfall` line printed it; `Err` when the log does not.
 fn mc_shortfall(dump: &FetchDump, project: &str, rsc: &str) -> Result<f64, String> {
@@ -1019,6 +1091,15 @@ impl<'a> SelfCheck<'a> {
             choose(context.dump, &inputs)
         };
         if let Some(why) = choice.undecidable {
+            return Replayed::NotReplayed(why);
+        }
+        if let Some(why) = hidden_excluded_work(
+            context.dump,
+            &inputs,
+            &choice,
+            &point.decision,
+            point.project.as_deref(),
+        ) {
             return Replayed::NotReplayed(why);
         }
         if let Decision::Request { resources, .. } = &point.decision {

@@ -48,6 +48,11 @@ pub struct LogHeader {
     pub suspend_cpu_usage: (f64, f64),
     /// Minutes of input that mean "in use".
     pub idle_time_to_run: f64,
+    /// CC_CONFIG::show()'s GPU exclusions, in cc_config order: (project,
+    /// type, app, device), each "all" when not given. Every entry whose URL
+    /// names a project of the state file, culled projects included (the
+    /// emulator culls after showing the configuration).
+    pub exclusions: Vec<(String, String, String, String)>,
 }
 
 impl LogHeader {
@@ -93,11 +98,37 @@ impl LogHeader {
             .iter()
             .map(|p| (p.name.to_string(), p.url.to_string()))
             .collect();
+        let recorded = trace.state.client_states.first();
+        let exclusions = config
+            .map(|c| c.options.exclude_gpus.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| {
+                let key = crate::replay::build::url_key(e.url.as_deref()?);
+                let project = recorded?.projects.iter().find(|p| {
+                    p.master_url
+                        .as_deref()
+                        .is_some_and(|u| crate::replay::build::url_key(u) == key)
+                })?;
+                let all = || "all".to_string();
+                Some((
+                    project.project_name.clone()?,
+                    e.rsc
+                        .as_ref()
+                        .map_or_else(all, |r| r.type_name().to_string()),
+                    e.app.clone().unwrap_or_else(all),
+                    e.device_num
+                        .filter(|d| *d >= 0)
+                        .map_or_else(all, |d| d.to_string()),
+                ))
+            })
+            .collect();
         LogHeader {
             log_flags,
             config_coprocs,
             app_config_projects,
             urls,
+            exclusions,
             suspend_cpu_usage: (25.0, 25.0),
             idle_time_to_run: 3.0,
         }
@@ -461,20 +492,10 @@ impl<W: Write> LogWriter<W> {
         }
         // CC_CONFIG::show(): each GPU exclusion of a known project
         // (client/log_flags.cpp show_exclude_gpu).
-        for exclusion in state.config.exclude_gpus.iter().filter(|_| !v7_2) {
-            let Some(project) = state.projects.get(exclusion.project) else {
-                continue;
-            };
-            let kind = exclusion.rsc.map_or("all".to_string(), |r| {
-                state.rsc_type(r).type_name().to_string()
-            });
-            let app = exclusion.app.as_deref().unwrap_or("all");
-            let device = exclusion
-                .device
-                .map_or("all".to_string(), |d| d.to_string());
+        for (project, kind, app, device) in &header.exclusions {
             self.emit(
                 now,
-                Some(&project.name),
+                Some(project),
                 &format!("Config: excluded GPU.  Type: {kind}.  App: {app}.  Device: {device}"),
             );
         }
@@ -510,8 +531,9 @@ impl<W: Write> LogWriter<W> {
             self.emit(now, None, "[work_fetch] Request work fetch: Prefs update");
         }
         // process_gpu_exclusions(): the jobs of each version with every
-        // instance excluded; then init_result_resource_usage().
-        if !v7_2 {
+        // instance excluded; then init_result_resource_usage() (not in
+        // 7.0-7.2's emulator).
+        {
             for project in &state.projects {
                 for version in project
                     .app_versions
@@ -534,7 +556,11 @@ impl<W: Write> LogWriter<W> {
                     }
                 }
             }
-            for job in state.jobs.iter().filter(|job| job.usage.missing_coproc) {
+            for job in state
+                .jobs
+                .iter()
+                .filter(|job| job.usage.missing_coproc && !v7_2)
+            {
                 let name = state.projects.get(job.project).map(|p| p.name.as_str());
                 self.emit(
                     now,
@@ -967,21 +993,22 @@ impl<W: Write> LogWriter<W> {
             }
             match *note {
                 RunNote::Reserve(j) if self.wording.v7_2 => reserved = Some(j),
+                RunNote::EdfPick(j) if self.wording.v7_2 && debug => {
+                    // earliest_deadline_result() names each EDF pick, even
+                    // one can_schedule() then refuses.
+                    let deadline = state.jobs.get(j).map_or(0.0, |job| job.report_deadline);
+                    let message = format!(
+                        "[cpu_sched_debug] earliest deadline: {deadline:.0} {}",
+                        Self::job_name(state, j)
+                    );
+                    self.job_line(now, state, j, &message);
+                }
                 RunNote::Add(i) if self.wording.v7_2 => {
                     let Some(entry) = run.run_list.get(i) else {
                         continue;
                     };
                     let j = entry.job;
                     let edf = entry.phase == RunListPhase::Edf;
-                    if debug && edf {
-                        // earliest_deadline_result() names each EDF pick.
-                        let deadline = state.jobs.get(j).map_or(0.0, |job| job.report_deadline);
-                        let message = format!(
-                            "[cpu_sched_debug] earliest deadline: {deadline:.0} {}",
-                            Self::job_name(state, j)
-                        );
-                        self.job_line(now, state, j, &message);
-                    }
                     if debug {
                         // PROC_RESOURCES::schedule (7.2.42).
                         let kind = match (entry.rsc != 0, edf) {
