@@ -533,41 +533,39 @@ impl<W: Write> LogWriter<W> {
         // process_gpu_exclusions(): the jobs of each version with every
         // instance excluded; then init_result_resource_usage() (not in
         // 7.0-7.2's emulator).
-        {
-            for project in &state.projects {
-                for version in project
-                    .app_versions
-                    .iter()
-                    .filter(|v| v.usage.missing_coproc)
-                {
-                    for job in state.jobs.iter().filter(|job| {
-                        state
-                            .projects
-                            .get(job.project)
-                            .is_some_and(|p| p.name == project.name)
-                            && job.app == version.app
-                            && job.usage == version.usage
-                    }) {
-                        self.emit(
-                            now,
-                            Some(&project.name),
-                            &format!("marking {} as coproc missing", job.name),
-                        );
-                    }
+        for project in &state.projects {
+            for version in project
+                .app_versions
+                .iter()
+                .filter(|v| v.usage.missing_coproc)
+            {
+                for job in state.jobs.iter().filter(|job| {
+                    state
+                        .projects
+                        .get(job.project)
+                        .is_some_and(|p| p.name == project.name)
+                        && job.app == version.app
+                        && job.usage == version.usage
+                }) {
+                    self.emit(
+                        now,
+                        Some(&project.name),
+                        &format!("marking {} as coproc missing", job.name),
+                    );
                 }
             }
-            for job in state
-                .jobs
-                .iter()
-                .filter(|job| job.usage.missing_coproc && !v7_2)
-            {
-                let name = state.projects.get(job.project).map(|p| p.name.as_str());
-                self.emit(
-                    now,
-                    name,
-                    &format!("Missing coprocessor for task {}", job.name),
-                );
-            }
+        }
+        for job in state
+            .jobs
+            .iter()
+            .filter(|job| job.usage.missing_coproc && !v7_2)
+        {
+            let name = state.projects.get(job.project).map(|p| p.name.as_str());
+            self.emit(
+                now,
+                name,
+                &format!("Missing coprocessor for task {}", job.name),
+            );
         }
         for (p, project) in state.projects.iter().enumerate() {
             let url = header
