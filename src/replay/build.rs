@@ -45,6 +45,15 @@ pub struct BuildNotes {
     pub dropped_projects: Vec<String>,
     /// Apps ignored for want of a usable version (`project/app`).
     pub ignored_apps: Vec<String>,
+    /// The jobs process_gpu_exclusions() marks as missing their coprocessor
+    /// (`marking JOB as coproc missing`), as (project, job) in the client's
+    /// order: per version in state-file order, its jobs in result order;
+    /// dropped projects included (the emulator culls after marking).
+    pub coproc_missing_marks: Vec<(String, String)>,
+    /// The jobs init_result_resource_usage() names (`Missing coprocessor for
+    /// task JOB`), as (project, job) in result order, dropped projects
+    /// included.
+    pub missing_coproc_tasks: Vec<(String, String)>,
 }
 
 fn project_name(project: &rec_state::Project) -> String {
@@ -235,6 +244,10 @@ pub fn build_emulator_state_for(
     }
     let n_rsc = state.n_rsc();
     let mut notes = BuildNotes::default();
+    // Per recorded project: its name and which versions miss their
+    // coprocessor; per job pushed: (that project's place, its version).
+    let mut origins: Vec<(String, Vec<bool>)> = Vec::new();
+    let mut job_origin: Vec<(usize, usize)> = Vec::new();
     for recorded_project in &recorded.projects {
         let name = project_name(recorded_project);
         let app_config = app_config_for(trace, recorded_project).filter(|_| reads_app_config);
@@ -365,16 +378,18 @@ pub fn build_emulator_state_for(
                 .filter(|m| *m > 0)
                 .map(|m| m.clamp(0, u32::MAX as i64) as u32);
         }
-        if project.apps.iter().all(|app| app.ignored) {
-            // The emulator culls it after process_gpu_exclusions(): its
-            // exclusions still count for has_exclusions.
-            notes.dropped_projects.push(name);
+        // The emulator culls a project left with no usable app after
+        // process_gpu_exclusions(): its exclusions still count for
+        // has_exclusions, and its jobs were loaded and sorted with the
+        // others (they take places in the result order and its `index`).
+        let culled = project.apps.iter().all(|app| app.ignored);
+        if culled {
+            notes.dropped_projects.push(name.clone());
             for exclusion in &mut state.config.exclude_gpus {
                 if exclusion.project == project_idx {
                     exclusion.project = CULLED_PROJECT;
                 }
             }
-            continue;
         }
         // no_rsc_apps: the client takes it from the state file only (the
         // scheduler sends it); it is not derived from missing app versions
@@ -416,19 +431,18 @@ pub fn build_emulator_state_for(
                 let (num, class) = &version_keys[*i];
                 *class == plan_class && (version_num.is_none() || *num == version_num)
             });
-            let Some(version) = linked
-                .or_else(|| (0..project.app_versions.len()).find(of_app))
-                .map(|i| &project.app_versions[i])
+            let Some(version_idx) = linked.or_else(|| (0..project.app_versions.len()).find(of_app))
             else {
                 continue;
             };
+            let version = &project.app_versions[version_idx];
             let fpops = workunit
                 .and_then(|wu| wu.rsc_fpops_est)
                 .or(result.rsc_fpops_est)
                 .unwrap_or(3600e11);
             let mut job = Job::new(
                 job_name,
-                project_idx,
+                if culled { CULLED_PROJECT } else { project_idx },
                 &app_name,
                 version.usage.clone(),
                 fpops,
@@ -440,24 +454,55 @@ pub fn build_emulator_state_for(
             job.report_deadline = result.report_deadline.unwrap_or(received + 864000.0);
             job.exact_flops_remaining = Some(fpops);
             job.alloc_seq = state.jobs.len() as u64;
+            job_origin.push((origins.len(), version_idx));
             state.jobs.push(job);
         }
-        state.projects.push(project);
+        origins.push((
+            name,
+            project
+                .app_versions
+                .iter()
+                .map(|v| v.usage.missing_coproc)
+                .collect(),
+        ));
+        if !culled {
+            state.projects.push(project);
+        }
     }
     // The emulator loads the jobs of client_state.xml as the client does
     // (client/cs_statefile.cpp sort_results: ordered by the recorded
     // received time, then the md5 of the name; `index` is the position) and
     // only then re-bases them to the start. Jobs it receives later keep
     // index 0 (sim.cpp simulate_rpc does not sort).
-    let mut keyed: Vec<(f64, String, Job)> = std::mem::take(&mut state.jobs)
+    let mut keyed: Vec<(f64, String, (usize, usize), Job)> = std::mem::take(&mut state.jobs)
         .into_iter()
-        .map(|job| (job.received_time, md5_hex(job.name.as_bytes()), job))
+        .zip(job_origin)
+        .map(|(job, origin)| (job.received_time, md5_hex(job.name.as_bytes()), origin, job))
         .collect();
     keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    // process_gpu_exclusions() marks per version, then each of its jobs;
+    // init_result_resource_usage() names each job in result order.
+    for (p, (project, missing)) in origins.iter().enumerate() {
+        for (v, _) in missing.iter().enumerate().filter(|(_, m)| **m) {
+            for (_, _, _, job) in keyed.iter().filter(|k| k.2 == (p, v)) {
+                notes
+                    .coproc_missing_marks
+                    .push((project.clone(), job.name.to_string()));
+            }
+        }
+    }
+    for (_, _, (p, _), job) in &keyed {
+        if job.usage.missing_coproc {
+            notes
+                .missing_coproc_tasks
+                .push((origins[*p].0.clone(), job.name.to_string()));
+        }
+    }
     state.jobs = keyed
         .into_iter()
         .enumerate()
-        .map(|(n, (received, _, mut job))| {
+        .filter(|(_, (_, _, _, job))| job.project != CULLED_PROJECT)
+        .map(|(n, (received, _, _, mut job))| {
             job.index = n as i64;
             job.report_deadline = EMULATOR_START + (job.report_deadline - received);
             job.received_time = EMULATOR_START;

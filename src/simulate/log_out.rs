@@ -53,6 +53,12 @@ pub struct LogHeader {
     /// names a project of the state file, culled projects included (the
     /// emulator culls after showing the configuration).
     pub exclusions: Vec<(String, String, String, String)>,
+    /// `marking JOB as coproc missing` (process_gpu_exclusions()), as
+    /// (project, job) in the client's order, culled projects included
+    /// ([`crate::replay::build::BuildNotes::coproc_missing_marks`]).
+    pub coproc_missing_marks: Vec<(String, String)>,
+    /// `Missing coprocessor for task JOB` (init_result_resource_usage()).
+    pub missing_coproc_tasks: Vec<(String, String)>,
 }
 
 impl LogHeader {
@@ -129,6 +135,8 @@ impl LogHeader {
             app_config_projects,
             urls,
             exclusions,
+            coproc_missing_marks: Vec::new(),
+            missing_coproc_tasks: Vec::new(),
             suspend_cpu_usage: (25.0, 25.0),
             idle_time_to_run: 3.0,
         }
@@ -533,38 +541,18 @@ impl<W: Write> LogWriter<W> {
         // process_gpu_exclusions(): the jobs of each version with every
         // instance excluded; then init_result_resource_usage() (not in
         // 7.0-7.2's emulator).
-        for project in &state.projects {
-            for version in project
-                .app_versions
-                .iter()
-                .filter(|v| v.usage.missing_coproc)
-            {
-                for job in state.jobs.iter().filter(|job| {
-                    state
-                        .projects
-                        .get(job.project)
-                        .is_some_and(|p| p.name == project.name)
-                        && job.app == version.app
-                        && job.usage == version.usage
-                }) {
-                    self.emit(
-                        now,
-                        Some(&project.name),
-                        &format!("marking {} as coproc missing", job.name),
-                    );
-                }
-            }
-        }
-        for job in state
-            .jobs
-            .iter()
-            .filter(|job| job.usage.missing_coproc && !v7_2)
-        {
-            let name = state.projects.get(job.project).map(|p| p.name.as_str());
+        for (project, job) in &header.coproc_missing_marks {
             self.emit(
                 now,
-                name,
-                &format!("Missing coprocessor for task {}", job.name),
+                Some(project),
+                &format!("marking {job} as coproc missing"),
+            );
+        }
+        for (project, job) in header.missing_coproc_tasks.iter().filter(|_| !v7_2) {
+            self.emit(
+                now,
+                Some(project),
+                &format!("Missing coprocessor for task {job}"),
             );
         }
         for (p, project) in state.projects.iter().enumerate() {

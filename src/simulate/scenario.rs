@@ -382,7 +382,9 @@ pub fn from_folder(
             next_job: 0,
         });
     }
-    let log_header = super::log_out::LogHeader::from_trace(&trace, &state);
+    let mut log_header = super::log_out::LogHeader::from_trace(&trace, &state);
+    log_header.coproc_missing_marks = notes.coproc_missing_marks;
+    log_header.missing_coproc_tasks = notes.missing_coproc_tasks;
     Ok(World {
         state,
         servers,
