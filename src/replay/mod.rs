@@ -996,7 +996,8 @@ pub fn audit_window(
                     "{why}; only what the log's own lines decide is checked (work-fetch \
                      choices and requests, priorities, enforcement passes, run lists of a \
                      log that starts with the client, and state blocks after a whole \
-                     simulation printed with rrsim_detail)"
+                     simulation printed: with rrsim_detail, or from 7.5 on its `finishes` \
+                     lines alone)"
                 ),
             });
             None

@@ -20,7 +20,15 @@
 //! jobs run than the timeline holds, never more. There the timeline
 //! bounds the figures (idle now and shortfall at least, saturated time at
 //! most what it gives): a block outside the bounds diverges, one within
-//! them is not checked. 7.0 to 7.4 (before commit 6fa0940502, 2014)
+//! them is not checked. With rrsim_detail off, 7.5 on print only the
+//! `finishes` lines, each with the job's usage, the GFLOPs it had left
+//! when the simulation began and its fixed simulated rate: the job ran
+//! GFLOPs / rate seconds up to its end and started at a pick, which only
+//! the start or a job's end brings, so the timeline follows from those
+//! lines alone when a pick time fits each job (`Pass::rebuilt`; where
+//! several do, the job may run from the first, surely from the last), held
+//! to the rule that a pick fills its resource while jobs of it wait
+//! (`picks_fill`). 7.0 to 7.4 (before commit 6fa0940502, 2014)
 //! print `starting` for every job of every pick instead, and `finishes`
 //! at the start of the step the job ends in, with the GFLOPs it had left
 //! when the simulation began and its rate: each step's set is then
@@ -80,7 +88,7 @@ const MAX_STEPS: usize = 200_000;
 
 /// Why a simulation of finish lines alone cannot be followed.
 const NO_DETAIL: &str = "it prints no `[rr_sim_detail] … starting` lines (log flag rrsim_detail \
-     off): which jobs run in each step is not told";
+     off) and its 7.0-7.4 `finishes` lines no usage: which jobs run in each step is not told";
 
 /// Why a simulation mixing both releases' lines cannot be followed.
 const MIXED_LINES: &str =
@@ -159,6 +167,25 @@ impl Usage {
         usage
     }
 
+    /// Widened by jobs that may be running: their usage counts only in
+    /// the upper ends.
+    fn widen(&mut self, maybe: &Usage) {
+        self.cpu.hi += maybe.cpu.hi;
+        self.cpu_of_gpu_jobs.hi += maybe.cpu_of_gpu_jobs.hi;
+        for (rsc, span) in &maybe.gpus {
+            match self.gpus.iter_mut().find(|(t, _)| t == rsc) {
+                Some((_, s)) => s.hi += span.hi,
+                None => self.gpus.push((
+                    rsc.clone(),
+                    Span {
+                        lo: 0.0,
+                        hi: span.hi,
+                    },
+                )),
+            }
+        }
+    }
+
     fn on(&self, rsc: &ResourceType, gpu_cpu: bool) -> Span {
         match rsc {
             ResourceType::Cpu if gpu_cpu => self.cpu.plus(self.cpu_of_gpu_jobs),
@@ -228,6 +255,25 @@ struct Pass {
     picks: Option<Picks>,
     /// 6.6-6.12 lines (`rr_sim start: work_buf_total`, `finishes after`).
     six: bool,
+    /// 7.5-on `finishes` lines of a simulation printed without `starting`
+    /// lines (rrsim_detail off), in the order printed.
+    ends: Vec<End>,
+    /// Rebuilt from `finishes` lines alone ([`Pass::rebuilt`]).
+    rebuilt: bool,
+    /// Then the last start of a job of each resource (`None`: CPU jobs).
+    last_starts: Vec<(Option<ResourceType>, f64)>,
+}
+
+/// A 7.5-on `[rr_sim] T: JOB finishes (USAGE) (GFLOPS/RATE)` line: when the
+/// job left the simulated running set, what it used, the GFLOPs it had
+/// left when the simulation began and its simulated rate.
+#[derive(Clone, Debug, PartialEq)]
+struct End {
+    t: f64,
+    job: CompactString,
+    resources: JobResources,
+    gflops: f64,
+    rate: f64,
 }
 
 impl Pass {
@@ -368,10 +414,149 @@ impl Pass {
         picks.ending = Some((job.clone(), lo, hi));
     }
 
+    /// The steps of a 7.5-on simulation printed without `starting` lines
+    /// (rrsim_detail off), from its `finishes` lines alone.
+    ///
+    /// Rule (rr_sim.cpp `RR_SIM::simulate` and `pick_jobs_to_run`, 7.5 on):
+    /// a job's simulated rate is fixed for the whole simulation
+    /// (`set_rrsim_flops`) and it progresses only while in the running
+    /// set, so it ran GFLOPs / rate seconds before the end its line
+    /// prints. A job enters the set only at a pick: at the start, or when
+    /// another job has just finished (a time-slice step frees nothing).
+    /// Each job is taken as running up to its end from the pick time
+    /// within what the printed GFLOPs and rate allow of end − GFLOPs /
+    /// rate; where several fit, it may run from the first and surely runs
+    /// from the last (its usage widens the steps between); a start no pick
+    /// time fits is not followed (the reason says which job). A job that
+    /// sat out a pick in between would show as started late: the figures
+    /// check ([`picks_fill`]) then refuses the steps, for every job of a
+    /// resource with one usage; a limit reached (`at … max concurrent`) is
+    /// not followed at all.
+    fn rebuilt(&self) -> Result<Pass, String> {
+        let mut picks: Vec<f64> = self.ends.iter().map(|e| e.t).collect();
+        picks.push(0.0);
+        picks.sort_by(f64::total_cmp);
+        picks.dedup();
+        let mut starts = Vec::with_capacity(self.ends.len());
+        for e in &self.ends {
+            if e.rate < 2.0 * HALF_CENT || e.gflops < 0.0 || e.t < -HALF_CENT {
+                return Err(format!(
+                    "it prints no `starting` lines (rrsim_detail off) and {} finishes at {:.2} \
+                     with {:.2} GFLOPs left at {:.2} G/s: its run time does not follow",
+                    e.job, e.t, e.gflops, e.rate
+                ));
+            }
+            let run_lo = (e.gflops - HALF_CENT).max(0.0) / (e.rate + HALF_CENT);
+            let run_hi = (e.gflops + HALF_CENT) / (e.rate - HALF_CENT);
+            let (lo, hi) = (
+                e.t - run_hi - 2.0 * HALF_CENT,
+                e.t - run_lo + 2.0 * HALF_CENT,
+            );
+            let fit: Vec<f64> = picks
+                .iter()
+                .copied()
+                .filter(|&p| p >= lo && p <= hi.min(e.t))
+                .collect();
+            let (Some(&first), Some(&last)) = (fit.first(), fit.last()) else {
+                return Err(format!(
+                    "it prints no `starting` lines (rrsim_detail off): {} ran {:.2} to {:.2} s \
+                     ({:.2}G at {:.2}G/s) up to {:.2}, and no pick fits its start (no job \
+                     finishes then)",
+                    e.job, run_lo, run_hi, e.gflops, e.rate, e.t
+                ));
+            };
+            starts.push((first, last));
+        }
+        // A sweep over the steps: a job may run from its first possible
+        // start and surely runs from its last one, up to its end.
+        let mut bounds: Vec<f64> = starts
+            .iter()
+            .flat_map(|&(a, b)| [a, b])
+            .chain(self.ends.iter().map(|e| e.t))
+            .collect();
+        bounds.sort_by(f64::total_cmp);
+        bounds.dedup();
+        if bounds.len() > MAX_STEPS {
+            return Err(format!("it has more than {MAX_STEPS} steps"));
+        }
+        let order = |key: &dyn Fn(usize) -> f64| {
+            let mut idx: Vec<usize> = (0..self.ends.len()).collect();
+            idx.sort_by(|&i, &j| key(i).total_cmp(&key(j)));
+            idx
+        };
+        let by_first = order(&|i| starts[i].0);
+        let by_last = order(&|i| starts[i].1);
+        let by_end = order(&|i| self.ends[i].t);
+        let (mut next_first, mut next_last, mut next_end) = (0, 0, 0);
+        let mut sure: BTreeMap<CompactString, JobResources> = BTreeMap::new();
+        let mut maybe: BTreeMap<CompactString, JobResources> = BTreeMap::new();
+        let mut pass = self.clone();
+        pass.ends.clear();
+        pass.starts = self.ends.len();
+        for (k, &t) in bounds.iter().enumerate() {
+            while let Some(&i) = by_first.get(next_first).filter(|&&i| starts[i].0 <= t) {
+                next_first += 1;
+                let e = &self.ends[i];
+                if starts[i].0 < starts[i].1 {
+                    maybe.insert(e.job.clone(), e.resources.clone());
+                }
+            }
+            while let Some(&i) = by_last.get(next_last).filter(|&&i| starts[i].1 <= t) {
+                next_last += 1;
+                let e = &self.ends[i];
+                maybe.remove(&e.job);
+                sure.insert(e.job.clone(), e.resources.clone());
+            }
+            while let Some(&i) = by_end.get(next_end).filter(|&&i| self.ends[i].t <= t) {
+                next_end += 1;
+                let e = &self.ends[i];
+                maybe.remove(&e.job);
+                sure.remove(&e.job);
+            }
+            let Some(&to) = bounds.get(k + 1) else {
+                break;
+            };
+            let mut usage = Usage::of(&sure);
+            usage.widen(&Usage::of(&maybe));
+            pass.steps.push(Step {
+                from: t,
+                to,
+                usage,
+                to_slack: 0.0,
+            });
+        }
+        pass.now = bounds.last().copied().unwrap_or(0.0);
+        for (e, &(_, start)) in self.ends.iter().zip(&starts) {
+            let rsc = e.resources.coproc.as_ref().map(|c| c.rsc.clone());
+            match pass.last_starts.iter_mut().find(|(r, _)| *r == rsc) {
+                Some((_, last)) => *last = last.max(start),
+                None => pass.last_starts.push((rsc, start)),
+            }
+        }
+        pass.rebuilt = true;
+        Ok(pass)
+    }
+
     /// The pass with a 7.0-7.4 simulation's last step closed (at the end
-    /// its last job's run time gives); itself otherwise. Err: why it is
-    /// not whole.
+    /// its last job's run time gives), or a 7.5-on one printed without
+    /// `starting` lines rebuilt from its `finishes` lines; itself
+    /// otherwise. Err: why it is not whole.
     fn closed(&self) -> Result<std::borrow::Cow<'_, Pass>, String> {
+        if !self.ends.is_empty() {
+            const WHY: &str = "the simulation before this block cannot be followed";
+            if self.mc_limits > 0 {
+                return Err(format!(
+                    "{WHY}: it prints no `starting` lines (rrsim_detail off) and reached a \
+                     max_concurrent limit ({} `at … max concurrent` line(s)): a job may then sit \
+                     out a pick, and no line says when",
+                    self.mc_limits
+                ));
+            }
+            return self
+                .rebuilt()
+                .map(std::borrow::Cow::Owned)
+                .map_err(|why| format!("{WHY}: {why}"));
+        }
         let Some(picks) = &self.picks else {
             return Ok(std::borrow::Cow::Borrowed(self));
         };
@@ -443,6 +628,12 @@ impl Pass {
                     self.broken = Some(MIXED_LINES.into());
                     return;
                 }
+                if !self.ends.is_empty() {
+                    self.broken = Some(format!(
+                        "{job} is `starting` after jobs finished with no `starting` line"
+                    ));
+                    return;
+                }
                 self.advance(*t);
                 self.starts += 1;
                 self.active.insert(job.clone(), resources.clone());
@@ -465,6 +656,29 @@ impl Pass {
                 self.broken = Some(MIXED_LINES.into())
             }
             Message::SimFinishesAfter { .. } => self.broken = Some(SIX_MIXED.into()),
+            // rrsim_detail off: the job's end, usage, GFLOPs and rate;
+            // when it started follows once the whole simulation is in.
+            Message::SimFinishes {
+                t,
+                job,
+                resources: Some(resources),
+                gflops_left,
+                gflops_rate,
+            } if self.starts == 0 => {
+                if self.ends.len() >= MAX_JOBS {
+                    self.broken = Some(format!("it holds more than {MAX_JOBS} jobs"));
+                    return;
+                }
+                self.finishes += 1;
+                self.seen.insert(job.clone(), resources.clone());
+                self.ends.push(End {
+                    t: *t,
+                    job: job.clone(),
+                    resources: resources.clone(),
+                    gflops: *gflops_left,
+                    rate: *gflops_rate,
+                });
+            }
             Message::SimFinishes { t, job, .. } => {
                 self.advance(*t);
                 self.finishes += 1;
@@ -516,15 +730,40 @@ pub struct Tracker {
     /// Whether GPU computing is suspended: while it is, the simulation
     /// leaves GPU jobs' CPUs out (`RR_SIM::activate`, `gpu_suspend_reason`).
     gpu: GpuState,
+    /// The last second a scheduling pass listed a GPU job in its run list.
+    gpu_job_listed: Option<f64>,
 }
 
 impl Tracker {
+    /// Whether GPU computing was suspended at `time`. A scheduling pass
+    /// puts a GPU job in its run list only while it is not (cpu_sched.cpp
+    /// `PROC_RESOURCES::can_schedule`, `if (gpu_suspend_reason) return
+    /// false`, 7.0 on), and the client's simulation, run list and work
+    /// fetch of one second share one state: a GPU job listed in that
+    /// second tells what no suspend or resume line may.
+    fn gpu_at(&self, time: Option<f64>) -> GpuState {
+        match self.gpu {
+            GpuState::Unknown if time.is_some() && self.gpu_job_listed == time => GpuState::Running,
+            state => state,
+        }
+    }
+
     /// Takes one line.
     pub fn see(&mut self, event: &LogEvent) {
         if let Some(n) = printed_ncpus(&event.message) {
             self.ncpus = Some(n);
         }
         match &event.message {
+            Message::AddToRunList { rsc: Some(rsc), .. } if *rsc != ResourceType::Cpu => {
+                self.gpu_job_listed = event.time.secs();
+            }
+            Message::JobListEntry {
+                resources:
+                    Some(JobResources {
+                        coproc: Some(_), ..
+                    }),
+                ..
+            } => self.gpu_job_listed = event.time.secs(),
             Message::RrSimStart { total, .. } => {
                 self.pass = Some(Pass {
                     time: event.time.secs(),
@@ -610,6 +849,29 @@ struct Figures {
     fits: bool,
     /// How many of the four recorded figures do not.
     misfits: usize,
+}
+
+/// Whether, in a simulation rebuilt from `finishes` lines, every step
+/// that ends by the last start of a job of `rsc` holds at least `n` of it
+/// (for the CPU, GPU jobs' CPUs too when `gpu_cpu`). A pick goes on until
+/// the resource is saturated or no job of it is left (rr_sim.cpp
+/// `pick_jobs_to_run`; a project at its GPU exclusions' limit leaves it
+/// first), and stops at the first job that reaches `n`: with one usage for
+/// every job of the resource a pick holds less than `n` + that usage, so a
+/// job that sat out a pick, which the rebuilt steps show as not yet
+/// started, leaves its step below `n` while it starts later.
+fn picks_fill(pass: &Pass, rsc: &ResourceType, gpu_cpu: bool, n: f64) -> bool {
+    let key = match rsc {
+        ResourceType::Cpu => None,
+        gpu => Some(gpu.clone()),
+    };
+    let Some(&(_, last)) = pass.last_starts.iter().find(|(r, _)| *r == key) else {
+        return true;
+    };
+    pass.steps
+        .iter()
+        .filter(|s| s.to <= last && s.to > s.from)
+        .all(|s| s.usage.on(rsc, gpu_cpu).hi >= n - IDLE_EPS)
 }
 
 /// `[lo, hi]` as a centre and a half-width.
@@ -879,7 +1141,7 @@ fn bounded(
         let rsc = resource_of(printed)?;
         let mut tried: Vec<(bool, f64, Bounds)> = Vec::new();
         let mut source = String::new();
-        for gpu_cpu in gpu_cpu_ways(&rsc, rule, tracker.gpu, has_gpu_jobs) {
+        for gpu_cpu in gpu_cpu_ways(&rsc, rule, tracker.gpu_at(pass.time), has_gpu_jobs) {
             let (counts, from) = instance_counts(pass, &rsc, gpu_cpu, printed, tracker.ncpus, true);
             source = from;
             tried.extend(
@@ -979,9 +1241,6 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
             pass.active.len()
         ));
     }
-    if pass.finishes > 0 && pass.starts == 0 {
-        return Err("the simulation prints no `starting` lines (rrsim_detail off)".into());
-    }
     // 7.0-7.4 print every pick: the last step ends when its job has run
     // its GFLOPs at its rate; and they reset the CPU use after the GPU
     // jobs (before 7.16).
@@ -991,9 +1250,9 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
     // 6.6-6.12 count every job's CPUs in the CPU use, GPU suspended or not
     // (RR_SIM_STATUS::activate at 6.10.60).
     let (rule, gpu) = match (old, pass.six) {
-        (true, _) => (GpuCpuRule::Dropped, tracker.gpu),
+        (true, _) => (GpuCpuRule::Dropped, tracker.gpu_at(pass.time)),
         (_, true) => (GpuCpuRule::Counted, GpuState::Running),
-        _ => (rule, tracker.gpu),
+        _ => (rule, tracker.gpu_at(pass.time)),
     };
     let buf = match dump.buffer {
         Some((min, additional)) => (min + additional).max(1.0),
@@ -1012,8 +1271,21 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
         let rsc = resource_of(printed)?;
         let mut outcomes = Vec::new();
         for gpu_cpu in gpu_cpu_ways(&rsc, rule, gpu, has_gpu_jobs) {
-            let (counts, source) =
+            let (mut counts, source) =
                 instance_counts(pass, &rsc, gpu_cpu, printed, tracker.ncpus, false);
+            if pass.rebuilt {
+                counts.retain(|&n| picks_fill(pass, &rsc, gpu_cpu, n));
+                if counts.is_empty() {
+                    return Err(format!(
+                        "the simulation before this block cannot be followed: it prints no \
+                         `starting` lines (rrsim_detail off), and with every {} count tried, \
+                         the steps its `finishes` lines give leave {} idle while a job of it \
+                         starts later: a job sat out a pick (the usages or a limit differ), and \
+                         no line says when",
+                        printed.rsc, printed.rsc
+                    ));
+                }
+            }
             if counts.is_empty() {
                 return Err(format!(
                     "{}: no instance count fits the printed idle count {:.2}",
@@ -1049,7 +1321,8 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
                 missing.push(
                     "whether GPU computing was suspended (then GPU jobs' CPUs are left out; \
                      the `Suspending GPU computation` and `Resuming GPU computation` lines \
-                     before it, or the client's start, tell)",
+                     before it, the client's start, or a GPU job in the run list of that \
+                     second (cpu_sched_debug) tell)",
                 );
             }
             return Err(format!(
@@ -1136,6 +1409,10 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
                 pass.now,
                 pass.end_slack()
             )
+        } else if pass.rebuilt {
+            " (`finishes` lines only, rrsim_detail off: each job ran its GFLOPs at its rate up \
+             to its end, from the pick time that fits, or may run from the first of several)"
+                .to_string()
         } else {
             String::new()
         },
@@ -1286,6 +1563,21 @@ mod tests {
         assert!(!why.contains("the client version"), "{why}");
         let why = why_not(&fragment, &counted, GpuCpuRule::Unknown);
         assert!(why.contains("the client version"), "{why}");
+        // A GPU job in the run list of the same second: GPU computing was
+        // not suspended (can_schedule), so counted from 7.16 on.
+        let listed = "02:56:00 [P2] [cpu_sched_debug] add to run list: G (NVIDIA GPU, FIFO) \
+                      (prio -1.000000)\n";
+        let fragment = pass(&format!("{using}{listed}"), gpu, "");
+        assert!(disagreeing(&fragment, &counted, GpuCpuRule::Counted).is_empty());
+        assert_eq!(
+            disagreeing(&fragment, &dropped, GpuCpuRule::Counted),
+            ["shortfall", "nidle"]
+        );
+        // One of another second tells nothing of this one.
+        let earlier = listed.replace("02:56:00", "02:55:00");
+        let fragment = pass(&format!("{using}{earlier}"), gpu, "");
+        let why = why_not(&fragment, &dropped, GpuCpuRule::Counted);
+        assert!(why.contains("whether GPU computing was suspended"), "{why}");
     }
 
     #[test]
@@ -1451,6 +1743,105 @@ mod tests {
         assert!(why.contains("not bounded"), "{why}");
     }
 
+    /// A 7.5-on simulation of `finishes` lines only (rrsim_detail off) on
+    /// 2 CPUs (`using` printed): `jobs` as (end, GFLOPs, rate).
+    fn finishes_only(jobs: &[(f64, f64, f64)]) -> Vec<LogEvent> {
+        let lines: String = jobs
+            .iter()
+            .enumerate()
+            .map(|(k, (end, gflops, rate))| {
+                format!(
+                    "02:56:00 [P1] [rr_sim] {end:.2}: J{k} finishes (1.00 CPU) \
+                     ({gflops:.2}G/{rate:.2}G)\n"
+                )
+            })
+            .collect();
+        let text = format!(
+            "{START}02:55:00 [---] [cpu_sched_debug] using 2.00 out of 2 CPUs\n\
+             02:56:00 [---] [rr_sim] start: work_buf min 1728 additional 4320 total 6048 \
+             on_frac 1.000 active_frac 1.000\n{lines}02:56:00 [---] [rr_sim] end\n"
+        );
+        crate::replay::test_events(&text, FileKind::EmulatorLog)
+    }
+
+    #[test]
+    fn finish_lines_alone_give_each_jobs_start() {
+        // J0 0-1000 and J1 0-2000 on 2 CPUs; J2 ran 2000 s up to 3000, so
+        // it started at J0's end: 2 busy to 2000, 1 to 3000, then none up
+        // to 6048: 1 x 1000 + 2 x 3048 = 7096 short, saturated to 2000.
+        let events = finishes_only(&[
+            (1000.0, 4000.0, 4.0),
+            (2000.0, 8000.0, 4.0),
+            (3000.0, 8000.0, 4.0),
+        ]);
+        let printed = dump(&[("CPU", 7096.0, 0.0, 2000.0, 0.0)]);
+        assert!(disagreeing(&events, &printed, GpuCpuRule::Counted).is_empty());
+        let (_, reason) = refigured(&events, &printed, GpuCpuRule::Counted).expect("recomputed");
+        assert!(reason.contains("`finishes` lines only"), "{reason}");
+        // Taken as starting at 0 (3000 s run), J2 would leave no CPU idle
+        // before 2000 and 3000 short: the printed figures hold it to 1000.
+        let printed = dump(&[("CPU", 6096.0, 0.0, 3000.0, 0.0)]);
+        assert_eq!(
+            disagreeing(&events, &printed, GpuCpuRule::Counted),
+            ["shortfall", "saturated"]
+        );
+    }
+
+    #[test]
+    fn a_start_two_picks_fit_widens_the_figures() {
+        // J1: 15 GFLOPs at 0.01/s as printed, 1000 to 3000 s up to 2000: it
+        // started at 0 or at 1000. On 2 CPUs, 1 or 2 busy to 1000, 1 to
+        // 2000, none to 6048: 9096 to 10096 short, 0 or 1 idle now.
+        let events = finishes_only(&[(1000.0, 4000.0, 4.0), (2000.0, 15.0, 0.01)]);
+        for printed in [(10096.0, 1.0, 0.0), (9096.0, 0.0, 1000.0)] {
+            let (shortfall, nidle, saturated) = printed;
+            let printed = dump(&[("CPU", shortfall, nidle, saturated, 0.0)]);
+            assert!(disagreeing(&events, &printed, GpuCpuRule::Counted).is_empty());
+        }
+        let printed = dump(&[("CPU", 8000.0, 0.0, 1000.0, 0.0)]);
+        assert_eq!(
+            disagreeing(&events, &printed, GpuCpuRule::Counted),
+            ["shortfall"]
+        );
+    }
+
+    #[test]
+    fn finish_lines_alone_that_leave_a_start_open_say_why() {
+        let printed = dump(&[("CPU", 7096.0, 0.0, 2000.0, 0.0)]);
+        // 2100 s of run up to 3000: no job ends at 900.
+        let events = finishes_only(&[
+            (1000.0, 4000.0, 4.0),
+            (2000.0, 8000.0, 4.0),
+            (3000.0, 8400.0, 4.0),
+        ]);
+        let why = why_not(&events, &printed, GpuCpuRule::Counted);
+        assert!(
+            why.contains("J2 ran") && why.contains("no pick fits"),
+            "{why}"
+        );
+        // J2 starts at 2000 while a CPU was idle from 1000: it sat out a
+        // pick, which these lines cannot tell.
+        let events = finishes_only(&[
+            (1000.0, 4000.0, 4.0),
+            (2000.0, 8000.0, 4.0),
+            (3000.0, 4000.0, 4.0),
+        ]);
+        let why = why_not(&events, &printed, GpuCpuRule::Counted);
+        assert!(
+            why.contains("leave CPU idle while a job of it starts later"),
+            "{why}"
+        );
+        // A limit reached is not followed.
+        let mut limited = finishes_only(&[(1000.0, 4000.0, 4.0)]);
+        let mc = "02:56:00 [P1] [rr_sim] at project max concurrent: t 0.000000\n";
+        let mc = crate::replay::test_events(mc, FileKind::EmulatorLog);
+        let end = limited.pop().expect("end line");
+        limited.extend(mc);
+        limited.push(end);
+        let why = why_not(&limited, &printed, GpuCpuRule::Counted);
+        assert!(why.contains("max_concurrent limit"), "{why}");
+    }
+
     #[test]
     fn what_cannot_be_followed_says_why() {
         let printed = dump(&[("CPU", 8832.0, 0.0, 3840.0, 0.0)]);
@@ -1461,10 +1852,9 @@ mod tests {
         let old = crate::replay::test_events(&old, FileKind::EmulatorLog);
         let why = why_not(&old, &printed, GpuCpuRule::Counted);
         assert!(why.contains("no `finishes` line after it"), "{why}");
-        // Finish lines only (rrsim_detail off).
-        let bare = format!(
-            "{start}02:56:00 [P1] [rr_sim] 3840.00: P1_0 finishes (1.00 CPU) (15360.00G/4.00G)\n"
-        );
+        // 7.0-7.4 finish lines only (no usage, rrsim_detail off).
+        let bare =
+            format!("{start}02:56:00 [P1] [rr_sim] 3840.00: P1_0 finishes (15360.00G/4.00G)\n");
         let bare = crate::replay::test_events(&bare, FileKind::EmulatorLog);
         let why = why_not(&bare, &printed, GpuCpuRule::Counted);
         assert!(why.contains("rrsim_detail"), "{why}");
