@@ -12,9 +12,9 @@ use crate::parse::{self, LogOptions, ParseError, Select};
 use crate::replay::anchored::AnchoredSlot;
 use crate::replay::ltd::{LtdRun, Prescan610};
 use crate::replay::queue::Prescan;
+use crate::replay::world::Generator;
 use crate::replay::{self, AuditOptions, ReplayError, SessionCarry, Window, WindowStart};
 use crate::server;
-use crate::simulate::GeneratedJob;
 use crate::trace::{ClientVersion, EventTime, LogEvent, Message, TimeBase, Trace};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -576,9 +576,9 @@ impl<'a> Sessions<'a> {
         // The anchored replay starts at its first window.
         let generated = if window.is_none() || self.anchored.as_ref().is_some_and(|a| !a.started())
         {
-            emulator_generated_jobs(&self.skeleton, &self.options)
+            emulator_generator(&self.skeleton, &self.options)
         } else {
-            Vec::new()
+            Generator::default()
         };
         if let Some(slot) = &mut self.anchored {
             slot.set_base(self.dropped);
@@ -988,33 +988,38 @@ fn unknown_lines(unknown: (usize, Option<(String, u32, String)>)) -> Option<Unch
 }
 
 /// For an emulator reference (its state file in an `inputs/` folder beside
-/// `outputs/`) of a release from 7.0 on: the jobs its servers generated,
-/// with the estimates the log does not print, reproduced by the emulator's
-/// own generator under that release's harness
-/// ([`crate::simulate::generated_jobs`]; sim.cpp's make_job draws the same
-/// way from 7.2.42 to today's). Empty for the 6.x generations, otherwise,
-/// or when the simulation cannot run; the replay checks each against the
-/// log.
-fn emulator_generated_jobs(trace: &Trace, options: &AuditOptions) -> Vec<GeneratedJob> {
+/// `outputs/`) of a release from 7.0 on: a replica of its servers and host
+/// under that release's harness ([`crate::simulate::emulator_shadow`];
+/// sim.cpp's make_job draws the same way from 7.2.42 to today's), which
+/// the replay drives along the recording for the estimates the log does
+/// not print. None for the 6.x generations, otherwise, or when the
+/// scenario cannot be read; the replay checks each RPC of the replica
+/// against the log.
+fn emulator_generator(trace: &Trace, options: &AuditOptions) -> Generator {
     let Some(state) = trace.state.client_states.first() else {
-        return Vec::new();
+        return Generator::default();
     };
     let crate::replay::Harness::Rec(release) = crate::replay::harness_of(trace, options) else {
-        return Vec::new();
+        return Generator::default();
     };
     let Some(inputs) = std::path::Path::new(&state.path).parent() else {
-        return Vec::new();
+        return Generator::default();
     };
     let is_reference = inputs.file_name().is_some_and(|n| n == "inputs")
         && inputs
             .parent()
             .is_some_and(|root| root.join("outputs").is_dir());
     if !is_reference {
-        return Vec::new();
+        return Generator::default();
     }
-    crate::simulate::generated_jobs(
-        &inputs.to_string_lossy(),
-        release.or(options.client_version),
-    )
-    .unwrap_or_default()
+    let scenario = inputs.to_string_lossy().into_owned();
+    let release = release.or(options.client_version);
+    let shadow: Box<crate::replay::world::ShadowMaker> = Box::new(move || {
+        crate::simulate::emulator_shadow(&scenario, release)
+            .ok()
+            .map(|w| Box::new(w) as Box<dyn crate::client_loop::World>)
+    });
+    Generator {
+        shadow: Some(shadow),
+    }
 }

@@ -18,7 +18,7 @@
 use super::build;
 use super::driver::Comparer;
 use super::queue::{ExternalQueue, Prescan};
-use super::world::{self, GeneratedJob, RecordedWorld};
+use super::world::{self, Generator, RecordedWorld};
 use crate::client_loop::{ClientLoop, LoopCore, LoopOptions, Profile};
 use crate::policy::state::HostState;
 use crate::policy::{Params, RuntimeModel};
@@ -75,7 +75,7 @@ impl AnchoredRun {
         delta: f64,
         params: &Params,
         profile: Profile,
-        generated: &[GeneratedJob],
+        generated: &Generator,
         prescan: &Prescan,
         steps: &[StepAvailability],
         comparer: Comparer,
@@ -87,7 +87,7 @@ impl AnchoredRun {
             emulator_apps(trace),
             params.clone(),
         )
-        .with_estimates(world::matched_jobs(&prescan.arrivals, generated))
+        .with_shadow(generated.shadow.as_ref().and_then(|make| make()))
         .with_first_uts(prescan.first_uts.clone());
         // The emulator's settings of the engine: exact remaining work and
         // REC accounting once per time step (§9.7).
@@ -146,14 +146,14 @@ impl AnchoredRun {
     /// Runs the session's last steps (up to its last recorded point) and
     /// compares every point left; gives the received jobs whose estimate
     /// was not known.
-    pub fn finish(&mut self) -> usize {
+    pub fn finish(&mut self) -> world::UnknownEstimates {
         let last = self.comparer.last_time().unwrap_or(build::EMULATOR_START);
         if build::EMULATOR_START <= last + 1e-6 {
             self.run_before(f64::INFINITY, last + 1e-6);
         }
         self.abandon_if_stopped();
         self.comparer.finish();
-        self.world.unknown_estimates
+        self.world.unknown_estimates()
     }
 }
 
@@ -224,7 +224,7 @@ impl AnchoredSlot {
         window: &super::window::Window,
         points: &[super::recorded::RecordedPoint],
         start: impl FnOnce(&Prescan) -> AnchoredRun,
-    ) -> (Comparer, usize, Option<String>) {
+    ) -> (Comparer, world::UnknownEstimates, Option<String>) {
         let prescan = &self.prescan;
         let run = self.run.get_or_insert_with(|| start(prescan));
         run.comparer
@@ -247,7 +247,7 @@ impl AnchoredSlot {
                 run.run_before(next - 0.5, f64::INFINITY);
                 run.abandon_if_stopped();
                 let compared = run.comparer.take_compared();
-                (compared, 0, None)
+                (compared, world::UnknownEstimates::default(), None)
             }
             None => {
                 let unknown = run.finish();

@@ -53,13 +53,20 @@
 //!   GPUs allowed; without any work-fetch block, as connected.
 //!
 //! - estimates the log never prints: the emulator's log shows true FLOPs
-//!   left, never a received job's estimate (a draw of its server); where
-//!   `simulate` reproduces the draw the estimate is known, else it is taken
-//!   as the true size and marked unknown (`Job::estimate_unknown`). Where
-//!   the client breaks a deadline tie by estimated time left
+//!   left, never a received job's estimate (a draw of its server). A
+//!   replica of the emulator's servers and host processes
+//!   (`world::Generator`, `simulate::emulator_shadow`) is driven along the
+//!   recording and makes every draw of the emulator's generator in its
+//!   order (host availability per step, a server's availability and job
+//!   sizes per RPC, the client's backoff factors), so each received job's
+//!   estimate is the emulator's while the replica's outcomes agree with
+//!   the log. After a disagreement (or without inputs/) the estimate is
+//!   taken as the true size and marked unknown (`Job::estimate_unknown`).
+//!   Where the client breaks a deadline tie by estimated time left
 //!   (earliest_deadline_result) and a tied job's estimate is unknown, the
 //!   order of the tied jobs is taken from the step's recorded run list (the
-//!   same for address ties below); the report lists the unknown estimates.
+//!   same for address ties below); the report lists the unknown estimates
+//!   and when and why the replica stopped.
 //!
 //! The emulator's own orders are reproduced, not taken from the log: jobs of
 //! client_state.xml are held md5-ordered for picking but compare by creation
@@ -400,7 +407,7 @@ fn choose_policy(trace: &Trace, options: &AuditOptions) -> PolicyChoice {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Harness {
     /// Today's client (`None`) or a release from 7.0 on: its servers' job
-    /// draws can be reproduced (`simulate::generated_jobs`).
+    /// draws can be reproduced (`simulate::emulator_shadow`).
     Rec(Option<Release>),
     /// A 6.x generation, whose emulators drew differently.
     Debt,
@@ -429,17 +436,16 @@ pub fn audit(
     trace_name: &str,
     options: &AuditOptions,
 ) -> Result<DivergenceReport, ReplayError> {
-    audit_with_draws(trace, trace_name, options, &[])
+    audit_with_draws(trace, trace_name, options, &world::Generator::default())
 }
 
-/// [`audit`] with the jobs an emulator's servers generated, reproduced by
-/// its generator (`simulate::generated_jobs`): the estimates the log does
-/// not print, taken for the jobs whose arrivals agree with the log.
+/// [`audit`] with a replica of an emulator's servers (`generated`): the
+/// estimates the log does not print, drawn along the recording.
 pub fn audit_with_draws(
     trace: &Trace,
     trace_name: &str,
     options: &AuditOptions,
-    generated: &[world::GeneratedJob],
+    generated: &world::Generator,
 ) -> Result<DivergenceReport, ReplayError> {
     let mut report = audit_session(trace, trace_name, options, generated)?;
     report.contexts = divergence_contexts(&report.divergences, CONTEXT_LINES);
@@ -657,7 +663,7 @@ pub fn audit_session(
     trace: &Trace,
     trace_name: &str,
     options: &AuditOptions,
-    generated: &[world::GeneratedJob],
+    generated: &world::Generator,
 ) -> Result<DivergenceReport, ReplayError> {
     audit_window(trace, trace_name, options, generated, None, None)
 }
@@ -777,7 +783,7 @@ pub fn audit_window(
     trace: &Trace,
     trace_name: &str,
     options: &AuditOptions,
-    generated: &[world::GeneratedJob],
+    generated: &world::Generator,
     window: Option<&Window>,
     anchored: Option<&mut anchored::AnchoredSlot>,
 ) -> Result<DivergenceReport, ReplayError> {
@@ -1076,8 +1082,8 @@ pub fn audit_window(
                     (run.comparer, unknown, stopped)
                 }
             };
-            if unknown > 0 {
-                unchecked.push(unknown_estimates(unknown));
+            if unknown.jobs > 0 {
+                unchecked.push(unknown_estimates(&unknown));
             }
             if let Some(why) = stopped {
                 unchecked.push(Unchecked {
@@ -1283,7 +1289,7 @@ fn judge_under_today(
     trace: &Trace,
     trace_name: &str,
     options: &AuditOptions,
-    generated: &[world::GeneratedJob],
+    generated: &world::Generator,
     report: &DivergenceReport,
     release: Release,
     window: Option<&Window>,
@@ -1408,14 +1414,29 @@ fn line_time(events: &[LogEvent], idx: usize) -> Option<f64> {
         .find_map(|e| e.time.secs())
 }
 
+/// Trace seconds as the emulator's log prints its time of day.
+fn clock_label(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
 /// Why received jobs' estimates are not checked.
-fn unknown_estimates(unknown: usize) -> Unchecked {
+fn unknown_estimates(unknown: &world::UnknownEstimates) -> Unchecked {
+    let lost = match &unknown.lost {
+        Some((time, why)) => format!(
+            "; the replica of the emulator's servers stopped following the log at {} \
+             ({why}), so its draws after that are not the emulator's",
+            clock_label(*time)
+        ),
+        None => String::new(),
+    };
     Unchecked {
-        what: format!("the estimates of {unknown} received job(s)"),
-        why: "the emulator's log prints true FLOPs left, never the estimate a job arrived \
-              with (a draw of its server); taken as the true size, which the decisions made \
-              before the job starts (busy time, work requests) may rest on"
-            .into(),
+        what: format!("the estimates of {} received job(s)", unknown.jobs),
+        why: format!(
+            "the emulator's log prints true FLOPs left, never the estimate a job arrived \
+             with (a draw of its server){lost}; taken as the true size, which the decisions \
+             made before the job starts (busy time, work requests) may rest on"
+        ),
     }
 }
 
@@ -1429,7 +1450,7 @@ fn run_recorded(
     delta: f64,
     params: &Params,
     profile: Profile,
-    generated: &[world::GeneratedJob],
+    generated: &world::Generator,
     prescan: &queue::Prescan,
     comparer: driver::Comparer,
 ) -> anchored::AnchoredRun {

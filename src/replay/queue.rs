@@ -502,8 +502,6 @@ pub struct Prescan {
     pub sizes: std::collections::BTreeMap<String, JobSize>,
     /// Each job's `UTS` in the first preliminary job list that lists it.
     pub first_uts: std::collections::BTreeMap<String, bool>,
-    /// The job arrivals, as (time, project, job), in log order.
-    pub arrivals: Vec<(f64, String, String)>,
     open_draws: Vec<OpenDraw>,
     open_deferrals: Vec<OpenDeferral>,
     /// The last draw per (project, resource): its line, time and printed
@@ -575,12 +573,6 @@ impl Prescan {
                 ..
             } if self.preliminary => {
                 self.first_uts.entry(job.to_string()).or_insert(*uts);
-            }
-            Message::ResultStateChange { state, job, from }
-                if *state == ResultState::FilesDownloaded && from == "simulate_rpc" =>
-            {
-                self.arrivals
-                    .push((self.last_time, project(), job.to_string()));
             }
             Message::BackingOff { rsc, secs } => {
                 let key = (project(), rsc.long_name().to_string());

@@ -20,10 +20,9 @@ use crate::policy::work_fetch::RscRequest;
 use crate::policy::Params;
 use std::collections::BTreeMap;
 
-/// One job the emulator's server generated, as a simulation with the
-/// emulator's generator reproduces it (`simulate::generated_jobs`): the
-/// estimate the client sees (`rsc_fpops_est`) is a random draw the
-/// emulator's log never prints.
+/// One job the emulator's server generated, as the replica of its servers
+/// drew it ([`Generator`]): the estimate the client sees (`rsc_fpops_est`)
+/// is a random draw the emulator's log never prints.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneratedJob {
     /// Simulated time of the RPC that sent it.
@@ -43,23 +42,40 @@ pub struct GeneratedJob {
     pub rsc: usize,
 }
 
-/// The generated jobs (estimate, app version) of the jobs the log shows
-/// arriving, as far as they agree with the log's arrivals (same name,
-/// project and time, in order): after the first disagreement the
-/// simulation no longer follows the recorded run and its draws are not the
-/// emulator's.
-pub fn matched_jobs(
-    arrivals: &[(f64, String, String)],
-    generated: &[GeneratedJob],
-) -> BTreeMap<String, GeneratedJob> {
-    arrivals
-        .iter()
-        .zip(generated)
-        .take_while(|((time, project, name), job)| {
-            (time - job.time).abs() < 1e-6 && *project == job.project && *name == job.name
-        })
-        .map(|(_, job)| (job.name.clone(), job.clone()))
-        .collect()
+/// A fresh replica of an emulator's servers and host processes, drawing
+/// from their own generator in the emulator's order (one per replay run).
+pub type ShadowMaker = dyn Fn() -> Option<Box<dyn client_loop::World>>;
+
+/// What the replay knows of an emulator's draws: a replica of its servers
+/// and host to draw along the recording (`simulate::emulator_shadow`).
+#[derive(Default)]
+pub struct Generator {
+    /// Makes the replica the replay drives with the recorded decisions.
+    pub shadow: Option<Box<ShadowMaker>>,
+}
+
+/// The emulator's servers and host processes replicated along the
+/// recording: every draw the emulator made (host availability each step,
+/// a server's availability and job sizes at each RPC, the client's
+/// backoff factors) is made in the same order as the replay reaches the
+/// same point, so each received job's estimate (a draw the log never
+/// prints) is known while the replica's outcomes agree with the log. The
+/// first disagreement (an RPC's jobs, a server down or up, the host on or
+/// connected) ends it: the draws after it are no longer the emulator's.
+struct Shadow {
+    world: Box<dyn client_loop::World>,
+    /// Why and when the replica stopped following the recording.
+    lost: Option<(f64, String)>,
+}
+
+/// Received jobs whose estimate the replay could not know.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnknownEstimates {
+    /// How many.
+    pub jobs: usize,
+    /// When (trace seconds) and why the replica of the emulator's draws
+    /// stopped following the recording, if it did.
+    pub lost: Option<(f64, String)>,
 }
 
 /// The recording's world.
@@ -74,13 +90,15 @@ pub struct RecordedWorld {
     step: Vec<(ExternalEvent, bool)>,
     params: Params,
     /// Received jobs' estimates and app versions, which the log does not
-    /// print ([`matched_jobs`]).
+    /// print (drawn by the replica, [`Generator`]).
     estimates: BTreeMap<String, GeneratedJob>,
     /// Received jobs whose estimate was not known (taken as their true size).
     pub unknown_estimates: usize,
     /// Each job's `UTS` in the first preliminary job list that lists it
     /// ([`World::new_job_uts`]).
     first_uts: BTreeMap<String, bool>,
+    /// The replica of the emulator's draws, while it follows the log.
+    shadow: Option<Shadow>,
 }
 
 impl RecordedWorld {
@@ -102,7 +120,107 @@ impl RecordedWorld {
             estimates: BTreeMap::new(),
             unknown_estimates: 0,
             first_uts: BTreeMap::new(),
+            shadow: None,
         }
+    }
+
+    /// Draws along the recording with `world`, a replica of the emulator's
+    /// servers and host ([`Generator::shadow`]).
+    pub fn with_shadow(mut self, world: Option<Box<dyn client_loop::World>>) -> Self {
+        self.shadow = world.map(|world| Shadow { world, lost: None });
+        self
+    }
+
+    /// The received jobs whose estimate was not known, and when and why the
+    /// replica of the emulator's draws stopped following the recording.
+    pub fn unknown_estimates(&self) -> UnknownEstimates {
+        UnknownEstimates {
+            jobs: self.unknown_estimates,
+            lost: self.shadow.as_ref().and_then(|s| s.lost.clone()),
+        }
+    }
+
+    /// The replica while it follows the recording.
+    fn shadow(&mut self) -> Option<&mut Box<dyn client_loop::World>> {
+        self.shadow
+            .as_mut()
+            .filter(|s| s.lost.is_none())
+            .map(|s| &mut s.world)
+    }
+
+    /// Ends the replica at `now` for `why`.
+    fn lose_shadow(&mut self, now: f64, why: String) {
+        if let Some(s) = self.shadow.as_mut() {
+            if s.lost.is_none() {
+                s.lost = Some((now, why));
+            }
+        }
+    }
+
+    /// The names of the jobs the recording delivered to `project` in this
+    /// step and has not handed out yet, in order.
+    fn pending_arrivals(&self, project: &str) -> Vec<String> {
+        self.step
+            .iter()
+            .filter_map(|(event, used)| match event {
+                ExternalEvent::JobArrival {
+                    project: p, job, ..
+                } if !*used && p == project => Some(job.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The replica's RPC to `p`, checked against the recording's (`down`,
+    /// or the jobs `arrived`): the estimates of agreeing jobs are taken.
+    fn shadow_rpc(
+        &mut self,
+        state: &HostState,
+        p: ProjectIdx,
+        request: &[RscRequest],
+        now: f64,
+        down: bool,
+        arrived: &[String],
+    ) {
+        let Some(shadow) = self.shadow() else {
+            return;
+        };
+        let project = state.projects.get(p).map_or("", |x| x.name.as_str());
+        let why = match shadow.rpc(state, p, request, now) {
+            RpcOutcome::Down(_) if down => return,
+            RpcOutcome::Down(_) => format!("its server for {project} was down, the log's was up"),
+            RpcOutcome::Reply(..) if down => {
+                format!("its server for {project} was up, the log's was down")
+            }
+            RpcOutcome::Reply(jobs, _) => {
+                let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+                if names == arrived.iter().map(String::as_str).collect::<Vec<_>>() {
+                    for job in jobs {
+                        self.estimates.insert(
+                            job.name.to_string(),
+                            GeneratedJob {
+                                time: now,
+                                project: project.to_string(),
+                                name: job.name.to_string(),
+                                estimate: job.rsc_fpops_est,
+                                app: job.app.to_string(),
+                                version_flops: job.usage.flops,
+                                rsc: job.usage.rsc,
+                            },
+                        );
+                    }
+                    return;
+                }
+                format!(
+                    "its server for {project} sent {} job(s) ({}), the log's {} ({})",
+                    names.len(),
+                    names.join(", "),
+                    arrived.len(),
+                    arrived.join(", ")
+                )
+            }
+        };
+        self.lose_shadow(now, why);
     }
 
     /// Sets each job's `UTS` as the first preliminary job list that lists
@@ -117,12 +235,6 @@ impl RecordedWorld {
     /// by window).
     pub fn extend_queue(&mut self, later: ExternalQueue) {
         self.queue.extend(later);
-    }
-
-    /// Sets the estimates and versions of received jobs ([`matched_jobs`]).
-    pub fn with_estimates(mut self, estimates: BTreeMap<String, GeneratedJob>) -> Self {
-        self.estimates = estimates;
-        self
     }
 
     /// Builds a job delivered by an RPC: its project's app version (told
@@ -276,7 +388,7 @@ impl RecordedWorld {
 }
 
 impl client_loop::World for RecordedWorld {
-    fn availability(&mut self, now: f64, _delta: f64) -> client_loop::Availability {
+    fn availability(&mut self, now: f64, delta: f64) -> client_loop::Availability {
         self.step = self
             .queue
             .pop_at(now)
@@ -284,12 +396,31 @@ impl client_loop::World for RecordedWorld {
             .map(|e| (e, false))
             .collect();
         let on = self.availability.on(now);
-        client_loop::Availability {
+        let recorded = client_loop::Availability {
             on,
             active: on,
             connected: self.availability.connected(now),
             gpu_active: self.availability.gpu_active(now),
+        };
+        if let Some(shadow) = self.shadow() {
+            shadow.changes_due(now);
+            let drawn = shadow.availability(now, delta);
+            // The log proves a step on where it prints the client's work
+            // and connected where it prints a work-fetch block; a step it
+            // is silent on may be either (nothing to schedule, nothing to
+            // fetch), so only a draw against what it proves ends the replica.
+            let why = if recorded.on && !drawn.on {
+                Some("the host's on/off state")
+            } else if recorded.on && recorded.connected && !drawn.connected {
+                Some("the host's network connection")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                self.lose_shadow(now, format!("its draw of {why} differs from the log's"));
+            }
         }
+        recorded
     }
 
     fn run_list_order(&mut self, _now: f64) -> Option<Vec<String>> {
@@ -335,17 +466,24 @@ impl client_loop::World for RecordedWorld {
             {
                 if !*used && *project == name {
                     *used = true;
-                    return RpcOutcome::Down(defer_secs.map_or(Drawn::Missing, Drawn::Secs));
+                    let drawn = defer_secs.map_or(Drawn::Missing, Drawn::Secs);
+                    self.shadow_rpc(state, p, request, now, true, &[]);
+                    return RpcOutcome::Down(drawn);
                 }
             }
         }
+        let arrived = self.pending_arrivals(&name);
+        self.shadow_rpc(state, p, request, now, false, &arrived);
         RpcOutcome::Reply(
             self.take_arrivals(state, now, Some(request), |project| project == name),
             Vec::new(),
         )
     }
 
-    fn draw(&mut self, _now: f64, project_name: &str, kind: DrawKind, rsc_name: &str) -> Drawn {
+    fn draw(&mut self, now: f64, project_name: &str, kind: DrawKind, rsc_name: &str) -> Drawn {
+        if let Some(shadow) = self.shadow() {
+            shadow.draw(now, project_name, kind, rsc_name);
+        }
         if !matches!(kind, DrawKind::ResourceBackoff(_)) {
             return Drawn::Missing;
         }
@@ -364,17 +502,156 @@ impl client_loop::World for RecordedWorld {
     }
 
     fn unsolicited_jobs(&mut self, state: &HostState, now: f64) -> Vec<Job> {
-        self.take_arrivals(state, now, None, |_| true)
+        let jobs = self.take_arrivals(state, now, None, |_| true);
+        if let Some(job) = jobs.first() {
+            let why = format!(
+                "the log's client received {} without the replay's RPC",
+                job.name
+            );
+            self.lose_shadow(now, why);
+        }
+        jobs
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::replay::queue::{ExternalEvent, Prescan};
+    use super::{RecordedWorld, UnknownEstimates};
+    use crate::client_loop::{self, DrawKind, Drawn, RpcOutcome};
+    use crate::policy::state::{AppVersion, HostState, Job, Project, ProjectIdx, ResourceUsage};
+    use crate::policy::work_fetch::RscRequest;
+    use crate::policy::Params;
+    use crate::replay::queue::{ExternalEvent, ExternalQueue, Prescan};
     use crate::trace::FileKind;
+    use std::collections::BTreeMap;
 
     fn events(text: &str) -> Vec<crate::trace::LogEvent> {
         crate::replay::test_events(text, FileKind::EmulatorLog)
+    }
+
+    /// A stand-in for the replica of the emulator's servers: every RPC is
+    /// answered with `reply` (None: the server is down); draws are counted.
+    struct Replica {
+        reply: Option<Vec<(&'static str, f64)>>,
+        draws: std::rc::Rc<std::cell::Cell<usize>>,
+    }
+
+    impl client_loop::World for Replica {
+        fn availability(&mut self, _now: f64, _delta: f64) -> client_loop::Availability {
+            client_loop::Availability {
+                on: true,
+                active: true,
+                connected: true,
+                gpu_active: true,
+            }
+        }
+        fn rpc(
+            &mut self,
+            _state: &HostState,
+            p: ProjectIdx,
+            _request: &[RscRequest],
+            _now: f64,
+        ) -> RpcOutcome {
+            match &self.reply {
+                None => RpcOutcome::Down(Drawn::Factor(0.5)),
+                Some(jobs) => RpcOutcome::Reply(
+                    jobs.iter()
+                        .map(|(name, estimate)| {
+                            Job::new(name, p, "a", ResourceUsage::cpu(1.0, 1e9), *estimate)
+                        })
+                        .collect(),
+                    Vec::new(),
+                ),
+            }
+        }
+        fn draw(&mut self, _now: f64, _p: &str, _kind: DrawKind, _rsc: &str) -> Drawn {
+            self.draws.set(self.draws.get() + 1);
+            Drawn::Factor(0.5)
+        }
+    }
+
+    fn one_project_state() -> HostState {
+        let mut state = HostState::new(crate::policy::state::tests::seed_host());
+        let mut project = Project::new("A", 100.0, 1);
+        project.app_versions.push(AppVersion {
+            app: "a".into(),
+            usage: ResourceUsage::cpu(1.0, 1e9),
+            needs_network: false,
+        });
+        state.projects.push(project);
+        state
+    }
+
+    /// The log delivers A_0 and A_1 at 01:00:00 (true size 3600 GFLOPs,
+    /// as `Starting task` prints it); the replica's server drew estimates
+    /// 3000 and 4000 GFLOPs for the same two jobs: the replay's jobs carry
+    /// the drawn estimates. A replica that sent other jobs (or was down
+    /// where the log's server was up) stops: the jobs keep their true size
+    /// as estimate, are counted unknown, and the report says why.
+    #[test]
+    fn the_replica_gives_the_estimates_while_it_follows_the_log() {
+        let log = "\
+01:00:00 [A] [task] result state=FILES_DOWNLOADED for A_0 from simulate_rpc
+01:00:00 [A] [task] result state=FILES_DOWNLOADED for A_1 from simulate_rpc
+01:01:00 [A] [task] Starting task A_0: FLOPS left 3600.00G
+01:01:00 [A] [task] Starting task A_1: FLOPS left 3600.00G
+";
+        let events = events(log);
+        let prescan = Prescan::of(&events);
+        let world = |reply: Option<Vec<(&'static str, f64)>>| {
+            let draws = std::rc::Rc::new(std::cell::Cell::new(0));
+            let replica = Replica {
+                reply,
+                draws: draws.clone(),
+            };
+            let world = RecordedWorld::new(
+                ExternalQueue::from_events(&events),
+                prescan.availability(&[]),
+                prescan.sizes.clone(),
+                BTreeMap::new(),
+                Params::default(),
+            )
+            .with_shadow(Some(Box::new(replica)));
+            (world, draws)
+        };
+        let state = one_project_state();
+        let estimates = |world: &mut RecordedWorld| -> Vec<f64> {
+            use client_loop::World;
+            world.availability(3600.0, 60.0);
+            match world.rpc(&state, 0, &[], 3600.0) {
+                RpcOutcome::Reply(jobs, _) => jobs.iter().map(|j| j.rsc_fpops_est).collect(),
+                RpcOutcome::Down(_) => Vec::new(),
+            }
+        };
+
+        let (mut follows, draws) = world(Some(vec![("A_0", 3000e9), ("A_1", 4000e9)]));
+        assert_eq!(estimates(&mut follows), vec![3000e9, 4000e9]);
+        assert_eq!(follows.unknown_estimates(), UnknownEstimates::default());
+        // The client's draws are made by the replica too, in order.
+        client_loop::World::draw(&mut follows, 3600.0, "A", DrawKind::ProjectBackoff, "CPU");
+        assert_eq!(draws.get(), 1);
+
+        let (mut other, draws) = world(Some(vec![("A_0", 3000e9)]));
+        assert_eq!(estimates(&mut other), vec![3600e9, 3600e9]);
+        let unknown = other.unknown_estimates();
+        assert_eq!(unknown.jobs, 2);
+        let (time, why) = unknown.lost.expect("lost");
+        assert_eq!(time, 3600.0);
+        assert!(
+            why.contains("sent 1 job(s) (A_0), the log's 2 (A_0, A_1)"),
+            "{why}"
+        );
+        // Once lost, the replica draws no more.
+        client_loop::World::draw(&mut other, 3600.0, "A", DrawKind::ProjectBackoff, "CPU");
+        assert_eq!(draws.get(), 0);
+
+        let (mut down, _) = world(None);
+        assert_eq!(estimates(&mut down), vec![3600e9, 3600e9]);
+        let why = down.unknown_estimates().lost.expect("lost").1;
+        assert!(
+            why.contains("server for A was down, the log's was up"),
+            "{why}"
+        );
     }
 
     #[test]

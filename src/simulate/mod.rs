@@ -630,8 +630,6 @@ pub fn simulate_logged(
     Ok(report)
 }
 
-pub use crate::replay::world::GeneratedJob;
-
 /// Two observers in turn.
 struct Both<'a, A: Observer, B: Observer>(&'a mut A, Option<&'a mut B>);
 
@@ -656,57 +654,33 @@ impl<A: Observer, B: Observer> Observer for Both<'_, A, B> {
     }
 }
 
-/// Collects the jobs every RPC received.
-#[derive(Default)]
-struct JobCollector {
-    jobs: Vec<GeneratedJob>,
-}
-
-impl Observer for JobCollector {
-    fn event(&mut self, state: &HostState, now: f64, event: LoopEvent<'_>) {
-        if let LoopEvent::Rpc { project, jobs, .. } = event {
-            let name = state
-                .projects
-                .get(project)
-                .map(|p| p.name.to_string())
-                .unwrap_or_default();
-            self.jobs.extend(jobs.iter().map(|job| GeneratedJob {
-                time: now,
-                project: name.clone(),
-                name: job.name.to_string(),
-                estimate: job.rsc_fpops_est,
-                app: job.app.to_string(),
-                version_flops: job.usage.flops,
-                rsc: job.usage.rsc,
-            }));
-        }
-    }
-}
-
-/// The jobs the emulator's servers generate on an emulator reference of
-/// today's client (`scenario` = its folder or `inputs/`), reproduced by
-/// simulating it with the emulator's generator (seed 1) and its recorded
-/// run options. While the simulation follows the recorded run, these are
-/// the emulator's own draws; the caller checks that against the log.
-pub fn generated_jobs(
+/// A replica of the servers and host processes of an emulator reference
+/// (`scenario` = its folder or `inputs/`), drawing from the emulator's
+/// generator (seed 1) in its order, for the replay to drive along the
+/// recording (`replay::world::Generator::shadow`): its draws follow the recorded
+/// client's decisions, so they stay the emulator's where the client broke
+/// a tie the loop cannot know. (A separate simulation's draws are the emulator's only
+/// until the first such tie.)
+pub fn emulator_shadow(
     scenario: &str,
     release: Option<Release>,
-) -> Result<Vec<GeneratedJob>, SimError> {
+) -> Result<world::SimWorld<Rng>, SimError> {
     let recorded = scenario::recorded_run(scenario).unwrap_or_default();
-    let delta = recorded.delta.unwrap_or(60.0);
-    let options = SimOptions {
-        duration: recorded.duration.unwrap_or(86400.0),
-        delta,
-        existing_jobs_only: recorded.existing_jobs_only,
-        release: release.or(scenario::auto_policy(scenario).2),
-        ..SimOptions::default()
-    };
+    let release = release.or(scenario::auto_policy(scenario).2);
     let mut rng = Rng::new(1);
-    let world = scenario::from_folder(std::path::Path::new(scenario), options.release, &mut rng)?;
-    let (state, mut sim_world, loop_options) = split(world, &options, &mut rng);
-    let mut collector = JobCollector::default();
-    ClientLoop::new(state, loop_options, &mut sim_world, &mut collector)?.run()?;
-    Ok(collector.jobs)
+    let World {
+        servers,
+        host,
+        events,
+        ..
+    } = scenario::from_folder(std::path::Path::new(scenario), release, &mut rng)?;
+    Ok(world::SimWorld::new(
+        servers,
+        host,
+        events,
+        rng,
+        recorded.existing_jobs_only,
+    ))
 }
 
 /// A scenario's world split into the loop's parts: the host state, the
@@ -715,7 +689,7 @@ fn split<'r>(
     world: World,
     options: &SimOptions,
     rng: &'r mut Rng,
-) -> (HostState, world::SimWorld<'r>, LoopOptions) {
+) -> (HostState, world::SimWorld<&'r mut Rng>, LoopOptions) {
     let World {
         state,
         servers,

@@ -13,27 +13,29 @@ use super::START_TIME;
 use crate::client_loop::{Availability, DrawKind, Drawn, HostChange, RpcOutcome, World};
 use crate::policy::state::{HostState, ProjectIdx};
 use crate::policy::work_fetch::RscRequest;
+use std::borrow::BorrowMut;
 use std::collections::VecDeque;
 
-/// Simulated servers and host.
-pub struct SimWorld<'r> {
+/// Simulated servers and host, drawing from `R` (the caller's generator,
+/// or one of its own).
+pub struct SimWorld<R: BorrowMut<Rng>> {
     servers: Vec<ServerProject>,
     host: HostAvailability,
     events: VecDeque<WorldEvent>,
-    rng: &'r mut Rng,
+    rng: R,
     existing_jobs_only: bool,
     /// The creation number (`alloc_seq`) of the next job sent: jobs are
     /// created after every job the host already has.
     next_alloc: u64,
 }
 
-impl<'r> SimWorld<'r> {
+impl<R: BorrowMut<Rng>> SimWorld<R> {
     /// A world of these servers, host processes and scheduled changes.
     pub fn new(
         servers: Vec<ServerProject>,
         host: HostAvailability,
         events: Vec<WorldEvent>,
-        rng: &'r mut Rng,
+        rng: R,
         existing_jobs_only: bool,
     ) -> Self {
         SimWorld {
@@ -47,7 +49,7 @@ impl<'r> SimWorld<'r> {
     }
 }
 
-impl World for SimWorld<'_> {
+impl<R: BorrowMut<Rng>> World for SimWorld<R> {
     fn changes_due(&mut self, now: f64) -> Vec<HostChange> {
         let mut out = Vec::new();
         while self
@@ -82,7 +84,7 @@ impl World for SimWorld<'_> {
     /// Sampled in the emulator's order: on; then active, GPU-active (only
     /// while active) and connected.
     fn availability(&mut self, _now: f64, delta: f64) -> Availability {
-        let on = self.host.on.sample(delta, self.rng);
+        let on = self.host.on.sample(delta, self.rng.borrow_mut());
         if !on {
             return Availability {
                 on,
@@ -91,9 +93,9 @@ impl World for SimWorld<'_> {
                 gpu_active: false,
             };
         }
-        let active = self.host.active.sample(delta, self.rng);
-        let gpu_active = active && self.host.gpu_active.sample(delta, self.rng);
-        let connected = self.host.connected.sample(delta, self.rng);
+        let active = self.host.active.sample(delta, self.rng.borrow_mut());
+        let gpu_active = active && self.host.gpu_active.sample(delta, self.rng.borrow_mut());
+        let connected = self.host.connected.sample(delta, self.rng.borrow_mut());
         Availability {
             on,
             active,
@@ -115,10 +117,17 @@ impl World for SimWorld<'_> {
         let Some(server) = self.servers.iter_mut().find(|s| s.name == name.as_str()) else {
             return RpcOutcome::Reply(Vec::new(), Vec::new());
         };
-        let result = server.rpc(state, p, request, now, self.existing_jobs_only, self.rng);
+        let result = server.rpc(
+            state,
+            p,
+            request,
+            now,
+            self.existing_jobs_only,
+            self.rng.borrow_mut(),
+        );
         if result.down {
             // sim.cpp: project_rpc_backoff draws right after the skip.
-            return RpcOutcome::Down(Drawn::Factor(self.rng.uniform()));
+            return RpcOutcome::Down(Drawn::Factor(self.rng.borrow_mut().uniform()));
         }
         let mut jobs = result.jobs;
         let first = state
@@ -136,6 +145,6 @@ impl World for SimWorld<'_> {
     }
 
     fn draw(&mut self, _now: f64, _project: &str, _kind: DrawKind, _rsc_name: &str) -> Drawn {
-        Drawn::Factor(self.rng.uniform())
+        Drawn::Factor(self.rng.borrow_mut().uniform())
     }
 }
