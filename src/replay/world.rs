@@ -24,22 +24,16 @@ use std::collections::BTreeMap;
 /// drew it ([`Generator`]): the estimate the client sees (`rsc_fpops_est`)
 /// is a random draw the emulator's log never prints.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GeneratedJob {
-    /// Simulated time of the RPC that sent it.
-    pub time: f64,
-    /// The project's name.
-    pub project: String,
-    /// The job's name.
-    pub name: String,
+struct GeneratedJob {
     /// Its estimate, FLOPs.
-    pub estimate: f64,
+    estimate: f64,
     /// Its app.
-    pub app: String,
+    app: String,
     /// The FLOPS of the app version it was made for (with `rsc`, which
     /// version: the log tells it only once the job is simulated).
-    pub version_flops: f64,
+    version_flops: f64,
     /// The resource of that version.
-    pub rsc: usize,
+    rsc: usize,
 }
 
 /// A fresh replica of an emulator's servers and host processes, drawing
@@ -93,7 +87,7 @@ pub struct RecordedWorld {
     /// print (drawn by the replica, [`Generator`]).
     estimates: BTreeMap<String, GeneratedJob>,
     /// Received jobs whose estimate was not known (taken as their true size).
-    pub unknown_estimates: usize,
+    unknown_estimates: usize,
     /// Each job's `UTS` in the first preliminary job list that lists it
     /// ([`World::new_job_uts`]).
     first_uts: BTreeMap<String, bool>,
@@ -199,9 +193,6 @@ impl RecordedWorld {
                         self.estimates.insert(
                             job.name.to_string(),
                             GeneratedJob {
-                                time: now,
-                                project: project.to_string(),
-                                name: job.name.to_string(),
                                 estimate: job.rsc_fpops_est,
                                 app: job.app.to_string(),
                                 version_flops: job.usage.flops,
