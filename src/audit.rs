@@ -1016,8 +1016,8 @@ fn emulator_generator(trace: &Trace, options: &AuditOptions) -> Generator {
     let release = release.or(options.client_version);
     let shadow: Box<crate::replay::world::ShadowMaker> = Box::new(move || {
         crate::simulate::emulator_shadow(&scenario, release)
-            .ok()
             .map(|w| Box::new(w) as Box<dyn crate::client_loop::World>)
+            .map_err(|err| err.to_string())
     });
     Generator {
         shadow: Some(shadow),

@@ -87,7 +87,7 @@ impl AnchoredRun {
             emulator_apps(trace),
             params.clone(),
         )
-        .with_shadow(generated.shadow.as_ref().and_then(|make| make()))
+        .with_shadow(generated.shadow.as_ref().map(|make| make()))
         .with_first_uts(prescan.first_uts.clone());
         // The emulator's settings of the engine: exact remaining work and
         // REC accounting once per time step (§9.7).

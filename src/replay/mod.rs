@@ -1423,11 +1423,14 @@ fn clock_label(secs: f64) -> String {
 /// Why received jobs' estimates are not checked.
 fn unknown_estimates(unknown: &world::UnknownEstimates) -> Unchecked {
     let lost = match &unknown.lost {
-        Some((time, why)) => format!(
+        Some((Some(time), why)) => format!(
             "; the replica of the emulator's servers stopped following the log at {} \
              ({why}), so its draws after that are not the emulator's",
             clock_label(*time)
         ),
+        Some((None, why)) => {
+            format!("; the replica of the emulator's servers could not be built ({why})")
+        }
         None => String::new(),
     };
     Unchecked {

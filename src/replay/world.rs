@@ -38,7 +38,7 @@ struct GeneratedJob {
 
 /// A fresh replica of an emulator's servers and host processes, drawing
 /// from their own generator in the emulator's order (one per replay run).
-pub type ShadowMaker = dyn Fn() -> Option<Box<dyn client_loop::World>>;
+pub type ShadowMaker = dyn Fn() -> Result<Box<dyn client_loop::World>, String>;
 
 /// What the replay knows of an emulator's draws: a replica of its servers
 /// and host to draw along the recording (`simulate::emulator_shadow`).
@@ -57,9 +57,10 @@ pub struct Generator {
 /// first disagreement (an RPC's jobs, a server down or up, the host on or
 /// connected) ends it: the draws after it are no longer the emulator's.
 struct Shadow {
-    world: Box<dyn client_loop::World>,
+    /// None when the replica could not be built (`lost` says why).
+    world: Option<Box<dyn client_loop::World>>,
     /// Why and when the replica stopped following the recording.
-    lost: Option<(f64, String)>,
+    lost: Option<(Option<f64>, String)>,
 }
 
 /// Received jobs whose estimate the replay could not know.
@@ -67,9 +68,10 @@ struct Shadow {
 pub struct UnknownEstimates {
     /// How many.
     pub jobs: usize,
-    /// When (trace seconds) and why the replica of the emulator's draws
-    /// stopped following the recording, if it did.
-    pub lost: Option<(f64, String)>,
+    /// When (trace seconds; None: it could not be built) and why the
+    /// replica of the emulator's draws stopped following the recording, if
+    /// it did.
+    pub lost: Option<(Option<f64>, String)>,
 }
 
 /// The recording's world.
@@ -119,9 +121,22 @@ impl RecordedWorld {
     }
 
     /// Draws along the recording with `world`, a replica of the emulator's
-    /// servers and host ([`Generator::shadow`]).
-    pub fn with_shadow(mut self, world: Option<Box<dyn client_loop::World>>) -> Self {
-        self.shadow = world.map(|world| Shadow { world, lost: None });
+    /// servers and host ([`Generator::shadow`]); a replica that could not
+    /// be built is reported as lost from the start, with its error.
+    pub fn with_shadow(
+        mut self,
+        world: Option<Result<Box<dyn client_loop::World>, String>>,
+    ) -> Self {
+        self.shadow = world.map(|made| match made {
+            Ok(world) => Shadow {
+                world: Some(world),
+                lost: None,
+            },
+            Err(err) => Shadow {
+                world: None,
+                lost: Some((None, err)),
+            },
+        });
         self
     }
 
@@ -139,14 +154,14 @@ impl RecordedWorld {
         self.shadow
             .as_mut()
             .filter(|s| s.lost.is_none())
-            .map(|s| &mut s.world)
+            .and_then(|s| s.world.as_mut())
     }
 
     /// Ends the replica at `now` for `why`.
     fn lose_shadow(&mut self, now: f64, why: String) {
         if let Some(s) = self.shadow.as_mut() {
             if s.lost.is_none() {
-                s.lost = Some((now, why));
+                s.lost = Some((Some(now), why));
             }
         }
     }
@@ -602,7 +617,7 @@ mod tests {
                 BTreeMap::new(),
                 Params::default(),
             )
-            .with_shadow(Some(Box::new(replica)));
+            .with_shadow(Some(Ok(Box::new(replica))));
             (world, draws)
         };
         let state = one_project_state();
@@ -627,7 +642,7 @@ mod tests {
         let unknown = other.unknown_estimates();
         assert_eq!(unknown.jobs, 2);
         let (time, why) = unknown.lost.expect("lost");
-        assert_eq!(time, 3600.0);
+        assert_eq!(time, Some(3600.0));
         assert!(
             why.contains("sent 1 job(s) (A_0), the log's 2 (A_0, A_1)"),
             "{why}"
@@ -642,6 +657,24 @@ mod tests {
         assert!(
             why.contains("server for A was down, the log's was up"),
             "{why}"
+        );
+
+        // A replica that could not be built: lost from the start, with
+        // its error, and the jobs' estimates unknown.
+        let mut unbuilt = RecordedWorld::new(
+            ExternalQueue::from_events(&events),
+            prescan.availability(&[]),
+            prescan.sizes.clone(),
+            BTreeMap::new(),
+            Params::default(),
+        )
+        .with_shadow(Some(Err("no sim_projects.xml".to_string())));
+        assert_eq!(estimates(&mut unbuilt), vec![3600e9, 3600e9]);
+        let unknown = unbuilt.unknown_estimates();
+        assert_eq!(unknown.jobs, 2);
+        assert_eq!(
+            unknown.lost,
+            Some((None, "no sim_projects.xml".to_string()))
         );
     }
 

@@ -657,10 +657,10 @@ impl<A: Observer, B: Observer> Observer for Both<'_, A, B> {
 /// A replica of the servers and host processes of an emulator reference
 /// (`scenario` = its folder or `inputs/`), drawing from the emulator's
 /// generator (seed 1) in its order, for the replay to drive along the
-/// recording (`replay::world::Generator::shadow`): its draws follow the recorded
-/// client's decisions, so they stay the emulator's where the client broke
-/// a tie the loop cannot know. (A separate simulation's draws are the emulator's only
-/// until the first such tie.)
+/// recording (`replay::world::Generator::shadow`): its draws follow the
+/// recorded client's decisions, so they stay the emulator's where the
+/// client broke a tie the loop cannot know. (A separate simulation's draws
+/// are the emulator's only until the first such tie.)
 pub fn emulator_shadow(
     scenario: &str,
     release: Option<Release>,

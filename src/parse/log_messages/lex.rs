@@ -60,6 +60,22 @@ fn digits_end(bytes: &[u8], mut pos: usize) -> usize {
     pos
 }
 
+/// How many decimal digits `bytes` starts with, each accumulated into
+/// `mantissa` (wrapping).
+#[inline]
+fn accumulate_digits(bytes: &[u8], mantissa: &mut u64) -> usize {
+    let mut n = 0;
+    for &byte in bytes {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+        n += 1;
+    }
+    n
+}
+
 /// A C-printed floating-point number (`%f`, `%.2f`, `%.0f`, `%g`, `-0`,
 /// `inf`, `nan`). A `.` is consumed only when a digit follows, so a number
 /// that ends a sentence keeps its period.
@@ -74,28 +90,12 @@ pub(super) fn float(input: &str) -> Res<'_, f64> {
     // One pass: the digits are accumulated as they are found (wrapping: a
     // mantissa of more than 15 digits is not used).
     let mut mantissa: u64 = 0;
-    let mut pos = start;
-    while let Some(digit) = bytes.get(pos).and_then(|byte| byte.checked_sub(b'0')) {
-        if digit > 9 {
-            break;
-        }
-        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
-        pos += 1;
-    }
-    let int_end = pos;
+    let int_end = start + accumulate_digits(&bytes[start..], &mut mantissa);
     let mut end = int_end;
     let mut frac_digits = 0;
     if bytes.get(int_end) == Some(&b'.') && bytes.get(int_end + 1).is_some_and(u8::is_ascii_digit) {
-        pos = int_end + 1;
-        while let Some(digit) = bytes.get(pos).and_then(|byte| byte.checked_sub(b'0')) {
-            if digit > 9 {
-                break;
-            }
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
-            pos += 1;
-        }
-        end = pos;
-        frac_digits = end - int_end - 1;
+        frac_digits = accumulate_digits(&bytes[int_end + 1..], &mut mantissa);
+        end = int_end + 1 + frac_digits;
     }
     let n_digits = (int_end - start) + frac_digits;
     if n_digits == 0 {
