@@ -144,6 +144,8 @@ pub fn parse_selected(
         outcome.warnings.extend(parsed.warnings);
         outcome.files.push(summary);
     }
+    let chosen = state_files::choose_client_state(&mut outcome.trace);
+    outcome.warnings.extend(chosen);
     if outcome.trace.meta.client_version.is_none() {
         // No `Starting BOINC client version` line: the state file still says
         // which client wrote it.

@@ -25,6 +25,50 @@ use crate::source::{Location, SourcePath};
 use crate::trace::state::FileNote;
 use crate::trace::{FileKind, Trace};
 
+/// Puts first the state file the client would read (cs_statefile.cpp
+/// `parse_state_file`): `client_state_next.xml`, then `client_state.xml`,
+/// then `client_state_prev.xml`, each only if complete (`valid_state_file`:
+/// it ends with `</client_state>`); other names after those. A file cut
+/// short comes first only when no complete one exists; a warning says
+/// which file stands in for it. Returns the warnings.
+pub fn choose_client_state(trace: &mut Trace) -> Vec<ParseError> {
+    fn rank(path: &str) -> u8 {
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        match name {
+            "client_state_next.xml" => 0,
+            "client_state.xml" => 1,
+            "client_state_prev.xml" => 2,
+            _ => 3,
+        }
+    }
+    let states = &mut trace.state.client_states;
+    states.sort_by_key(|state| (state.truncated, rank(&state.path)));
+    let mut warnings = Vec::new();
+    let Some(chosen) = states.first() else {
+        return warnings;
+    };
+    for cut in states.iter().filter(|state| state.truncated) {
+        let what = if chosen.truncated {
+            "no complete state file is here: its complete records are used".to_string()
+        } else {
+            format!("{} is used in its place", chosen.path)
+        };
+        warnings.push(ParseError::warning(
+            Location::file(SourcePath::from(cut.path.as_str())),
+            ParseErrorKind::Invalid {
+                message: format!(
+                    "state file cut short (no </client_state>): the client does not read it \
+                     (cs_statefile.cpp valid_state_file); {what}"
+                ),
+            },
+        ));
+        if chosen.truncated {
+            break;
+        }
+    }
+    warnings
+}
+
 /// Parses one non-log input of `kind` (client_state.xml, prefs, cc_config.xml,
 /// app_config.xml, sched_request/reply, job log, emulator sim_*.xml) from
 /// `bytes` and adds what it holds to `trace`.
@@ -74,6 +118,9 @@ pub fn parse_state_file(
     match kind {
         FileKind::ClientState => {
             if let Some(value) = client_state::read_client_state_doc(&mut doc) {
+                if value.truncated {
+                    doc.truncation_as_warning();
+                }
                 state.client_states.push(value);
             }
         }

@@ -146,6 +146,20 @@ impl<'a> XmlDoc<'a> {
         );
     }
 
+    /// Reports the file's truncation (an element left open at its end) as
+    /// a warning, not an error: for a file whose reader knows what the
+    /// client does with a file cut short.
+    pub fn truncation_as_warning(&mut self) {
+        let (truncated, errors): (Vec<_>, Vec<_>) = std::mem::take(&mut self.problems.errors)
+            .into_iter()
+            .partition(|error| matches!(error.kind, ParseErrorKind::Truncated { .. }));
+        self.problems.errors = errors;
+        for mut problem in truncated {
+            problem.severity = crate::parse::error::Severity::Warning;
+            self.problems.warnings.push(problem);
+        }
+    }
+
     /// Records an `Invalid` error with `message` at `offset`.
     pub fn invalid(&mut self, offset: usize, message: impl Into<String>) {
         self.error(

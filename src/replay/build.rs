@@ -211,6 +211,15 @@ pub fn build_emulator_state_for(
         .client_states
         .first()
         .ok_or_else(|| ReplayError::MissingState("no client_state.xml in the trace".into()))?;
+    if recorded.truncated {
+        // The jobs and projects after the cut are missing: every decision
+        // would rest on part of the host.
+        return Err(ReplayError::MissingState(format!(
+            "{} is cut short (no </client_state>) and no complete state file is here: \
+             the jobs and projects after the cut are missing",
+            recorded.path
+        )));
+    }
     let host = host_of(recorded)?;
     let mut state = HostState::new(host);
     state.prefs = prefs_of(trace);

@@ -44,6 +44,11 @@ pub struct ClientState {
     pub new_version_check_time: Option<f64>,
     /// `<all_projects_list_check_time>`.
     pub all_projects_list_check_time: Option<f64>,
+    /// The file ends before `</client_state>` (copied while the client
+    /// wrote it): the client does not read such a file (cs_statefile.cpp
+    /// `valid_state_file`); only its complete records are kept here.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 /// `<host_info>` (also the 6.10 emulator's `<host>`).
