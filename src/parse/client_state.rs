@@ -64,7 +64,6 @@ pub(crate) fn read_client_state_doc(doc: &mut XmlDoc<'_>) -> Option<ClientState>
     let root = doc.expect_root(root, &["client_state"])?;
     let mut state = ClientState {
         path: doc.path.to_string(),
-        truncated: !root.complete,
         ..ClientState::default()
     };
     let (mut major, mut minor, mut release) = (None, None, None);

@@ -114,18 +114,41 @@ pub fn parse_state_file(
     }
     let mut doc = XmlDoc::new(path, bytes);
     let mut duplicate_of: Option<String> = None;
+    // Why a file cut short is used as it is (or not at all).
+    let mut cut: Option<String> = None;
     let state = &mut trace.state;
     match kind {
         FileKind::ClientState => {
-            if let Some(value) = client_state::read_client_state_doc(&mut doc) {
-                if value.truncated {
-                    doc.truncation_as_warning();
-                }
+            if let Some(mut value) = client_state::read_client_state_doc(&mut doc) {
+                value.truncated = doc.is_truncated();
+                // Which state file the client reads is decided once all
+                // are read ([`choose_client_state`]).
+                doc.truncation_as_warning();
                 state.client_states.push(value);
             }
         }
         FileKind::GlobalPrefs => {
-            if let Some(value) = prefs::read_global_prefs_doc(&mut doc) {
+            let mut read = prefs::read_global_prefs_doc(&mut doc);
+            if doc.is_truncated() {
+                // CLIENT_STATE::read_global_prefs (cs_prefs.cpp): a
+                // preferences file that does not parse is replaced by the
+                // defaults (and deleted); the override file's values read
+                // before the cut are applied all the same.
+                doc.truncation_as_warning();
+                let is_override = read.as_ref().is_some_and(|value| value.is_override);
+                cut = Some(if is_override {
+                    "cut short: the client applies the override values read before the cut \
+                     (cs_prefs.cpp read_global_prefs ignores the parse error); so does the audit"
+                        .to_string()
+                } else {
+                    read = None;
+                    "cut short: the client cannot parse it, says \"Couldn't parse preferences \
+                     file - using defaults\" and deletes it (cs_prefs.cpp read_global_prefs): the \
+                     default preferences are used"
+                        .to_string()
+                });
+            }
+            if let Some(value) = read {
                 let slot = if value.is_override {
                     &mut state.global_prefs_override
                 } else {
@@ -175,8 +198,25 @@ pub fn parse_state_file(
         // Logs are read by the event-log reader; other files are not inputs.
         _ => return Parsed::ok(()),
     }
+    if kind == FileKind::CcConfig && doc.is_truncated() {
+        // CC_CONFIG::parse_client (log_flags.cpp) keeps what it read
+        // before the end of the file.
+        doc.truncation_as_warning();
+        cut = Some(
+            "cut short: the client keeps the options and log flags read before the cut \
+             (log_flags.cpp CC_CONFIG::parse_client, notice \"Missing end tag in \
+             cc_config.xml\"); so does the audit"
+                .to_string(),
+        );
+    }
     trace.state.files.push(doc.file_note(kind));
     let mut parsed = doc.into_parsed(());
+    if let Some(message) = cut {
+        parsed.push(ParseError::warning(
+            Location::file(*path),
+            ParseErrorKind::Invalid { message },
+        ));
+    }
     if let Some(first) = duplicate_of {
         parsed.push(ParseError::warning(
             Location::file(*path),
@@ -193,6 +233,51 @@ pub fn parse_state_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Files cut short are read as the client reads them: cc_config.xml
+    /// and the override keep what precedes the cut, global_prefs.xml gives
+    /// way to the defaults, and of two state files the complete one is used.
+    #[test]
+    fn files_cut_short_are_read_as_the_client_reads_them() {
+        let mut trace = Trace::default();
+        let cc = parse_state_file(
+            FileKind::CcConfig,
+            &SourcePath::from("d/cc_config.xml"),
+            b"<cc_config><log_flags><work_fetch_debug>1</work_fetch_debug></log_flags>\n\
+              <options><ncpus>4</ncpus><rec_half",
+            &mut trace,
+        );
+        assert!(cc.errors.is_empty(), "{:?}", cc.errors);
+        assert_eq!(cc.warnings.len(), 2);
+        let config = trace.state.cc_config.clone().unwrap_or_default();
+        assert_eq!(config.options.ncpus, Some(4));
+        assert_eq!(config.log_flags.get("work_fetch_debug"), Some(&true));
+
+        let cut_prefs = &b"<global_preferences><max_ncpus_pct>50</max_ncpus_pct><work_buf"[..];
+        let whole = &b"<client_state>\n<platform_name>a</platform_name>\n</client_state>\n"[..];
+        let cut = &b"<client_state>\n<platform_name>b</platform_name>\n<proj"[..];
+        for (kind, name, bytes) in [
+            (FileKind::GlobalPrefs, "d/global_prefs.xml", cut_prefs),
+            (
+                FileKind::GlobalPrefs,
+                "d/global_prefs_override.xml",
+                cut_prefs,
+            ),
+            (FileKind::ClientState, "d/client_state.xml", cut),
+            (FileKind::ClientState, "d/client_state_prev.xml", whole),
+        ] {
+            let parsed = parse_state_file(kind, &SourcePath::from(name), bytes, &mut trace);
+            assert!(parsed.errors.is_empty(), "{name}: {:?}", parsed.errors);
+        }
+        let over = trace.state.global_prefs_override.as_ref();
+        assert_eq!(over.and_then(|p| p.values.max_ncpus_pct), Some(50.0));
+        assert!(trace.state.global_prefs.is_none());
+        let chosen = choose_client_state(&mut trace);
+        assert_eq!(trace.state.client_states[0].path, "d/client_state_prev.xml");
+        assert!(chosen[0]
+            .to_string()
+            .contains("client_state_prev.xml is used in its place"));
+    }
 
     #[test]
     fn files_go_to_their_places() {

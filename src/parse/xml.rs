@@ -146,6 +146,15 @@ impl<'a> XmlDoc<'a> {
         );
     }
 
+    /// Whether the file ends inside an element or a tag (a copy taken while
+    /// it was written).
+    pub fn is_truncated(&self) -> bool {
+        self.problems
+            .errors
+            .iter()
+            .any(|error| matches!(error.kind, ParseErrorKind::Truncated { .. }))
+    }
+
     /// Reports the file's truncation (an element left open at its end) as
     /// a warning, not an error: for a file whose reader knows what the
     /// client does with a file cut short.
