@@ -56,11 +56,26 @@ pub struct Generator {
 /// prints) is known while the replica's outcomes agree with the log. The
 /// first disagreement (an RPC's jobs, a server down or up, the host on or
 /// connected) ends it: the draws after it are no longer the emulator's.
-struct Shadow {
-    /// None when the replica could not be built (`lost` says why).
-    world: Option<Box<dyn client_loop::World>>,
-    /// Why and when the replica stopped following the recording.
-    lost: Option<(Option<f64>, String)>,
+enum Shadow {
+    /// Drawing in step with the recording.
+    Following(Box<dyn client_loop::World>),
+    /// Stopped following it, at the time given (trace seconds), for the
+    /// reason given.
+    Lost(f64, String),
+    /// Could not be built (why).
+    Unbuilt(String),
+}
+
+impl Shadow {
+    /// When (None: it was never built) and why the replica stopped
+    /// following the recording, if it did.
+    fn lost(&self) -> Option<(Option<f64>, String)> {
+        match self {
+            Shadow::Following(_) => None,
+            Shadow::Lost(when, why) => Some((Some(*when), why.clone())),
+            Shadow::Unbuilt(why) => Some((None, why.clone())),
+        }
+    }
 }
 
 /// Received jobs whose estimate the replay could not know.
@@ -128,14 +143,8 @@ impl RecordedWorld {
         world: Option<Result<Box<dyn client_loop::World>, String>>,
     ) -> Self {
         self.shadow = world.map(|made| match made {
-            Ok(world) => Shadow {
-                world: Some(world),
-                lost: None,
-            },
-            Err(err) => Shadow {
-                world: None,
-                lost: Some((None, err)),
-            },
+            Ok(world) => Shadow::Following(world),
+            Err(err) => Shadow::Unbuilt(err),
         });
         self
     }
@@ -145,24 +154,22 @@ impl RecordedWorld {
     pub fn unknown_estimates(&self) -> UnknownEstimates {
         UnknownEstimates {
             jobs: self.unknown_estimates,
-            lost: self.shadow.as_ref().and_then(|s| s.lost.clone()),
+            lost: self.shadow.as_ref().and_then(Shadow::lost),
         }
     }
 
     /// The replica while it follows the recording.
     fn shadow(&mut self) -> Option<&mut Box<dyn client_loop::World>> {
-        self.shadow
-            .as_mut()
-            .filter(|s| s.lost.is_none())
-            .and_then(|s| s.world.as_mut())
+        match self.shadow.as_mut() {
+            Some(Shadow::Following(world)) => Some(world),
+            _ => None,
+        }
     }
 
-    /// Ends the replica at `now` for `why`.
+    /// Ends the replica at `now` for `why` (once: the first reason stays).
     fn lose_shadow(&mut self, now: f64, why: String) {
-        if let Some(s) = self.shadow.as_mut() {
-            if s.lost.is_none() {
-                s.lost = Some((Some(now), why));
-            }
+        if let Some(shadow @ Shadow::Following(_)) = self.shadow.as_mut() {
+            *shadow = Shadow::Lost(now, why);
         }
     }
 
