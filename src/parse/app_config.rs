@@ -35,6 +35,13 @@ pub(crate) fn read_app_config_doc(doc: &mut XmlDoc<'_>) -> Option<AppConfig> {
         ..AppConfig::default()
     };
     for child in &root.children {
+        // APP_CONFIG::parse and APP_VERSION_CONFIG::parse fail at the end
+        // of the file: the entry is not kept and APP_CONFIGS::parse stops.
+        if !child.complete && matches!(child.name.as_str(), "app" | "app_version") {
+            config.client_parse_error =
+                Some(format!("Missing </{}> in app_config.xml", child.name));
+            break;
+        }
         match child.name.as_str() {
             "app" => {
                 let mut app = AppConfigApp::default();
@@ -78,6 +85,9 @@ pub(crate) fn read_app_config_doc(doc: &mut XmlDoc<'_>) -> Option<AppConfig> {
             _ => doc.unknown(child),
         }
     }
+    if !root.complete && config.client_parse_error.is_none() {
+        config.client_parse_error = Some("Missing </app_config> in app_config.xml".to_string());
+    }
     Some(config)
 }
 
@@ -103,6 +113,35 @@ mod tests {
         assert_eq!((gpu.gpu_usage, gpu.cpu_usage), (Some(0.5), Some(0.4)));
         assert_eq!(config.app_versions[0].ngpus, Some(0.25));
         assert_eq!(config.project_max_concurrent, Some(3));
+    }
+
+    /// lib/cc_config.cpp: APP_CONFIG::parse fails at the end of the file
+    /// ("Missing </app> in app_config.xml") and the entry is not kept;
+    /// what APP_CONFIGS::parse read before stays.
+    #[test]
+    fn a_file_cut_short_keeps_the_entries_before_the_cut() {
+        let parsed = parse_app_config(
+            &SourcePath::from("projects/a.org/app_config.xml"),
+            b"<app_config><project_max_concurrent>4</project_max_concurrent>\n\
+              <app><name>a</name><max_concurrent>2</max_concurrent></app>\n\
+              <app><name>b</name><max_concurrent>1</max_conc",
+        );
+        let config = parsed.value;
+        assert_eq!(config.project_max_concurrent, Some(4));
+        assert_eq!(config.apps.len(), 1);
+        assert_eq!(config.apps[0].name.as_deref(), Some("a"));
+        assert_eq!(
+            config.client_parse_error.as_deref(),
+            Some("Missing </app> in app_config.xml")
+        );
+        let between = parse_app_config(
+            &SourcePath::from("projects/a.org/app_config.xml"),
+            b"<app_config><app><name>a</name></app>\n",
+        );
+        assert_eq!(
+            between.value.client_parse_error.as_deref(),
+            Some("Missing </app_config> in app_config.xml")
+        );
     }
 
     #[test]

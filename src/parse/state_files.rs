@@ -160,19 +160,50 @@ pub fn parse_state_file(
                 }
             }
         }
-        FileKind::CcConfig => match read_cc_config_doc(&mut doc) {
-            Some(CcConfigFile::CcConfig(value)) => match &state.cc_config {
-                Some(first) => duplicate_of = Some(first.path.clone()),
-                None => state.cc_config = Some(*value),
-            },
-            Some(CcConfigFile::LogFlags(value)) => match &state.log_flags {
-                Some(first) => duplicate_of = Some(first.path.clone()),
-                None => state.log_flags = Some(value),
-            },
-            None => {}
-        },
+        FileKind::CcConfig => {
+            match read_cc_config_doc(&mut doc) {
+                Some(CcConfigFile::CcConfig(value)) => match &state.cc_config {
+                    Some(first) => duplicate_of = Some(first.path.clone()),
+                    None => state.cc_config = Some(*value),
+                },
+                Some(CcConfigFile::LogFlags(value)) => match &state.log_flags {
+                    Some(first) => duplicate_of = Some(first.path.clone()),
+                    None => state.log_flags = Some(value),
+                },
+                None => {}
+            }
+            if doc.is_truncated() {
+                // CC_CONFIG::parse_client (log_flags.cpp) keeps what it
+                // read before the end of the file.
+                doc.truncation_as_warning();
+                cut = Some(
+                    "cut short: the client keeps the options and log flags read before the cut \
+                     (log_flags.cpp CC_CONFIG::parse_client, notice \"Missing end tag in \
+                     cc_config.xml\"); so does the audit"
+                        .to_string(),
+                );
+            }
+        }
         FileKind::AppConfig => {
-            if let Some(value) = app_config::read_app_config_doc(&mut doc) {
+            let read = app_config::read_app_config_doc(&mut doc);
+            if doc.is_truncated() {
+                // app_config.cpp check_app_config: a parse error skips
+                // config_app_versions; APP_CONFIGS::parse has set the
+                // project-wide limits read before it.
+                doc.truncation_as_warning();
+                let said = read
+                    .as_ref()
+                    .and_then(|value| value.client_parse_error.as_deref())
+                    .unwrap_or("Missing </app_config> in app_config.xml");
+                cut = Some(format!(
+                    "cut short: the client says \"{said}\" and applies none of its app and \
+                     app-version settings (app_config.cpp check_app_config skips \
+                     config_app_versions); project_max_concurrent and the max_concurrent of \
+                     the complete <app> entries still count for the project's work-fetch \
+                     limits (lib/cc_config.cpp APP_CONFIGS::parse); so does the audit"
+                ));
+            }
+            if let Some(value) = read {
                 state.app_configs.push(value);
             }
         }
@@ -197,17 +228,6 @@ pub fn parse_state_file(
         }
         // Logs are read by the event-log reader; other files are not inputs.
         _ => return Parsed::ok(()),
-    }
-    if kind == FileKind::CcConfig && doc.is_truncated() {
-        // CC_CONFIG::parse_client (log_flags.cpp) keeps what it read
-        // before the end of the file.
-        doc.truncation_as_warning();
-        cut = Some(
-            "cut short: the client keeps the options and log flags read before the cut \
-             (log_flags.cpp CC_CONFIG::parse_client, notice \"Missing end tag in \
-             cc_config.xml\"); so does the audit"
-                .to_string(),
-        );
     }
     trace.state.files.push(doc.file_note(kind));
     let mut parsed = doc.into_parsed(());

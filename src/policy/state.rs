@@ -390,6 +390,13 @@ pub struct Project {
     pub request_if_idle_and_uploading: bool,
     /// `project_max_concurrent` from app_config.xml.
     pub project_max_concurrent: Option<u32>,
+    /// The smallest `max_concurrent` of app_config.xml's complete `<app>`
+    /// entries, applied or not: `project_has_mc` and `project_min_mc`
+    /// count every one (`APP_CONFIGS::parse`), also one naming an app the
+    /// project lacks or read before a parse error (after which
+    /// `check_app_config` applies none), though only an applied entry
+    /// limits its app.
+    pub config_max_concurrent: Option<u32>,
     /// Per-resource state, one per resource type.
     pub rsc: Vec<ProjectRsc>,
     /// Apps.
@@ -426,6 +433,7 @@ impl Project {
             too_many_uploading_results: false,
             request_if_idle_and_uploading: false,
             project_max_concurrent: None,
+            config_max_concurrent: None,
             rsc: vec![ProjectRsc::default(); n_rsc],
             apps: Vec::new(),
             app_versions: Vec::new(),
@@ -441,6 +449,7 @@ impl Project {
     /// True if the project has any concurrency limit (`project_has_mc`, §2.6).
     pub fn has_max_concurrent(&self) -> bool {
         self.project_max_concurrent.is_some()
+            || self.config_max_concurrent.is_some()
             || self.apps.iter().any(|app| app.max_concurrent.is_some())
     }
 
@@ -450,6 +459,7 @@ impl Project {
             .iter()
             .filter_map(|app| app.max_concurrent)
             .chain(self.project_max_concurrent)
+            .chain(self.config_max_concurrent)
             .filter(|&limit| limit > 0)
             .min()
             .unwrap_or(0)

@@ -260,6 +260,9 @@ pub fn build_emulator_state_for(
     for recorded_project in &recorded.projects {
         let name = project_name(recorded_project);
         let app_config = app_config_for(trace, recorded_project).filter(|_| reads_app_config);
+        // A file that failed to parse gives its project-wide limits only
+        // (check_app_config skips config_app_versions).
+        let applied = app_config.filter(|config| config.client_parse_error.is_none());
         let mut project = Project::new(
             &name,
             recorded_project.resource_share.unwrap_or(100.0),
@@ -301,7 +304,7 @@ pub fn build_emulator_state_for(
                 },
                 None => ResourceUsage::cpu(avg_ncpus, flops),
             };
-            let usage = match app_config {
+            let usage = match applied {
                 Some(config) => {
                     with_app_config(config, app_name, version.plan_class.as_deref(), usage)
                 }
@@ -369,7 +372,7 @@ pub fn build_emulator_state_for(
                     .filter(|m| *m > 0)
                     .map(|m| m.clamp(0, u32::MAX as i64) as u32);
             }
-            if let Some(config) = app_config {
+            if let Some(config) = applied {
                 for entry in &config.apps {
                     if entry.name.as_deref() == Some(app_name) {
                         if let Some(m) = entry.max_concurrent.filter(|m| *m > 0) {
@@ -385,6 +388,12 @@ pub fn build_emulator_state_for(
             project.project_max_concurrent = config
                 .project_max_concurrent
                 .filter(|m| *m > 0)
+                .map(|m| m.clamp(0, u32::MAX as i64) as u32);
+            project.config_max_concurrent = config
+                .apps
+                .iter()
+                .filter_map(|entry| entry.max_concurrent.filter(|m| *m > 0))
+                .min()
                 .map(|m| m.clamp(0, u32::MAX as i64) as u32);
         }
         // The emulator culls a project left with no usable app after
@@ -732,6 +741,74 @@ mod md5_tests {
 mod app_config_tests {
     use super::*;
     use crate::trace::state::{AppConfigApp, AppConfigVersion, GpuVersions};
+
+    /// A host with one project (apps `a` and `b`, one CPU version each) and
+    /// an app_config.xml for it (max_concurrent 2 for `a`, 3 for `x`, an app
+    /// the project lacks; project_max_concurrent 5), parsed to its end or
+    /// not.
+    fn host_with_app_config(client_parse_error: Option<&str>) -> HostState {
+        let mut trace = Trace::default();
+        let project = rec_state::Project {
+            master_url: Some("http://p.org/".into()),
+            project_name: Some("P".into()),
+            apps: ["a", "b"]
+                .map(|name| rec_state::App {
+                    name: Some(name.into()),
+                    ..Default::default()
+                })
+                .to_vec(),
+            app_versions: ["a", "b"]
+                .map(|name| rec_state::AppVersion {
+                    app_name: Some(name.into()),
+                    ..Default::default()
+                })
+                .to_vec(),
+            ..Default::default()
+        };
+        trace.state.client_states.push(ClientState {
+            path: "d/client_state.xml".into(),
+            host_info: Some(rec_state::HostInfo {
+                p_ncpus: Some(4),
+                ..Default::default()
+            }),
+            projects: vec![project],
+            ..Default::default()
+        });
+        let entry = |name: &str, mc: i64| AppConfigApp {
+            name: Some(name.into()),
+            max_concurrent: Some(mc),
+            ..AppConfigApp::default()
+        };
+        trace.state.app_configs.push(AppConfig {
+            path: "d/projects/p.org/app_config.xml".into(),
+            project_dir: Some("p.org".into()),
+            apps: vec![entry("a", 2), entry("x", 3)],
+            project_max_concurrent: Some(5),
+            client_parse_error: client_parse_error.map(str::to_string),
+            ..AppConfig::default()
+        });
+        build_emulator_state(&trace).expect("builds").0
+    }
+
+    /// lib/cc_config.cpp APP_CONFIGS::parse counts every entry's
+    /// max_concurrent in project_has_mc and project_min_mc, an app the
+    /// project lacks included; app_config.cpp check_app_config applies
+    /// the entries to their apps only when the whole file parsed.
+    #[test]
+    fn a_file_that_fails_to_parse_keeps_only_its_project_wide_limits() {
+        let parsed = host_with_app_config(None);
+        let project = &parsed.projects[0];
+        assert_eq!(project.app("a").and_then(|a| a.max_concurrent), Some(2));
+        assert_eq!(project.project_max_concurrent, Some(5));
+        assert_eq!(project.min_max_concurrent(), 2);
+
+        let cut = host_with_app_config(Some("Missing </app> in app_config.xml"));
+        let project = &cut.projects[0];
+        assert_eq!(project.app("a").and_then(|a| a.max_concurrent), None);
+        assert_eq!(project.project_max_concurrent, Some(5));
+        assert!(project.has_max_concurrent());
+        assert_eq!(project.min_max_concurrent(), 2);
+    }
 
     fn config(gpu: Option<(f64, f64)>, version: Option<(&str, f64, f64)>) -> AppConfig {
         AppConfig {

@@ -242,6 +242,15 @@ pub struct AppConfig {
     pub project_max_concurrent: Option<i64>,
     /// `<report_results_immediately/>` for the whole project.
     pub report_results_immediately: bool,
+    /// What the client says when the file does not parse to its end
+    /// (`Missing </app> in app_config.xml`, ...). The client then applies
+    /// none of its app and app-version settings (app_config.cpp
+    /// `check_app_config` skips `config_app_versions`), while the
+    /// project-wide limits read before the error stay (lib/cc_config.cpp
+    /// `APP_CONFIGS::parse`); the entries after the error are not read.
+    /// `None` when it parsed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_parse_error: Option<String>,
 }
 
 /// One `<app>` of app_config.xml.
