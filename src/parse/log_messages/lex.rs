@@ -348,6 +348,16 @@ mod tests {
         assert!(float("").is_err());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn floats_match_std(text in "-?[0-9]{0,18}(\\.[0-9]{0,12})?([eE][-+]?[0-9]{1,3})?[ .x]?") {
+            let lexed = float(&text).ok();
+            let end = text.len() - lexed.map_or(0, |(rest, _)| rest.len());
+            let expected = text[..end].parse::<f64>().ok();
+            proptest::prop_assert_eq!(lexed.map(|(_, v)| v), expected, "{}", text);
+        }
+    }
+
     #[test]
     fn integers_reject_overflow() {
         assert_eq!(uint("42 x"), Ok((" x", 42)));
