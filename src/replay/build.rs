@@ -743,7 +743,7 @@ mod app_config_tests {
     use crate::trace::state::{AppConfigApp, AppConfigVersion, GpuVersions};
 
     /// A host with one project (apps `a` and `b`, one CPU version each) and
-    /// an app_config.xml for it (max_concurrent 2 for `a`, 3 for `x`, an app
+    /// an app_config.xml for it (max_concurrent 2 for `a`, 1 for `x`, an app
     /// the project lacks; project_max_concurrent 5), parsed to its end or
     /// not.
     fn host_with_app_config(client_parse_error: Option<&str>) -> HostState {
@@ -782,7 +782,7 @@ mod app_config_tests {
         trace.state.app_configs.push(AppConfig {
             path: "d/projects/p.org/app_config.xml".into(),
             project_dir: Some("p.org".into()),
-            apps: vec![entry("a", 2), entry("x", 3)],
+            apps: vec![entry("a", 2), entry("x", 1)],
             project_max_concurrent: Some(5),
             client_parse_error: client_parse_error.map(str::to_string),
             ..AppConfig::default()
@@ -800,14 +800,15 @@ mod app_config_tests {
         let project = &parsed.projects[0];
         assert_eq!(project.app("a").and_then(|a| a.max_concurrent), Some(2));
         assert_eq!(project.project_max_concurrent, Some(5));
-        assert_eq!(project.min_max_concurrent(), 2);
+        // `x`'s limit counts though the project has no app `x`.
+        assert_eq!(project.min_max_concurrent(), 1);
 
         let cut = host_with_app_config(Some("Missing </app> in app_config.xml"));
         let project = &cut.projects[0];
         assert_eq!(project.app("a").and_then(|a| a.max_concurrent), None);
         assert_eq!(project.project_max_concurrent, Some(5));
         assert!(project.has_max_concurrent());
-        assert_eq!(project.min_max_concurrent(), 2);
+        assert_eq!(project.min_max_concurrent(), 1);
     }
 
     fn config(gpu: Option<(f64, f64)>, version: Option<(&str, f64, f64)>) -> AppConfig {
