@@ -14,7 +14,7 @@
 //! has matched, the production is committed: impossible values (`31-Feb-2020`,
 //! `25:61:00`) and a `[` with no closing `]` are `nom::Err::Failure`.
 
-use crate::parse::text::FastSplit;
+use crate::parse::text::{find_byte, FastSplit};
 use crate::trace::EventTime;
 use chrono::{NaiveDate, NaiveDateTime};
 use nom::branch::alt;
@@ -549,7 +549,7 @@ fn after_fast_stamp(
             let inner = &rest[2..];
             let mut from = 0;
             loop {
-                let close = from + memchr::memchr(b']', &inner.as_bytes()[from..])?;
+                let close = from + find_byte(&inner.as_bytes()[from..], b']')?;
                 match inner.as_bytes().get(close + 1) {
                     None => break (project_name(&inner[..close]), ""),
                     Some(b' ') => break (project_name(&inner[..close]), &inner[close + 2..]),

@@ -71,7 +71,7 @@ const TAG_BYTE: [bool; 256] = {
 /// bracketed word of ASCII letters, digits, `_` or `-`.
 fn split_tag(text: &str) -> Option<(&str, &str)> {
     let inner = text.strip_prefix('[')?;
-    let close = inner.find_fast(']')?;
+    let close = crate::parse::text::find_byte(inner.as_bytes(), b']')?;
     let tag = &inner[..close];
     let is_word = !tag.is_empty() && tag.bytes().all(|byte| TAG_BYTE[usize::from(byte)]);
     if !is_word {
