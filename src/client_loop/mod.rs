@@ -868,6 +868,11 @@ impl<'a> ClientLoop<'a> {
                 self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
             }
         }
+        if self.core.profile.new_jobs_reuse_freed_uts {
+            for _ in &in_task_order {
+                self.core.freed.free_task();
+            }
+        }
         for j in exited {
             let job = &mut self.core.state.jobs[j];
             job.task = None;
@@ -1020,6 +1025,10 @@ impl<'a> ClientLoop<'a> {
                     {
                         self.number_task(*j);
                         first_schedule.insert(*j);
+                        if self.core.profile.new_jobs_reuse_freed_uts {
+                            // get_task: the job's `ACTIVE_TASK` is made.
+                            self.core.freed.new_task();
+                        }
                     }
                 }
                 EnforceAction::Preempt { job, removed } => {
@@ -1344,19 +1353,25 @@ impl<'a> ClientLoop<'a> {
         if self.core.profile.new_jobs_reuse_freed_uts {
             for job in &self.core.state.jobs {
                 if job.ready_to_report && job.project == p {
-                    self.core.freed.free_result(now, job.unfinished_time_slice);
+                    self.core.freed.free_result(job.unfinished_time_slice);
                 }
             }
         }
         self.report_jobs(p, now);
         let start = self.core.state.jobs.len();
         let n = jobs.len();
-        for mut job in jobs {
+        let mut refusals = refused.iter().map(|r| r.after_jobs).peekable();
+        for (k, mut job) in jobs.into_iter().enumerate() {
+            if self.core.profile.new_jobs_reuse_freed_uts {
+                while refusals.next_if(|&after| after <= k).is_some() {
+                    self.core.freed.refused_job();
+                }
+            }
             if !self.core.profile.new_jobs_inherit_missing_coproc {
                 job.usage.missing_coproc = false;
             }
             if self.core.profile.new_jobs_reuse_freed_uts {
-                let modelled = self.core.freed.new_job(now);
+                let modelled = self.core.freed.new_job();
                 job.unfinished_time_slice = self.world.new_job_uts(&job.name).unwrap_or(modelled);
             }
             let side = JobSide {
@@ -1365,6 +1380,11 @@ impl<'a> ClientLoop<'a> {
             };
             self.core.state.jobs.push(job);
             self.core.side.push(side);
+        }
+        if self.core.profile.new_jobs_reuse_freed_uts {
+            for _ in refusals {
+                self.core.freed.refused_job();
+            }
         }
         self.core.accounts.njobs += n as u64;
         if n > 0 {
