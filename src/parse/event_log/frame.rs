@@ -457,12 +457,7 @@ pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp
         byte.is_ascii_digit().then(|| u32::from(byte - b'0'))
     };
     let two = |idx: usize| Some(digit(idx)? * 10 + digit(idx + 1)?);
-    let clock_at = |idx: usize| -> Option<(u32, u32, u32)> {
-        if bytes.get(idx + 2) != Some(&b':') || bytes.get(idx + 5) != Some(&b':') {
-            return None;
-        }
-        Some((two(idx)?, two(idx + 3)?, two(idx + 6)?))
-    };
+    let clock_at = |idx: usize| clock_word(bytes.get(idx..)?);
     let (stamp, time, after) = if bytes.get(2) == Some(&b'-') {
         if bytes.get(6) != Some(&b'-') || bytes.get(11) != Some(&b' ') {
             return None;
@@ -501,13 +496,19 @@ pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp
         }
         (FastStamp::DayMonthYear, EventTime::Local(datetime), 20)
     } else {
-        let digits = bytes
-            .iter()
-            .take_while(|byte| byte.is_ascii_digit())
-            .count();
-        let (days, clock_start) = if digits == 2 && bytes.get(2) == Some(&b':') {
+        let digits = || {
+            bytes
+                .iter()
+                .take_while(|byte| byte.is_ascii_digit())
+                .count()
+        };
+        let (days, clock_start) = if bytes.get(2) == Some(&b':') {
+            // The first day's `HH:MM:SS` (its digits checked with the clock).
             (0u64, 0)
-        } else if digits > 0 && digits < 10 && bytes.get(digits..digits + 4)? == b" day" {
+        } else if let digits @ 1..10 = digits() {
+            if bytes.get(digits..digits + 4)? != b" day" {
+                return None;
+            }
             let skip = if bytes.get(digits + 4) == Some(&b's') {
                 5
             } else {
@@ -532,6 +533,36 @@ pub fn fast_frame<'a>(line: &'a str, dates: &mut DateCache) -> Option<(FastStamp
         )
     };
     after_fast_stamp(line, stamp, time, after)
+}
+
+/// `HH:MM:SS` at the start of `bytes`, read as one little-endian word:
+/// `None` unless its six digits are ASCII digits and its two colons are
+/// there (the values are checked by the caller).
+#[inline]
+fn clock_word(bytes: &[u8]) -> Option<(u32, u32, u32)> {
+    /// The digit bytes: 0, 1, 3, 4, 6, 7.
+    const DIGITS: u64 = 0xFFFF_00FF_FF00_FFFF;
+    const COLONS: u64 = 0x0000_3A00_003A_0000;
+    const HIGH_NIBBLES: u64 = 0xF0F0_00F0_F000_F0F0;
+    const ZEROS: u64 = 0x3030_0030_3000_3030;
+    const SIXES: u64 = 0x0606_0006_0600_0606;
+    let word = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);
+    if word & !DIGITS != COLONS {
+        return None;
+    }
+    let digits = word & DIGITS;
+    // 0x30..=0x39: the high nibble is 3, and still 3 after adding 6 (no
+    // byte can carry into the next: each is at most 0x3f + 6).
+    if digits & HIGH_NIBBLES != ZEROS || (digits + SIXES) & HIGH_NIBBLES != ZEROS {
+        return None;
+    }
+    let value = digits & 0x0F0F_000F_0F00_0F0F;
+    let byte = |at: u32| ((value >> (8 * at)) & 0xFF) as u32;
+    Some((
+        byte(0) * 10 + byte(1),
+        byte(3) * 10 + byte(4),
+        byte(6) * 10 + byte(7),
+    ))
 }
 
 /// The rest of [`fast_frame`] once the stamp (ending at byte `after`) is read.
@@ -605,6 +636,37 @@ mod tests {
         match result {
             Err(nom::Err::Failure(err)) => (err.found().to_string(), err.expected.unwrap_or("")),
             other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn clock_word_reads_only_digits_and_colons() {
+        assert_eq!(clock_word(b"01:00:00 [A]"), Some((1, 0, 0)));
+        assert_eq!(clock_word(b"23:59:59"), Some((23, 59, 59)));
+        assert_eq!(clock_word(b"99:99:99"), Some((99, 99, 99)));
+        for bad in [
+            &b"01:00:0"[..],
+            b"0a:00:00",
+            b"01:00:/0",
+            b"01:00::0",
+            b"01.00:00",
+            b"01:00 00",
+            b"\xb0\xb1:00:00",
+            b"01:00:\x3a0",
+        ] {
+            assert_eq!(clock_word(bad), None, "{bad:?}");
+        }
+        // Every byte in each digit place: accepted exactly for 0-9.
+        for place in [0, 1, 3, 4, 6, 7] {
+            for b in 0..=255u8 {
+                let mut text = *b"12:34:56";
+                text[place] = b;
+                assert_eq!(
+                    clock_word(&text).is_some(),
+                    b.is_ascii_digit(),
+                    "{place} {b}"
+                );
+            }
         }
     }
 
@@ -781,6 +843,25 @@ mod tests {
         assert!(fast_frame("31-Feb-2020 10:00:00 [---] x", &mut dates).is_none());
         assert!(fast_frame("14-Apr-2021 20:57:36 [unclosed", &mut dates).is_none());
         assert!(fast_frame("1 day 00:04:00 [P1] x", &mut dates).is_some());
+    }
+
+    proptest::proptest! {
+        /// Stamps near the accepted shapes (digits, colons and separators
+        /// shuffled): whatever the fast path accepts, the grammar reads the
+        /// same.
+        #[test]
+        fn fast_path_agrees_with_the_grammar_on_near_stamps(
+            line in "(([0-9]{1,3} days? )?|[0-3][0-9]-(Jan|Feb|Apr|apr)-20[0-9]{2} )([0-2][0-9]:[0-6][0-9]:[0-6][0-9]|[0-9:]{8}|[0-9:. a]{6,9})( \\[[A-Za-z\\] ]{0,6}\\])?( [a-z\\[\\]]{0,6})?",
+        ) {
+            let mut dates = DateCache::default();
+            if let Some((stamp, fast)) = fast_frame(&line, &mut dates) {
+                let slow = match stamp {
+                    FastStamp::DayMonthYear => stdoutdae_line(&line, &mut dates),
+                    FastStamp::Emulator => emulator_line(&line),
+                };
+                proptest::prop_assert_eq!(slow.map(|(_, frame)| frame), Ok(fast), "{}", line);
+            }
+        }
     }
 
     #[test]
