@@ -71,12 +71,15 @@ const TAG_BYTE: [bool; 256] = {
 /// bracketed word of ASCII letters, digits, `_` or `-`.
 fn split_tag(text: &str) -> Option<(&str, &str)> {
     let inner = text.strip_prefix('[')?;
-    let close = crate::parse::text::find_byte(inner.as_bytes(), b']')?;
-    let tag = &inner[..close];
-    let is_word = !tag.is_empty() && tag.bytes().all(|byte| TAG_BYTE[usize::from(byte)]);
-    if !is_word {
+    // One walk over the word: it ends at its first non-word byte, which
+    // must be the closing bracket.
+    let close = inner
+        .bytes()
+        .position(|byte| !TAG_BYTE[usize::from(byte)])?;
+    if close == 0 || inner.as_bytes()[close] != b']' {
         return None;
     }
+    let tag = &inner[..close];
     let after = &inner[close + 1..];
     let rest = after
         .strip_prefix(": ")
