@@ -10,7 +10,7 @@ use crate::trace::ClientVersion;
 use compact_str::CompactString;
 use nom::bytes::complete::tag;
 use nom::combinator::{map, opt};
-use nom::sequence::{preceded, terminated, tuple};
+use nom::sequence::{delimited, preceded, terminated, tuple};
 
 /// Classifies an untagged body (already trimmed); `indented` says the raw body
 /// began with three blanks (a 6.10–7.20 preference line).
@@ -48,11 +48,95 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
         "log" => log_flags(tail.strip_prefix("flags: ")?),
         "URL" => full(project_url, tail),
         "Computing" | "General" => prefs_source(tail.strip_prefix("prefs: ")?),
+        "Host" if tail.starts_with("name: ") => Some(Message::HostName {
+            name: tail["name: ".len()..].into(),
+        }),
         "Host" | "Computer" => Some(Message::HostLocation {
             venue: tail.strip_prefix("location: ")?.into(),
         }),
         "Coprocessor" => coproc_specified(tail.strip_prefix("specified in cc_config.xml")?),
         "Found" => Some(Message::FoundFile { file: tail.into() }),
+        "Libraries:" => Some(Message::Libraries { text: tail.into() }),
+        "Data" => Some(Message::DataDirectory {
+            path: tail.strip_prefix("directory: ")?.into(),
+        }),
+        "libc:" => Some(Message::LibcVersion {
+            version: tail.trim_start().strip_prefix("version ")?.into(),
+        }),
+        "Processor:" => {
+            let (count, model) = first_word(tail);
+            Some(Message::Processor {
+                ncpus: full(uint, count)?,
+                model: model.into(),
+            })
+        }
+        "Processor" => Some(Message::ProcessorFeatures {
+            features: tail.strip_prefix("features: ")?.into(),
+        }),
+        "OS:" => Some(Message::OperatingSystem { text: tail.into() }),
+        "Memory:" => {
+            let (physical, swap) = tail.split_fast(" physical, ")?;
+            Some(Message::HostMemory {
+                physical_bytes: nbytes(physical)?,
+                swap_bytes: nbytes(swap.strip_suffix(" virtual")?)?,
+            })
+        }
+        "Disk:" => {
+            let (total, free) = tail.split_fast(" total, ")?;
+            Some(Message::HostDisk {
+                total_bytes: nbytes(total)?,
+                free_bytes: nbytes(free.strip_suffix(" free")?)?,
+            })
+        }
+        "Config:" => Some(
+            match tail
+                .strip_prefix("simulate ")
+                .and_then(|n| n.strip_suffix(" CPUs"))
+            {
+                Some(n) => Message::ConfigSimulateCpus {
+                    ncpus: full(uint, n)?,
+                },
+                None => Message::ConfigOption { text: tail.into() },
+            },
+        ),
+        "Warning:" if tail.starts_with("GUI RPC password is empty") => {
+            Some(Message::GuiRpcPasswordEmpty)
+        }
+        "Checking" => full(
+            map(
+                delimited(tag("presence of "), uint, tag(" project files")),
+                |count| Message::CheckingProjectFiles { count },
+            ),
+            tail,
+        ),
+        "Received" => full(
+            map(preceded(tag("signal "), uint), |signal| {
+                Message::ReceivedSignal { signal }
+            }),
+            tail,
+        ),
+        "request_exit():" => full(
+            map(
+                tuple((
+                    preceded(tag("PID "), uint),
+                    delimited(tag(" has "), uint, tag(" descendants")),
+                )),
+                |(pid, descendants)| Message::RequestExit { pid, descendants },
+            ),
+            tail,
+        ),
+        "Started" | "Finished" => {
+            let (upload, file) = match tail.strip_prefix("download of ") {
+                Some(file) => (false, file),
+                None => (true, tail.strip_prefix("upload of ")?),
+            };
+            let file = file.into();
+            Some(if word == "Started" {
+                Message::TransferStarted { file, upload }
+            } else {
+                Message::TransferFinished { file, upload }
+            })
+        }
         "Max" => full(
             map(terminated(uint, tag(" concurrent jobs")), |max| {
                 Message::ProjectMaxConcurrent { max }
@@ -100,8 +184,25 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
             ),
             tail,
         ),
-        _ => name_first(text),
+        _ => name_first(text).or_else(|| server_text(text)),
     }
+}
+
+/// A scheduler reply's `<message>` that 7.x prints as it stands (without
+/// 6.x's `Message from server: `): the texts of the scheduler's own
+/// messages (server-side S6; sched/sched_send.cpp, sched/handle_request.cpp).
+fn server_text(text: &str) -> Option<Message> {
+    const TEXTS: [&str; 6] = [
+        "Project has no tasks available",
+        "No tasks sent",
+        "No work sent",
+        "Tasks won't finish in time",
+        "Project is temporarily shut down for maintenance",
+        "Server error: feeder not running",
+    ];
+    TEXTS
+        .contains(&text)
+        .then(|| Message::ServerMessage { text: text.into() })
 }
 
 /// Bodies that are a fixed text.
@@ -125,6 +226,18 @@ fn fixed(text: &str) -> Option<Message> {
         "Computing preferences:" | "Preferences:" => Message::PreferencesHeader,
         "Initialization completed" => Message::InitializationCompleted,
         "Reading preferences override file" => Message::ReadingPrefsOverride,
+        "This a development version of BOINC and may not function properly" => {
+            Message::DevelopmentVersion
+        }
+        "No usable GPUs found" => Message::NoUsableGpus,
+        "No general preferences found - using defaults" => Message::NoGeneralPrefs,
+        "Creating new client state file" => Message::CreatingStateFile,
+        "Setting up project and slot directories" => Message::SettingUpDirectories,
+        "Checking active tasks" => Message::CheckingActiveTasks,
+        "Setting up GUI RPC socket" => Message::SettingUpGuiRpc,
+        "Exiting" => Message::Exiting,
+        "Fetching scheduler list" => Message::FetchingSchedulerList,
+        "Master file download succeeded" => Message::MasterFileDownloadSucceeded,
         "update requested by user" => Message::UpdateRequestedByUser,
         "project suspended by user" => Message::ProjectSuspendedByUser,
         "project resumed by user" => Message::ProjectResumedByUser,
@@ -132,6 +245,21 @@ fn fixed(text: &str) -> Option<Message> {
         "work fetch resumed by user" => Message::WorkFetchResumedByUser,
         _ => return None,
     })
+}
+
+/// A byte count as `nbytes_to_string` prints it (lib/str_util.cpp):
+/// `%.2f TB`, `GB`, `MB`, `KB` (powers of 1024) or `%.0f bytes`.
+fn nbytes(text: &str) -> Option<f64> {
+    let (number, unit) = text.trim().split_fast(" ")?;
+    let scale = match unit {
+        "TB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        "GB" => 1024.0 * 1024.0 * 1024.0,
+        "MB" => 1024.0 * 1024.0,
+        "KB" => 1024.0,
+        "bytes" => 1.0,
+        _ => return None,
+    };
+    Some(full(float, number)? * scale)
 }
 
 /// `BOINC client version %d.%d.%d for %s%s` after `Starting `.
@@ -480,6 +608,128 @@ mod tests {
                 flops_left: -5.0
             }
         );
+    }
+
+    /// The 7.20.5 start-up block, shutdown and transfer lines, as Debian's
+    /// client printed them in the lab (traces/real).
+    #[test]
+    fn real_client_start_up_block() {
+        let gb = 1024.0 * 1024.0 * 1024.0;
+        let cases = [
+            (
+                "This a development version of BOINC and may not function properly",
+                Message::DevelopmentVersion,
+            ),
+            ("No usable GPUs found", Message::NoUsableGpus),
+            (
+                "Data directory: /tmp/labruns/two-projects",
+                Message::DataDirectory {
+                    path: "/tmp/labruns/two-projects".into(),
+                },
+            ),
+            (
+                "libc:  version 2.36",
+                Message::LibcVersion {
+                    version: "2.36".into(),
+                },
+            ),
+            ("Host name: vm", Message::HostName { name: "vm".into() }),
+            (
+                "Processor: 2 AuthenticAMD AMD EPYC [Family 25 Model 17 Stepping 1]",
+                Message::Processor {
+                    ncpus: 2,
+                    model: "AuthenticAMD AMD EPYC [Family 25 Model 17 Stepping 1]".into(),
+                },
+            ),
+            (
+                "Memory: 23.54 GB physical, 0 bytes virtual",
+                Message::HostMemory {
+                    physical_bytes: 23.54 * gb,
+                    swap_bytes: 0.0,
+                },
+            ),
+            (
+                "Disk: 251.97 GB total, 512.00 MB free",
+                Message::HostDisk {
+                    total_bytes: 251.97 * gb,
+                    free_bytes: 512.0 * 1024.0 * 1024.0,
+                },
+            ),
+            (
+                "Config: simulate 4 CPUs",
+                Message::ConfigSimulateCpus { ncpus: 4 },
+            ),
+            (
+                "Config: don't use coprocessors",
+                Message::ConfigOption {
+                    text: "don't use coprocessors".into(),
+                },
+            ),
+            (
+                "Checking presence of 17 project files",
+                Message::CheckingProjectFiles { count: 17 },
+            ),
+            ("Received signal 15", Message::ReceivedSignal { signal: 15 }),
+            ("Exiting", Message::Exiting),
+            (
+                "request_exit(): PID 6895 has 0 descendants",
+                Message::RequestExit {
+                    pid: 6895,
+                    descendants: 0,
+                },
+            ),
+            (
+                "Started download of P1_0.in",
+                Message::TransferStarted {
+                    file: "P1_0.in".into(),
+                    upload: false,
+                },
+            ),
+            (
+                "Finished upload of P1_0_r1.out",
+                Message::TransferFinished {
+                    file: "P1_0_r1.out".into(),
+                    upload: true,
+                },
+            ),
+            (
+                "Project has no tasks available",
+                Message::ServerMessage {
+                    text: "Project has no tasks available".into(),
+                },
+            ),
+            (
+                "Host location: none",
+                Message::HostLocation {
+                    venue: "none".into(),
+                },
+            ),
+        ];
+        for (body, expected) in cases {
+            assert_eq!(msg(body), expected, "{body}");
+        }
+        for body in [
+            "Warning: GUI RPC password is empty.  BOINC can be controlled by any user on this computer.  See https://boinc.berkeley.edu/gui_rpc_passwd.php for more information.",
+            "Libraries: libcurl/7.88.1 OpenSSL/3.0.22 zlib/1.2.13",
+            "OS: Linux Debian: Debian GNU/Linux 12 (bookworm) [6.18.44|libc 2.36]",
+            "Processor features: fpu vme de pse",
+            "Creating new client state file",
+            "No general preferences found - using defaults",
+            "Setting up project and slot directories",
+            "Checking active tasks",
+            "Setting up GUI RPC socket",
+            "Fetching scheduler list",
+            "Master file download succeeded",
+        ] {
+            assert_ne!(msg(body).kind(), "unrecognized", "{body}");
+        }
+        // Near misses stay unrecognized rather than half-read.
+        for body in [
+            "Memory: lots physical, 0 bytes virtual",
+            "Config: simulate many CPUs",
+        ] {
+            assert_eq!(msg(body).kind(), "unrecognized", "{body}");
+        }
     }
 
     #[test]

@@ -1672,6 +1672,123 @@ messages! {
     },
     /// `Initialization completed`.
     InitializationCompleted = "initialization_completed",
+    /// `This a development version of BOINC and may not function properly`
+    /// (an odd minor release; the client's own wording).
+    DevelopmentVersion = "development_version",
+    /// `Libraries: %s` (the libcurl version string).
+    Libraries = "libraries" {
+        /// The text after `Libraries: `.
+        text: CompactString,
+    },
+    /// `Data directory: %s`.
+    DataDirectory = "data_directory" {
+        /// The path.
+        path: CompactString,
+    },
+    /// `No usable GPUs found` (coprocessor detection found none, or
+    /// `<no_gpus>` is set).
+    NoUsableGpus = "no_usable_gpus",
+    /// `libc: %s version %s` (7.20 prints an empty name: `libc:  version 2.36`).
+    LibcVersion = "libc_version" {
+        /// The version text.
+        version: CompactString,
+    },
+    /// `Host name: %s`.
+    HostName = "host_name" {
+        /// The name.
+        name: CompactString,
+    },
+    /// `Processor: %d %s %s` (CPUs, vendor, model).
+    Processor = "processor" {
+        /// Physical CPUs the host reports (`p_ncpus`).
+        ncpus: u32,
+        /// Vendor and model.
+        model: CompactString,
+    },
+    /// `Processor features: %s`.
+    ProcessorFeatures = "processor_features" {
+        /// The feature words.
+        features: CompactString,
+    },
+    /// `OS: %s: %s` (name, version).
+    OperatingSystem = "operating_system" {
+        /// The text after `OS: `.
+        text: CompactString,
+    },
+    /// `Memory: %s physical, %s virtual` (`nbytes_to_string`: `%.2f GB`, …, `%.0f bytes`).
+    HostMemory = "host_memory" {
+        /// Physical memory, bytes (`m_nbytes`).
+        physical_bytes: f64,
+        /// Swap, bytes (`m_swap`).
+        swap_bytes: f64,
+    },
+    /// `Disk: %s total, %s free`.
+    HostDisk = "host_disk" {
+        /// Total bytes (`d_total`).
+        total_bytes: f64,
+        /// Free bytes (`d_free`).
+        free_bytes: f64,
+    },
+    /// `Config: simulate %d CPUs` (cc_config.xml `<ncpus>`).
+    ConfigSimulateCpus = "config_simulate_cpus" {
+        /// The CPU count the client uses instead of the detected one.
+        ncpus: u32,
+    },
+    /// Any other `Config: %s` line: a cc_config.xml option in force
+    /// (`don't use coprocessors`, `allow multiple clients`, …).
+    ConfigOption = "config_option" {
+        /// The text after `Config: `.
+        text: CompactString,
+    },
+    /// `No general preferences found - using defaults` (no global_prefs.xml).
+    NoGeneralPrefs = "no_general_prefs",
+    /// `Creating new client state file` (no client_state.xml: a first start).
+    CreatingStateFile = "creating_state_file",
+    /// `Setting up project and slot directories`.
+    SettingUpDirectories = "setting_up_directories",
+    /// `Checking active tasks`.
+    CheckingActiveTasks = "checking_active_tasks",
+    /// `Setting up GUI RPC socket`.
+    SettingUpGuiRpc = "setting_up_gui_rpc",
+    /// `Warning: GUI RPC password is empty. ...` (an empty gui_rpc_auth.cfg).
+    GuiRpcPasswordEmpty = "gui_rpc_password_empty",
+    /// `Checking presence of %d project files`.
+    CheckingProjectFiles = "checking_project_files" {
+        /// Files.
+        count: u32,
+    },
+    /// `Received signal %d` (the client is asked to exit).
+    ReceivedSignal = "received_signal" {
+        /// The signal number.
+        signal: u32,
+    },
+    /// `Exiting`.
+    Exiting = "exiting",
+    /// `request_exit(): PID %d has %d descendants`.
+    RequestExit = "request_exit" {
+        /// The task's process.
+        pid: u32,
+        /// Its descendants.
+        descendants: u32,
+    },
+    /// `Started download of %s`, `Started upload of %s` (file_xfer).
+    TransferStarted = "transfer_started" {
+        /// The file.
+        file: CompactString,
+        /// An upload (else a download).
+        upload: bool,
+    },
+    /// `Finished download of %s`, `Finished upload of %s` (file_xfer).
+    TransferFinished = "transfer_finished" {
+        /// The file.
+        file: CompactString,
+        /// An upload (else a download).
+        upload: bool,
+    },
+    /// `Fetching scheduler list` (a master file fetch starts).
+    FetchingSchedulerList = "fetching_scheduler_list",
+    /// `Master file download succeeded`.
+    MasterFileDownloadSucceeded = "master_file_download_succeeded",
 
     // ----- emulator-only lines (§7) -----
 
