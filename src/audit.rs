@@ -179,7 +179,11 @@ pub enum Pass {
 /// going back, or the times switching between the emulator's seconds and
 /// dates (another run appended). Nothing a client decides carries over a
 /// restart but what its state file holds, so each session is replayed by
-/// itself, under the rules of the release its own start-up line names.
+/// itself, under the rules of the release its own start-up line names;
+/// except that the same release started again later on the same wall
+/// clock is the host's client restarting on its state file: its jobs and
+/// tasks carry over, and the lines after it stay in the session (a new
+/// state file, `Creating new client state file`, starts the jobs afresh).
 ///
 /// When only totals and divergences are kept, a long session is audited
 /// window by window as it is read ([`replay::window`]), so memory holds one
@@ -733,6 +737,10 @@ struct SessionSplit {
     last_simulated: Option<u64>,
     /// Which clock the last timed event showed.
     last_clock: Clock,
+    /// The release the session's last start-up line named.
+    version: Option<crate::trace::ClientVersion>,
+    /// The wall-clock time of the last event, seconds.
+    last_wall: Option<f64>,
 }
 
 impl SessionSplit {
@@ -740,6 +748,8 @@ impl SessionSplit {
         SessionSplit {
             last_simulated: None,
             last_clock: Clock::Unknown,
+            version: None,
+            last_wall: None,
         }
     }
 
@@ -748,6 +758,22 @@ impl SessionSplit {
     fn begins(&mut self, event: &LogEvent, any: bool) -> bool {
         let new_session = any
             && match (&event.message, &event.time) {
+                // The same release started again later on a wall clock: the
+                // host's client restarted on its state file (its jobs and
+                // tasks carry over), one session.
+                (
+                    Message::ClientStart { version, .. },
+                    EventTime::Local(_) | EventTime::Unix(_),
+                ) if self.last_clock == Clock::Wall
+                    && self.version == Some(*version)
+                    && event
+                        .time
+                        .secs()
+                        .zip(self.last_wall)
+                        .is_some_and(|(now, last)| now >= last) =>
+                {
+                    false
+                }
                 (Message::ClientStart { .. } | Message::EmuSimulationStart, _) => true,
                 // The emulator's clock going back, or another clock.
                 (_, EventTime::Simulated(t)) => {
@@ -765,8 +791,12 @@ impl SessionSplit {
             EventTime::Local(_) | EventTime::Unix(_) => {
                 self.last_simulated = None;
                 self.last_clock = Clock::Wall;
+                self.last_wall = event.time.secs().or(self.last_wall);
             }
             EventTime::None => {}
+        }
+        if let Message::ClientStart { version, .. } = &event.message {
+            self.version = Some(*version);
         }
         new_session
     }

@@ -436,6 +436,9 @@ pub struct RecEntry {
     pub old: f64,
     /// REC after.
     pub new: f64,
+    /// How far the true REC after may be from `new` on the replayed side
+    /// (the update recomputed from printed inputs); 0 where exact.
+    pub new_slack: f64,
 }
 
 /// A decision, on either side.
@@ -685,7 +688,7 @@ impl Decision {
                     out.push(Field::num("credit_gflop", entry.credit, 2).of_project(p));
                     out.push(Field::num("interval", entry.secs, 2).of_project(p));
                     out.push(Field::num("rec_old", entry.old, 6).of_project(p));
-                    out.push(Field::num("rec", entry.new, 6).of_project(p));
+                    out.push(Field::num_within("rec", entry.new, 6, entry.new_slack).of_project(p));
                 }
             }
             Decision::RecDiscarded { elapsed, period } => {

@@ -186,6 +186,7 @@ fn rec_made(state: &HostState, adjustment: &RecAdjustment, now: f64) -> Option<M
                     secs: l.secs,
                     old: l.old,
                     new: l.new,
+                    new_slack: 0.0,
                 })
                 .collect(),
         ),

@@ -74,8 +74,11 @@ struct Listed {
 struct Pass {
     /// The final job list; `None` before `final job list:`.
     list: Option<Vec<Listed>>,
-    /// A listed job without its CPU use (before 7.24).
+    /// A listed job without its CPU use (before 7.24) and none printed
+    /// by a simulation before the pass.
     no_use: bool,
+    /// Some CPU uses come from the simulations before the pass.
+    use_from_sim: bool,
     outcomes: HashMap<String, Outcome>,
     /// `using U out of N CPUs`.
     using: Option<(f64, u32)>,
@@ -108,6 +111,10 @@ pub fn rederive_from(
     let mut out = BTreeMap::new();
     let mut last_ncpus: Option<u32> = ncpus;
     let mut scanned = from;
+    // Each job's use as the simulations print it (before 7.24 the job list
+    // does not): read from the window's first line, its warm-up included.
+    let mut sim_use: HashMap<String, (f64, bool)> = HashMap::new();
+    let mut sim_scanned = 0;
     for point in points.iter().filter(|p| p.event_idx >= from) {
         let Decision::Enforcement(actions) = &point.decision else {
             continue;
@@ -122,7 +129,13 @@ pub fn rederive_from(
             }
         }
         scanned = scanned.max(point.event_idx);
-        let pass = read_pass(events, point.event_idx);
+        for event in events.get(sim_scanned..point.event_idx).unwrap_or_default() {
+            if let Some((job, r)) = simulated_use(&event.message) {
+                sim_use.insert(job.to_string(), (r.ncpus, r.coproc.is_some()));
+            }
+        }
+        sim_scanned = sim_scanned.max(point.event_idx);
+        let pass = read_pass(events, point.event_idx, &sim_use);
         let result = check(&pass, actions, last_ncpus);
         if let Some(n) = pass.ncpus {
             last_ncpus = Some(n);
@@ -130,6 +143,25 @@ pub fn rederive_from(
         out.insert(point.event_idx, result);
     }
     out
+}
+
+/// A job's resource use as a simulation line prints it (`starting JOB
+/// (1.00 CPU)`, `JOB finishes (1.00 CPU)`): the app version's `avg_ncpus`,
+/// the same the scan commits (7.4 on).
+fn simulated_use(message: &Message) -> Option<(&str, &crate::trace::message::JobResources)> {
+    match message {
+        Message::SimStarting {
+            job,
+            resources: Some(r),
+            ..
+        }
+        | Message::SimFinishes {
+            job,
+            resources: Some(r),
+            ..
+        } => Some((job.as_str(), r)),
+        _ => None,
+    }
 }
 
 /// A usable CPU count a line prints: the enforcement lines, the CPU
@@ -167,7 +199,7 @@ pub fn pass_lines(events: &[LogEvent], start: usize) -> (&[LogEvent], bool) {
 }
 
 /// The pass that starts at `start`, as its lines show it.
-fn read_pass(events: &[LogEvent], start: usize) -> Pass {
+fn read_pass(events: &[LogEvent], start: usize, sim_use: &HashMap<String, (f64, bool)>) -> Pass {
     let (lines, ended) = pass_lines(events, start);
     let mut pass = Pass {
         ended,
@@ -181,11 +213,19 @@ fn read_pass(events: &[LogEvent], start: usize) -> Pass {
             }
             Message::JobListEntry { job, resources, .. } => {
                 if let Some(list) = &mut pass.list {
-                    match resources {
-                        Some(r) => list.push(Listed {
+                    let used = resources
+                        .as_ref()
+                        .map(|r| (r.ncpus, r.coproc.is_some()))
+                        .or_else(|| {
+                            let simulated = sim_use.get(job.as_str()).copied();
+                            pass.use_from_sim |= simulated.is_some();
+                            simulated
+                        });
+                    match used {
+                        Some((ncpus, gpu)) => list.push(Listed {
                             job: job.to_string(),
-                            ncpus: r.ncpus,
-                            gpu: r.coproc.is_some(),
+                            ncpus,
+                            gpu,
                         }),
                         None => pass.no_use = true,
                     }
@@ -269,7 +309,9 @@ impl Used {
 }
 
 const NO_CPU_USE: &str = "this release's job list does not print each job's CPU use (7.24 \
-                          on does): the CPUs the scan commits are not in the log";
+                          on does), and no simulation before the pass printed it (`starting \
+                          JOB (C CPU)`, `JOB finishes (C CPU)`, 7.4 on): the CPUs the scan \
+                          commits are not in the log";
 
 const NO_CPU_COUNT: &str = "the usable CPU count is printed only when a CPU job is skipped or \
                             CPUs stay idle (`all CPUs used (U >= N)`, `using U out of N \
@@ -351,7 +393,12 @@ fn check(pass: &Pass, recorded: &[String], earlier_ncpus: Option<u32>) -> Rederi
     let actions = with_schedules(recorded, &scheduled);
     let mut reason = format!(
         "§8 enforce_run_list (cpu_sched.cpp): the final job list scanned against {ncpus} \
-         usable CPUs ({ncpus_from}): {} scheduled, {:.2} CPUs committed",
+         usable CPUs ({ncpus_from}){}: {} scheduled, {:.2} CPUs committed",
+        if pass.use_from_sim {
+            ", each job's CPU use as the simulations before the pass print it"
+        } else {
+            ""
+        },
         scheduled.len(),
         used.sum
     );
@@ -577,6 +624,68 @@ mod tests {
     /// The events of a stdoutdae.txt text.
     fn events(text: &str) -> Vec<LogEvent> {
         crate::replay::test_events(text, crate::trace::FileKind::EventLog)
+    }
+
+    /// Before 7.24 the job list prints no CPU use: the simulation before
+    /// the pass does (`starting M_0 (2.00 CPU)`), and the scan is checked
+    /// with it. A pass of the lab's mt-edf run (Debian's 7.20.5, 3 CPUs):
+    /// three EDF jobs take the 3 CPUs, the 2-CPU job is skipped.
+    #[test]
+    fn cpu_uses_of_a_7_20_job_list_come_from_the_simulation() {
+        let pass = |m_use: &str| {
+            let sim = if m_use.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "28-Nov-2026 16:34:48 [S] [rr_sim] 36.00: S_0 finishes (1.00 CPU) (18.00G/1.00G)\n\
+                     28-Nov-2026 16:34:48 [S] [rr_sim] 36.00: S_1 finishes (1.00 CPU) (18.00G/1.00G)\n\
+                     28-Nov-2026 16:34:48 [S] [rr_sim] 47.00: S_2 finishes (1.00 CPU) (18.00G/1.00G)\n\
+                     28-Nov-2026 16:34:48 [M] [rr_sim_detail] 36.00: starting M_0 ({m_use} CPU) (44.00G/2.00G)\n"
+                )
+            };
+            format!(
+                "{sim}28-Nov-2026 16:34:48 [---] [cpu_sched_debug] enforce_run_list(): start\n\
+                 28-Nov-2026 16:34:48 [---] [cpu_sched_debug] final job list:\n\
+                 28-Nov-2026 16:34:48 [S] [cpu_sched_debug] 0: S_0 (MD: yes; UTS: yes)\n\
+                 28-Nov-2026 16:34:48 [S] [cpu_sched_debug] 1: S_1 (MD: yes; UTS: no)\n\
+                 28-Nov-2026 16:34:48 [S] [cpu_sched_debug] 2: S_2 (MD: yes; UTS: no)\n\
+                 28-Nov-2026 16:34:48 [M] [cpu_sched_debug] 3: M_0 (MD: no; UTS: yes)\n\
+                 28-Nov-2026 16:34:48 [S] [cpu_sched_debug] scheduling S_0 (high priority)\n\
+                 28-Nov-2026 16:34:48 [S] [cpu_sched_debug] scheduling S_1 (high priority)\n\
+                 28-Nov-2026 16:34:48 [S] [cpu_sched_debug] scheduling S_2 (high priority)\n\
+                 28-Nov-2026 16:34:48 [M] [cpu_sched_debug] all CPUs used (3.00 >= 3), skipping M_0\n\
+                 28-Nov-2026 16:34:48 [---] [cpu_sched_debug] enforce_run_list: end\n"
+            )
+        };
+        let rederived = |text: &str| {
+            let events = events(text);
+            let start = events
+                .iter()
+                .position(|e| e.message == Message::EnforceRunListStart)
+                .expect("a pass");
+            let sim_use = {
+                let mut known = HashMap::new();
+                for event in &events[..start] {
+                    if let Some((job, r)) = simulated_use(&event.message) {
+                        known.insert(job.to_string(), (r.ncpus, r.coproc.is_some()));
+                    }
+                }
+                known
+            };
+            let recorded = s(&["schedule S_0", "schedule S_1", "schedule S_2"]);
+            check(&read_pass(&events, start, &sim_use), &recorded, None)
+        };
+        let (actions, reason) = rederived(&pass("2.00")).expect("checked");
+        assert_eq!(
+            actions,
+            s(&["schedule S_0", "schedule S_1", "schedule S_2"])
+        );
+        assert!(
+            reason.contains("as the simulations before the pass print it"),
+            "{reason}"
+        );
+        // Without the simulation's lines the uses are not in the log.
+        assert_eq!(rederived(&pass("")).unwrap_err(), NO_CPU_USE);
     }
 
     #[test]

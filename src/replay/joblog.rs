@@ -117,6 +117,11 @@ struct Tracker {
     gpu_host: bool,
     /// `task_state=` lines (task_debug) are in the log.
     saw_task_states: bool,
+    /// The log prints each result the server acknowledged (sched_op_debug:
+    /// `handle_scheduler_reply(): got ack for task`): a reported task stays
+    /// ready to report until its ack (a server that does not acknowledge
+    /// gets it again with every RPC).
+    acks_logged: bool,
 }
 
 impl Tracker {
@@ -163,6 +168,9 @@ impl Tracker {
                 } else {
                     // A restart: the client restores each unfinished task
                     // without a process, as preempted (ACTIVE_TASK_SET::init).
+                    // The new process counts its CPUs afresh: the priority
+                    // step rests on the count it starts with.
+                    self.ncpus_changed = false;
                     self.tasks.retain(|t| t.state != TaskState::Exited);
                     for task in &mut self.tasks {
                         task.state = TaskState::Uninitialized;
@@ -221,12 +229,35 @@ impl Tracker {
                 let ready = self.unreported.get(project).cloned().unwrap_or_default();
                 self.in_flight.insert(project.to_string(), ready);
             }
+            // A start on no state file after a restart: nothing carries over.
+            Message::CreatingStateFile if !self.jobs.is_empty() || self.unknown.is_some() => {
+                *self = Tracker {
+                    facts: std::mem::take(&mut self.facts),
+                    acks_logged: self.acks_logged,
+                    started: true,
+                    ..Tracker::default()
+                };
+            }
+            Message::LogFlags { flags } => {
+                if flags.iter().any(|f| f == "sched_op_debug") {
+                    self.acks_logged = true;
+                }
+            }
             Message::SchedulerRequestCompleted { .. } => {
                 let reported = self.in_flight.remove(project).unwrap_or_default();
-                if let Some(list) = self.unreported.get_mut(project) {
-                    list.retain(|job| !reported.contains(job));
+                // Without the ack lines, every task reported is taken as
+                // acknowledged (what every server the spec describes does).
+                if !self.acks_logged {
+                    if let Some(list) = self.unreported.get_mut(project) {
+                        list.retain(|job| !reported.contains(job));
+                    }
                 }
                 self.contacted.insert(project.to_string());
+            }
+            Message::GotAck { job } => {
+                if let Some(list) = self.unreported.get_mut(project) {
+                    list.retain(|j| j != job.as_str());
+                }
             }
             Message::SchedulerRequestFailed { .. } => {
                 self.in_flight.remove(project);

@@ -430,6 +430,29 @@ pub fn harness_of(trace: &Trace, options: &AuditOptions) -> Harness {
     }
 }
 
+/// The REC half-life a log's updates were made with, seconds: cc_config.xml
+/// `<rec_half_life_days>` (non-positive or absent: the client's 10 days);
+/// a data directory without cc_config.xml ran with the default; a log
+/// given alone does not tell.
+fn rec_half_life_secs(trace: &Trace, data_directory: bool) -> Result<f64, String> {
+    let days = match &trace.state.cc_config {
+        Some(cc) => cc
+            .options
+            .rec_half_life_days
+            .filter(|d| *d > 0.0)
+            .unwrap_or(10.0),
+        None if data_directory => 10.0,
+        None => {
+            return Err(
+                "the half-life is cc_config.xml's <rec_half_life_days> (10 days when \
+                        unset), and neither cc_config.xml nor the data directory is given"
+                    .into(),
+            )
+        }
+    };
+    Ok(days * 86400.0)
+}
+
 /// Audits one trace: extracts the recorded decisions, replays them and compares.
 pub fn audit(
     trace: &Trace,
@@ -1123,7 +1146,8 @@ pub fn audit_window(
                 enforcements,
                 fetch_states,
                 facts,
-            );
+            )
+            .with_rec_half_life(rec_half_life_secs(trace, state.is_some()));
             let mut results = Vec::new();
             let mut divergences = Vec::new();
             let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();

@@ -930,6 +930,7 @@ impl Extractor<'_> {
                     secs: *secs,
                     old: *rec_old,
                     new: *rec,
+                    new_slack: 0.0,
                 };
                 if self.open == Open::Rec {
                     if let Some(Decision::Rec(entries)) = self.decision_mut(self.group) {

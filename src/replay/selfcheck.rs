@@ -16,7 +16,7 @@
 //! Architecture Invariant: pure; reads only the dump and the numbers passed in.
 
 use super::compare::Replayed;
-use super::decision::{Decision, FetchDump, PrioEntry, RscRequestLine, SetRequestLine};
+use super::decision::{Decision, FetchDump, PrioEntry, RecEntry, RscRequestLine, SetRequestLine};
 use super::recorded::{RecordedPoint, UNRESOLVED};
 use crate::divergence::DecisionKind;
 use crate::policy::state::HostState;
@@ -394,6 +394,10 @@ fn hidden_excluded_work(
     }
 }
 
+/// How far apart a `%.2f` value and the sum of two other `%.2f` values can
+/// be while the true values are equal: three half-units of the last digit.
+const PRINTED_SUM_SLACK: f64 = 0.015 + 1e-9;
+
 /// A max_concurrent project's MC shortfall for a resource, as its
 /// `using MC shortfall` line printed it; `Err` when the log does not.
 fn mc_shortfall(dump: &FetchDump, project: &str, rsc: &str) -> Result<f64, String> {
@@ -416,7 +420,9 @@ fn mc_shortfall(dump: &FetchDump, project: &str, rsc: &str) -> Result<f64, Strin
 /// none or a backoff, the resource's saturated time below the whole buffer,
 /// and no project of higher priority (by the printed priorities) able to
 /// fetch it; then set_request() (§7.8). `Err` when the printed priorities
-/// tie with a project that could have been the better one.
+/// tie with a project that could have been the better one. A saturated
+/// time equal to the buffer to the printed digits is decided by the lines
+/// the client `printed` after the block (a `set_request()` for it or none).
 ///
 /// `zero_rec`: projects whose REC is known to be exactly 0 (none of their
 /// tasks ran since a fresh start): a tie between two of them is exact, and
@@ -426,6 +432,7 @@ pub fn piggyback(
     inputs: &ChoiceInputs<'_>,
     project: &str,
     zero_rec: Option<&std::collections::BTreeSet<String>>,
+    printed: &[SetRequestLine],
 ) -> Result<Choice, String> {
     let exact_zero = |p: &str| zero_rec.is_some_and(|set| set.contains(p));
     let (buf_min, buf_additional) = dump.buffer.unwrap_or((0.0, 0.0));
@@ -458,11 +465,38 @@ pub fn piggyback(
             notes.push(format!("{}: can't fetch ({mine})", rsc.rsc));
             continue;
         }
-        if rsc.saturated >= buf_total {
+        // Both sides are known to their printed `%.2f` (the buffer is the
+        // sum of two): within that, `saturated < buffer` is below the
+        // block's precision, and the client's own next line tells which
+        // way it went (a `set_request()` for the resource, or none).
+        let tie = (rsc.saturated - buf_total).abs() <= PRINTED_SUM_SLACK;
+        let low = if tie {
+            printed.iter().any(|s| s.rsc == rsc.rsc)
+        } else {
+            rsc.saturated < buf_total
+        };
+        if tie {
             notes.push(format!(
-                "{}: saturated {:.2} >= buffer {:.2}",
-                rsc.rsc, rsc.saturated, buf_total
+                "{}: saturated {:.2} and the buffer {:.2} agree to the printed precision: \
+                 the buffer taken as {} as the log's {} says",
+                rsc.rsc,
+                rsc.saturated,
+                buf_total,
+                if low { "low" } else { "full" },
+                if low {
+                    "set_request() line"
+                } else {
+                    "lack of a set_request() line"
+                }
             ));
+        }
+        if !low {
+            if !tie {
+                notes.push(format!(
+                    "{}: saturated {:.2} >= buffer {:.2}",
+                    rsc.rsc, rsc.saturated, buf_total
+                ));
+            }
             continue;
         }
         // 7.0–7.2 print a resource backoff beside the fetch share: a
@@ -720,6 +754,9 @@ fn needs_state(kind: DecisionKind) -> &'static str {
 /// number it prints.
 const HALF_MICRO: f64 = 5e-7;
 
+/// Half a unit of a `%.2f` value.
+const HALF_CENT: f64 = 0.005;
+
 /// A `[prio] PRIO rsf RSF rt REC rs SUM` pass recomputed from its own
 /// printed values by compute_sched_priority() (client/cpu_sched.cpp, the
 /// same from 7.2 to today): priority = −(REC / REC sum) / share fraction,
@@ -730,6 +767,65 @@ const HALF_MICRO: f64 = 5e-7;
 /// different projects. Each recomputed priority is known to within what
 /// the six printed decimals of its inputs allow (the extremes of their
 /// rounding intervals).
+/// A REC update recomputed from its own line (`recent est credit: XG in T
+/// sec, OLD + D ->NEW`; client/work_fetch.cpp update_rec with
+/// lib/util.cpp update_average): the interval since the last update is the
+/// one printed (the accounting interval restarts at every update), so
+/// `NEW = OLD·w + (1−w)·X/T_days`, `w = 2^(−T/half-life)`. Each input is
+/// known to its printed digits: the recomputed REC carries the spread over
+/// the corners of those intervals.
+fn rec_from_printed(entries: &[RecEntry], half_life_secs: f64) -> Replayed {
+    if entries.is_empty() {
+        return Replayed::NotReplayed("priority: the REC update prints no project".into());
+    }
+    let update = |old: f64, credit: f64, secs: f64| {
+        let mut avg = old;
+        let mut avg_time = 1.0;
+        crate::policy::rec::update_average(
+            1.0 + secs,
+            1.0,
+            credit,
+            half_life_secs,
+            &mut avg,
+            &mut avg_time,
+        );
+        avg
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for e in entries {
+        if e.secs <= HALF_CENT {
+            return Replayed::NotReplayed(format!(
+                "priority: {}'s REC update prints an interval of {:.2} s: too short to \
+                 recompute the update from",
+                e.project, e.secs
+            ));
+        }
+        let centre = update(e.old, e.credit, e.secs);
+        let mut slack: f64 = 0.0;
+        for old in [e.old - HALF_MICRO, e.old + HALF_MICRO] {
+            for credit in [(e.credit - HALF_CENT).max(0.0), e.credit + HALF_CENT] {
+                for secs in [e.secs - HALF_CENT, e.secs + HALF_CENT] {
+                    slack = slack.max((update(old.max(0.0), credit, secs) - centre).abs());
+                }
+            }
+        }
+        out.push(RecEntry {
+            new: centre,
+            new_slack: slack + HALF_MICRO,
+            ..e.clone()
+        });
+    }
+    Replayed::Decision {
+        decision: Decision::Rec(out),
+        reason: format!(
+            "§5.2 update_rec (work_fetch.cpp) with update_average (lib/util.cpp) over the \
+             printed credit, interval and REC before, half-life {:.2} days, within the \
+             rounding of the printed digits",
+            half_life_secs / 86400.0
+        ),
+    }
+}
+
 fn priority_from_printed(entries: &[PrioEntry]) -> Replayed {
     if entries.is_empty() {
         return Replayed::NotReplayed("priority: the pass prints no project".into());
@@ -840,9 +936,18 @@ pub struct SelfCheck<'a> {
     enforcements: BTreeMap<usize, super::enforce_check::Rederived>,
     fetch_states: BTreeMap<usize, super::rrsim_check::Refigured>,
     facts: super::joblog::LogFacts,
+    /// The REC half-life in force, seconds, or why it is not known.
+    rec_half_life_secs: Result<f64, String>,
 }
 
 impl<'a> SelfCheck<'a> {
+    /// The REC half-life the updates are checked with (`Err`: why it is
+    /// unknown, and the updates are not checked).
+    pub fn with_rec_half_life(mut self, secs: Result<f64, String>) -> Self {
+        self.rec_half_life_secs = secs;
+        self
+    }
+
     /// Over the dumps linked to each point ([`link_contexts`]), the run
     /// lists recomputed from the log's own lines ([`super::joblog::run_lists`])
     /// the enforcement passes re-derived from theirs
@@ -864,6 +969,7 @@ impl<'a> SelfCheck<'a> {
             enforcements,
             fetch_states,
             facts,
+            rec_half_life_secs: Err("the REC half-life is not known".into()),
         }
     }
 
@@ -919,6 +1025,11 @@ impl<'a> SelfCheck<'a> {
             // Each line of a priority pass carries its own inputs: checked
             // even in a pass the log starts inside.
             Decision::Priority(entries) => priority_from_printed(entries),
+            // So does each line of a REC update, with the half-life.
+            Decision::Rec(entries) => match &self.rec_half_life_secs {
+                Ok(half_life) => rec_from_printed(entries, *half_life),
+                Err(why) => Replayed::NotReplayed(format!("priority: REC update: {why}")),
+            },
             _ if point.cut_before => Replayed::NotReplayed(format!(
                 "{}: the log starts inside this pass (its start line, the run list before \
                  it and every job's resource use are not in the log); {}",
@@ -1077,7 +1188,7 @@ impl<'a> SelfCheck<'a> {
         let choice = if point.piggyback {
             let project = point.project.as_deref().unwrap_or_default();
             let zero_rec = self.facts.zero_rec.get(&point.event_idx);
-            match piggyback(context.dump, &inputs, project, zero_rec) {
+            match piggyback(context.dump, &inputs, project, zero_rec, set_requests) {
                 // The piggyback prints its set_request() lines, then the
                 // initial request replaces what it asked for.
                 Ok(choice) if initial => Choice {
@@ -1131,6 +1242,45 @@ impl<'a> SelfCheck<'a> {
 mod tests {
     use super::super::decision::{ProjectState, RscState, ShareState};
     use super::*;
+
+    /// A REC update recomputed from its own line, with the run's half-life:
+    /// the lab's two-projects run (Debian's 7.20.5, cc_config.xml 10 days)
+    /// printed `recent est credit: 0.02G in 7.01 sec, 0.000000 + 0.001126
+    /// ->0.001126`; 0.02G is 0.015G to 0.025G, so the new REC is known to
+    /// about a quarter, and a half-life of 5 days is outside it.
+    #[test]
+    fn rec_update_from_its_printed_inputs() {
+        let line = RecEntry {
+            project: "P1".into(),
+            credit: 0.02,
+            secs: 7.01,
+            old: 0.0,
+            new: 0.001126,
+            new_slack: 0.0,
+        };
+        let within = |half_life_days: f64| {
+            let Replayed::Decision {
+                decision: Decision::Rec(entries),
+                ..
+            } = rec_from_printed(std::slice::from_ref(&line), half_life_days * 86400.0)
+            else {
+                panic!("recomputed")
+            };
+            let e = &entries[0];
+            (e.new - line.new).abs() <= e.new_slack
+        };
+        assert!(within(10.0));
+        assert!(!within(5.0));
+        // A line with no interval is not recomputed.
+        let instant = RecEntry {
+            secs: 0.0,
+            ..line.clone()
+        };
+        assert!(matches!(
+            rec_from_printed(&[instant], 864000.0),
+            Replayed::NotReplayed(_)
+        ));
+    }
 
     fn prio(project: &str, prio: f64, rsf: f64, rt: f64, rs: f64) -> PrioEntry {
         PrioEntry {
