@@ -228,10 +228,15 @@ fn lab(args: &CompareArgs, dir: &std::path::Path) -> Result<u8> {
     if !args.set.is_empty() {
         options.params = Some(params);
     }
-    // simulate does not model per-project request delays: it runs without them.
-    let (scenario, dropped) = without_request_delays(&real.scenario);
-    if dropped {
-        eprintln!("note: simulate runs the scenario without its delay=S options (not modelled)");
+    // simulate models neither per-project request delays, a server that
+    // does not acknowledge, nor the lab's actions on the host: it runs
+    // without them.
+    let (scenario, dropped) = boinc_audit::lab::simulate_notation(&real.scenario)?;
+    if !dropped.is_empty() {
+        eprintln!(
+            "note: simulate runs the scenario without {} (not modelled)",
+            dropped.join(", ")
+        );
     }
     let sim = simulate::simulate_scenario(&scenario, &options)?;
     let simulated = |project: &str| {
@@ -298,23 +303,4 @@ fn lab(args: &CompareArgs, dir: &std::path::Path) -> Result<u8> {
     }
     out.flush().context("cannot write output")?;
     Ok(EXIT_OK)
-}
-
-/// The scenario without its `delay=S` project options, and whether any were there.
-fn without_request_delays(scenario: &str) -> (String, bool) {
-    let mut out = String::with_capacity(scenario.len());
-    let mut rest = scenario;
-    let mut dropped = false;
-    while let Some(at) = rest.find("delay=") {
-        let (head, tail) = rest.split_at(at);
-        // Drop the separator before the option too (`, delay=60`).
-        let head = head.trim_end();
-        let head = head.strip_suffix(',').unwrap_or(head);
-        out.push_str(head);
-        let end = tail.find([',', ')']).unwrap_or(tail.len());
-        rest = &tail[end..];
-        dropped = true;
-    }
-    out.push_str(rest);
-    (out, dropped)
 }

@@ -150,13 +150,196 @@ pub struct LabScenario {
     pub leave_in_memory: bool,
     /// rec_half_life_days.
     pub rec_half_life_days: f64,
+    /// What the lab does to the host during the run, in time order.
+    pub host_actions: Vec<HostAction>,
+}
+
+/// A change the lab makes to a running client (a lab-only host term).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostAction {
+    /// Seconds after the client first started.
+    pub at_secs: f64,
+    /// What is done.
+    pub change: HostChange,
+}
+
+/// What a [`HostAction`] does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostChange {
+    /// `restart=H`: the client is stopped (SIGTERM: it saves its state) and
+    /// started again on the same data directory.
+    Restart,
+    /// `net_off=H1-H2`: `boinccmd --set_network_mode never` at H1 (this
+    /// action) and `auto` at H2 (`NetworkOn`).
+    NetworkOff,
+    /// The end of a `net_off` period.
+    NetworkOn,
+    /// `suspend=NAME:H1-H2`: the project is suspended at H1 (`boinccmd
+    /// --project URL suspend`, this action) and resumed at H2.
+    Suspend(String),
+    /// The end of a `suspend` period.
+    Resume(String),
+    /// `prefs_at=H:KEY=V:…`: global_prefs_override.xml rewritten with these
+    /// values and re-read (`boinccmd --read_global_prefs_override`).
+    Prefs(PrefsChange),
+}
+
+/// The preferences a `prefs_at=` term changes (the rest stay).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PrefsChange {
+    /// work_buf_min_days.
+    pub min_buf: Option<f64>,
+    /// work_buf_additional_days.
+    pub add_buf: Option<f64>,
+    /// max_ncpus_pct.
+    pub max_ncpus_pct: Option<f64>,
+    /// cpu_scheduling_period_minutes (given in hours, as the notation's).
+    pub scheduling_period_minutes: Option<f64>,
+}
+
+/// The lab-only host terms (`restart=H`, `net_off=H1-H2`,
+/// `suspend=NAME:H1-H2`, `prefs_at=H:…`)
+/// taken out of a scenario; the rest is left for the seed notation.
+fn host_actions(text: &str) -> Result<(String, Vec<HostAction>), LabError> {
+    let bad = |term: &str, why: &str| LabError::Scenario(format!("{term:?}: {why}"));
+    let hours = |term: &str, v: &str| -> Result<f64, LabError> {
+        v.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|h| h.is_finite() && *h >= 0.0)
+            .map(|h| h * 3600.0)
+            .ok_or_else(|| bad(term, "expected hours >= 0"))
+    };
+    let period = |term: &str, v: &str| -> Result<(f64, f64), LabError> {
+        let (from, to) = v
+            .split_once('-')
+            .ok_or_else(|| bad(term, "expected a period H1-H2"))?;
+        let (from, to) = (hours(term, from)?, hours(term, to)?);
+        if to <= from {
+            return Err(bad(term, "the period must end after it starts"));
+        }
+        Ok((from, to))
+    };
+    let mut rest = Vec::new();
+    let mut actions = Vec::new();
+    for term in text.split_whitespace() {
+        let lower = term.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("restart=") {
+            actions.push(HostAction {
+                at_secs: hours(term, v)?,
+                change: HostChange::Restart,
+            });
+        } else if let Some(v) = lower.strip_prefix("net_off=") {
+            let (from, to) = period(term, v)?;
+            actions.push(HostAction {
+                at_secs: from,
+                change: HostChange::NetworkOff,
+            });
+            actions.push(HostAction {
+                at_secs: to,
+                change: HostChange::NetworkOn,
+            });
+        } else if lower.starts_with("suspend=") {
+            let (name, v) = term["suspend=".len()..]
+                .split_once(':')
+                .ok_or_else(|| bad(term, "expected suspend=NAME:H1-H2"))?;
+            let (from, to) = period(term, v)?;
+            actions.push(HostAction {
+                at_secs: from,
+                change: HostChange::Suspend(name.to_string()),
+            });
+            actions.push(HostAction {
+                at_secs: to,
+                change: HostChange::Resume(name.to_string()),
+            });
+        } else if let Some(v) = lower.strip_prefix("prefs_at=") {
+            let mut parts = v.split(':');
+            let at_secs = hours(term, parts.next().unwrap_or_default())?;
+            let mut prefs = PrefsChange::default();
+            for part in parts {
+                let (key, value) = part
+                    .split_once('=')
+                    .ok_or_else(|| bad(term, "expected prefs_at=H:KEY=VALUE[:KEY=VALUE]"))?;
+                let value = value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| bad(term, "expected a number >= 0"))?;
+                match key {
+                    "min_buf" | "min_queue" => prefs.min_buf = Some(value),
+                    "add_buf" => prefs.add_buf = Some(value),
+                    "max_ncpus_pct" => prefs.max_ncpus_pct = Some(value.clamp(1.0, 100.0)),
+                    "cpu_scheduling_period" => prefs.scheduling_period_minutes = Some(value * 60.0),
+                    _ => {
+                        return Err(bad(
+                            term,
+                            "keys are min_buf, add_buf, max_ncpus_pct, cpu_scheduling_period",
+                        ))
+                    }
+                }
+            }
+            if prefs == PrefsChange::default() {
+                return Err(bad(term, "no preference to change"));
+            }
+            actions.push(HostAction {
+                at_secs,
+                change: HostChange::Prefs(prefs),
+            });
+        } else {
+            rest.push(term);
+        }
+    }
+    actions.sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));
+    Ok((rest.join(" "), actions))
+}
+
+/// The part of a lab scenario that `simulate` runs: without the lab-only
+/// host terms (`restart=`, `net_off=`, `suspend=`, `prefs_at=`) and project
+/// options (`delay=S`, `noack`); also returns what it left out.
+pub fn simulate_notation(scenario: &str) -> Result<(String, Vec<String>), LabError> {
+    let (rest, actions) = host_actions(scenario)?;
+    let mut dropped: Vec<String> = actions
+        .iter()
+        .filter(|a| !matches!(a.change, HostChange::NetworkOn | HostChange::Resume(_)))
+        .map(|a| {
+            format!(
+                "{} at {:.0} s",
+                TimedChange::Host(a.change.clone()),
+                a.at_secs
+            )
+        })
+        .collect();
+    let mut out = String::with_capacity(rest.len());
+    let mut tail = rest.as_str();
+    // Project options are the comma-separated items inside a term's parentheses.
+    while let Some(open) = tail.find('(') {
+        let close = tail[open..].find(')').map_or(tail.len(), |k| open + k);
+        out.push_str(&tail[..=open]);
+        let kept: Vec<&str> = tail[open + 1..close]
+            .split(',')
+            .filter(|item| {
+                let item = item.trim();
+                let lab_only = item.eq_ignore_ascii_case("noack")
+                    || item.to_ascii_lowercase().starts_with("delay=");
+                if lab_only {
+                    dropped.push(item.to_string());
+                }
+                !lab_only
+            })
+            .collect();
+        out.push_str(&kept.join(","));
+        tail = &tail[close..];
+    }
+    out.push_str(tail);
+    Ok((out, dropped))
 }
 
 /// Reads a seed-notation scenario as a lab scenario; refuses what a real
 /// client on this machine cannot do (GPUs, jobs on the host at the start,
 /// projects attached later).
 pub fn lab_scenario(text: &str) -> Result<LabScenario, LabError> {
-    let world: World = from_notation(text).map_err(|e| LabError::Scenario(e.to_string()))?;
+    let (text, host_actions) = host_actions(text)?;
+    let world: World = from_notation(&text).map_err(|e| LabError::Scenario(e.to_string()))?;
     let state = &world.state;
     if !state.host.coprocs.is_empty() {
         return Err(LabError::Scenario(
@@ -211,6 +394,7 @@ pub fn lab_scenario(text: &str) -> Result<LabScenario, LabError> {
             down: options.down,
             empty: options.empty,
             request_delay: options.request_delay,
+            no_ack: options.no_ack,
         });
         limits.push((
             project.apps.iter().find_map(|a| a.max_concurrent),
@@ -221,6 +405,15 @@ pub fn lab_scenario(text: &str) -> Result<LabScenario, LabError> {
         } else {
             options.no_new_work_after
         });
+    }
+    for action in &host_actions {
+        if let HostChange::Suspend(name) | HostChange::Resume(name) = &action.change {
+            if !projects.iter().any(|p| &p.name == name) {
+                return Err(LabError::Scenario(format!(
+                    "suspend={name}:…: no project {name} in the scenario"
+                )));
+            }
+        }
     }
     Ok(LabScenario {
         projects,
@@ -234,6 +427,7 @@ pub fn lab_scenario(text: &str) -> Result<LabScenario, LabError> {
         scheduling_period_minutes: state.prefs.cpu_scheduling_period_minutes,
         leave_in_memory: state.prefs.leave_apps_in_memory,
         rec_half_life_days: state.config.rec_half_life_days,
+        host_actions,
     })
 }
 
@@ -259,22 +453,25 @@ pub fn cc_config(scenario: &LabScenario) -> String {
 /// global_prefs_override.xml of a lab run: the scenario's buffers and
 /// period; computing never suspended for CPU load, user activity or
 /// batteries (a lab machine is busy with other work).
-pub fn prefs_override(scenario: &LabScenario) -> String {
+pub fn prefs_override(scenario: &LabScenario, change: &PrefsChange) -> String {
     format!(
         "<global_preferences>\n   <work_buf_min_days>{}</work_buf_min_days>\n   \
          <work_buf_additional_days>{}</work_buf_additional_days>\n   \
          <cpu_scheduling_period_minutes>{}</cpu_scheduling_period_minutes>\n   \
          <leave_apps_in_memory>{}</leave_apps_in_memory>\n   \
-         <max_ncpus_pct>100</max_ncpus_pct>\n   <cpu_usage_limit>100</cpu_usage_limit>\n   \
+         <max_ncpus_pct>{}</max_ncpus_pct>\n   <cpu_usage_limit>100</cpu_usage_limit>\n   \
          <suspend_cpu_usage>0</suspend_cpu_usage>\n   <run_on_batteries>1</run_on_batteries>\n   \
          <run_if_user_active>1</run_if_user_active>\n   \
          <run_gpu_if_user_active>1</run_gpu_if_user_active>\n   \
          <ram_max_used_busy_pct>90</ram_max_used_busy_pct>\n   \
          <ram_max_used_idle_pct>90</ram_max_used_idle_pct>\n</global_preferences>\n",
-        scenario.buffers.0,
-        scenario.buffers.1,
-        scenario.scheduling_period_minutes,
+        change.min_buf.unwrap_or(scenario.buffers.0),
+        change.add_buf.unwrap_or(scenario.buffers.1),
+        change
+            .scheduling_period_minutes
+            .unwrap_or(scenario.scheduling_period_minutes),
         u8::from(scenario.leave_in_memory),
+        change.max_ncpus_pct.unwrap_or(100.0),
     )
 }
 
@@ -418,6 +615,10 @@ struct ClientProcess {
 }
 
 impl ClientProcess {
+    fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
     fn signal(pid: u32, signal: &str, group: bool) {
         let target = if group {
             format!("-{pid}")
@@ -507,7 +708,7 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
     write(&out.join("cc_config.xml"), &cc_config(&scenario))?;
     write(
         &out.join("global_prefs_override.xml"),
-        &prefs_override(&scenario),
+        &prefs_override(&scenario, &PrefsChange::default()),
     )?;
     write(&out.join("gui_rpc_auth.cfg"), "")?;
     for (k, project) in scenario.projects.iter().enumerate() {
@@ -535,50 +736,29 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
     );
     let gui_port = free_port()?;
     let started = Instant::now();
-    let mut command = Command::new(&options.client);
-    // A process group of its own: the tasks can be stopped with it.
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let child = command
-        .arg("--dir")
-        .arg(out)
-        .args([
-            "--skip_cpu_benchmarks",
-            "--no_info_fetch",
-            "--allow_multiple_clients",
-            "--redirectio",
-            "--gui_rpc_port",
-        ])
-        .arg(gui_port.to_string())
-        .current_dir(out)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| LabError::Client {
-            path: options.client.clone(),
-            why: e.to_string(),
-        })?;
-    let pid = child.id();
-    let mut client = ClientProcess { child: Some(child) };
+    let mut client = start_client(options, out, gui_port)?;
     let mut problems: Vec<String> = Vec::new();
     let mut actions_failed = 0;
     progress(&format!(
         "lab: client {} started in {} (pid {}), projects on 127.0.0.1:{}; running {} s",
         options.client.display(),
         out.display(),
-        pid,
+        client.pid(),
         server.port(),
         options.duration
     ));
-    let mut nnw_pending: Vec<(f64, String)> = scenario
-        .no_new_work_after
-        .iter()
-        .zip(&scenario.projects)
-        .filter_map(|(after, p)| after.map(|t| (t, server.master_url(&p.name))))
-        .collect();
+    let mut pending = timed_actions(&scenario, &server);
+    let mut prefs = PrefsChange::default();
     let mut exited_early = None;
     let mut next_report = 30.0;
     let boinccmd = boinccmd_path(options);
+    let host = format!("127.0.0.1:{gui_port}");
+    // A GUI RPC to the running client through boinccmd.
+    let gui_rpc = |args: &[&str]| {
+        let mut all = vec!["--host", host.as_str(), "--passwd", ""];
+        all.extend_from_slice(args);
+        run_boinccmd(&boinccmd, &all, out)
+    };
     loop {
         let elapsed = started.elapsed().as_secs_f64();
         if elapsed >= options.duration {
@@ -588,36 +768,70 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
             exited_early = Some(format!("the client exited after {elapsed:.0} s: {status}"));
             break;
         }
-        // "No new tasks" needs the client's GUI RPC server: give it a second.
-        let mut k = 0;
-        while k < nnw_pending.len() {
-            if nnw_pending[k].0 <= elapsed && elapsed >= 1.0 {
-                let (_, url) = nnw_pending.remove(k);
-                let host = format!("127.0.0.1:{gui_port}");
-                let args = [
-                    "--host",
-                    &host,
-                    "--passwd",
-                    "",
-                    "--project",
-                    &url,
-                    "nomorework",
-                ];
-                let line = match run_boinccmd(&boinccmd, &args, out) {
-                    Ok(()) => format!("at {elapsed:.0} s: {url} set to no new tasks"),
-                    Err(why) => {
-                        actions_failed += 1;
-                        let line = format!("at {elapsed:.0} s: nomorework for {url} failed: {why}");
-                        problems.push(line.clone());
-                        line
-                    }
-                };
-                progress(&format!("lab: {line}"));
-                lab_txt.push_str(&line);
-                lab_txt.push('\n');
-            } else {
-                k += 1;
-            }
+        // Actions through boinccmd need the client's GUI RPC server: give it a second.
+        while let Some(action) = pending
+            .first()
+            .filter(|a| a.at_secs <= elapsed && elapsed >= 1.0)
+            .cloned()
+        {
+            pending.remove(0);
+            let outcome = match &action.change {
+                TimedChange::Host(HostChange::Restart) => {
+                    let stopped = client.stop();
+                    start_client(options, out, gui_port)
+                        .map(|c| {
+                            client = c;
+                            format!(
+                                "client restarted (pid {}){}",
+                                client.pid(),
+                                stopped.map(|w| format!("; {w}")).unwrap_or_default()
+                            )
+                        })
+                        .map_err(|e| e.to_string())
+                }
+                TimedChange::Host(HostChange::Prefs(change)) => {
+                    prefs.merge(change);
+                    let path = out.join("global_prefs_override.xml");
+                    write(&path, &prefs_override(&scenario, &prefs))
+                        .map_err(|e| e.to_string())
+                        .and_then(|()| gui_rpc(&["--read_global_prefs_override"]))
+                        .map(|()| format!("preferences changed: {}", change.describe()))
+                }
+                TimedChange::Host(
+                    change @ (HostChange::Suspend(name) | HostChange::Resume(name)),
+                ) => {
+                    let url = server.master_url(name);
+                    let (op, done) = if matches!(change, HostChange::Suspend(_)) {
+                        ("suspend", "suspended")
+                    } else {
+                        ("resume", "resumed")
+                    };
+                    gui_rpc(&["--project", &url, op]).map(|()| format!("{url} {done}"))
+                }
+                TimedChange::Host(network @ (HostChange::NetworkOff | HostChange::NetworkOn)) => {
+                    let mode = if *network == HostChange::NetworkOff {
+                        "never"
+                    } else {
+                        "auto"
+                    };
+                    gui_rpc(&["--set_network_mode", mode, "0"])
+                        .map(|()| format!("network mode set to {mode}"))
+                }
+                TimedChange::NoNewWork(url) => gui_rpc(&["--project", url, "nomorework"])
+                    .map(|()| format!("{url} set to no new tasks")),
+            };
+            let line = match outcome {
+                Ok(done) => format!("at {elapsed:.0} s: {done}"),
+                Err(why) => {
+                    actions_failed += 1;
+                    let line = format!("at {elapsed:.0} s: {} failed: {why}", action.change);
+                    problems.push(line.clone());
+                    line
+                }
+            };
+            progress(&format!("lab: {line}"));
+            lab_txt.push_str(&line);
+            lab_txt.push('\n');
         }
         if elapsed >= next_report {
             let stats = server.stats();
@@ -656,6 +870,118 @@ pub fn run(options: &LabOptions, progress: &mut dyn FnMut(&str)) -> Result<LabSu
     summary.actions_failed = actions_failed;
     summary.exited_early = exited_early;
     Ok(summary)
+}
+
+/// A scenario's actions during the run, in time order.
+#[derive(Clone, Debug)]
+struct TimedAction {
+    at_secs: f64,
+    change: TimedChange,
+}
+
+#[derive(Clone, Debug)]
+enum TimedChange {
+    /// `nnw=H` of the project at this master URL.
+    NoNewWork(String),
+    /// A lab-only host term.
+    Host(HostChange),
+}
+
+impl std::fmt::Display for TimedChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoNewWork(url) => write!(f, "nomorework for {url}"),
+            Self::Host(HostChange::Restart) => f.write_str("restarting the client"),
+            Self::Host(HostChange::NetworkOff) => f.write_str("network mode never"),
+            Self::Host(HostChange::NetworkOn) => f.write_str("network mode auto"),
+            Self::Host(HostChange::Suspend(name)) => write!(f, "suspending {name}"),
+            Self::Host(HostChange::Resume(name)) => write!(f, "resuming {name}"),
+            Self::Host(HostChange::Prefs(change)) => {
+                write!(f, "preferences change ({})", change.describe())
+            }
+        }
+    }
+}
+
+fn timed_actions(scenario: &LabScenario, server: &LabServer) -> Vec<TimedAction> {
+    let mut actions: Vec<TimedAction> = scenario
+        .no_new_work_after
+        .iter()
+        .zip(&scenario.projects)
+        .filter_map(|(after, p)| {
+            after.map(|at_secs| TimedAction {
+                at_secs,
+                change: TimedChange::NoNewWork(server.master_url(&p.name)),
+            })
+        })
+        .chain(scenario.host_actions.iter().map(|a| TimedAction {
+            at_secs: a.at_secs,
+            change: TimedChange::Host(a.change.clone()),
+        }))
+        .collect();
+    actions.sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));
+    actions
+}
+
+impl PrefsChange {
+    /// Takes the values `later` sets; keeps the rest.
+    pub fn merge(&mut self, later: &PrefsChange) {
+        self.min_buf = later.min_buf.or(self.min_buf);
+        self.add_buf = later.add_buf.or(self.add_buf);
+        self.max_ncpus_pct = later.max_ncpus_pct.or(self.max_ncpus_pct);
+        self.scheduling_period_minutes = later
+            .scheduling_period_minutes
+            .or(self.scheduling_period_minutes);
+    }
+
+    /// `min_buf=0.002 max_ncpus_pct=50`: what it sets.
+    pub fn describe(&self) -> String {
+        [
+            ("min_buf", self.min_buf),
+            ("add_buf", self.add_buf),
+            ("max_ncpus_pct", self.max_ncpus_pct),
+            (
+                "cpu_scheduling_period_minutes",
+                self.scheduling_period_minutes,
+            ),
+        ]
+        .iter()
+        .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
+        .collect::<Vec<_>>()
+        .join(" ")
+    }
+}
+
+/// Starts the client on the lab's data directory, in a process group of
+/// its own (its tasks with it).
+fn start_client(
+    options: &LabOptions,
+    out: &Path,
+    gui_port: u16,
+) -> Result<ClientProcess, LabError> {
+    let mut command = Command::new(&options.client);
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let child = command
+        .arg("--dir")
+        .arg(out)
+        .args([
+            "--skip_cpu_benchmarks",
+            "--no_info_fetch",
+            "--allow_multiple_clients",
+            "--redirectio",
+            "--gui_rpc_port",
+        ])
+        .arg(gui_port.to_string())
+        .current_dir(out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| LabError::Client {
+            path: options.client.clone(),
+            why: e.to_string(),
+        })?;
+    Ok(ClientProcess { child: Some(child) })
 }
 
 /// Removes what the client needs only to run (slots, executables, caches)
@@ -762,7 +1088,56 @@ mod tests {
     }
 
     #[test]
+    fn host_terms_are_read_and_left_out_for_simulate() {
+        let text = "P1(0.01, 0.2, 2, noack) P2(0.015, 0.2, 1, delay=60) NCPUS=2 restart=0.02 \
+                    net_off=0.015-0.035 suspend=P2:0.01-0.02 prefs_at=0.03:add_buf=0.004:max_ncpus_pct=50";
+        let s = lab_scenario(text).unwrap();
+        assert!(s.projects[0].no_ack && !s.projects[1].no_ack);
+        let at: Vec<(f64, &HostChange)> = s
+            .host_actions
+            .iter()
+            .map(|a| ((a.at_secs * 10.0).round() / 10.0, &a.change))
+            .collect();
+        assert_eq!(at[0], (36.0, &HostChange::Suspend("P2".into())));
+        assert_eq!(at[1], (54.0, &HostChange::NetworkOff));
+        assert_eq!(at[2], (72.0, &HostChange::Restart));
+        assert_eq!(at[3], (72.0, &HostChange::Resume("P2".into())));
+        assert_eq!(
+            at[4],
+            (
+                108.0,
+                &HostChange::Prefs(PrefsChange {
+                    add_buf: Some(0.004),
+                    max_ncpus_pct: Some(50.0),
+                    ..PrefsChange::default()
+                })
+            )
+        );
+        assert_eq!(at[5], (126.0, &HostChange::NetworkOn));
+        let prefs = prefs_override(
+            &s,
+            &PrefsChange {
+                max_ncpus_pct: Some(50.0),
+                ..PrefsChange::default()
+            },
+        );
+        assert!(
+            prefs.contains("<max_ncpus_pct>50</max_ncpus_pct>"),
+            "{prefs}"
+        );
+        let (plain, dropped) = simulate_notation(text).unwrap();
+        assert_eq!(plain, "P1(0.01, 0.2, 2) P2(0.015, 0.2, 1) NCPUS=2");
+        assert_eq!(dropped.len(), 6, "{dropped:?}");
+        assert!(crate::simulate::scenario::from_notation(&plain).is_ok());
+    }
+
+    #[test]
     fn refuses_what_the_lab_cannot_do() {
+        assert!(lab_scenario("A(1, 2, 1) restart=x").is_err());
+        assert!(lab_scenario("A(1, 2, 1) net_off=0.02-0.01").is_err());
+        assert!(lab_scenario("A(1, 2, 1) suspend=B:0.01-0.02").is_err());
+        assert!(lab_scenario("A(1, 2, 1) prefs_at=0.01").is_err());
+        assert!(lab_scenario("A(1, 2, 1) prefs_at=0.01:colour=3").is_err());
         assert!(lab_scenario("A(1, 2, 1, gpu=1)").is_err());
         assert!(lab_scenario("A(1, 2, 1, init=1)").is_err());
         assert!(lab_scenario("A(1, 2, 1) B(1, 2, 1, from=1)").is_err());
@@ -786,7 +1161,8 @@ pub struct RealUsage {
 /// Reads a lab run (a folder with `lab.txt`): the scenario it ran and each
 /// project's CPU use, from the task lines of its event log (`Starting
 /// task`, `Resuming task` to `Preempting`, `Computation for task …
-/// finished`, or the end of the log), to whole seconds.
+/// finished`, the client's last line before a restart, or the end of the
+/// log), to whole seconds.
 pub fn real_usage(dir: &Path) -> Result<RealUsage, LabError> {
     use crate::trace::message::Message;
     let lab_txt = dir.join("lab.txt");
@@ -815,6 +1191,12 @@ pub fn real_usage(dir: &Path) -> Result<RealUsage, LabError> {
             continue;
         };
         first.get_or_insert(now);
+        // A restart: the tasks stopped with the client, by its last line.
+        if matches!(event.message, Message::ClientStart { .. }) {
+            for (_, (p, since)) in running.drain() {
+                *used.entry(p.clone()).or_default() += (last - since).max(0.0) * ncpus_of(&p);
+            }
+        }
         last = last.max(now);
         let project = event.project.as_deref().unwrap_or_default().to_string();
         match &event.message {

@@ -87,6 +87,8 @@ pub struct LabProject {
     pub empty: bool,
     /// `<request_delay>` of each reply.
     pub request_delay: Option<f64>,
+    /// The scheduler never acknowledges a reported task (`noack`).
+    pub no_ack: bool,
 }
 
 /// What the server has done so far.
@@ -98,7 +100,7 @@ pub struct ServerStats {
     pub refused: u64,
     /// Tasks sent.
     pub tasks_sent: u64,
-    /// Tasks the clients reported.
+    /// Tasks the clients reported (a task reported again counts again).
     pub tasks_reported: u64,
     /// Master pages served.
     pub master_pages: u64,
@@ -339,7 +341,7 @@ fn scheduler(shared: &mut Shared, index: usize, body: &[u8]) -> (u16, String) {
             "<result_ack>\n    <name>{name}</name>\n</result_ack>"
         );
     }
-    shared.stats.tasks_reported += plan.acks.len() as u64;
+    shared.stats.tasks_reported += request.reported_results.len() as u64;
     let now = unix_now();
     let platform = anonymous_platform(&request);
     for &app_index in &plan.jobs {
@@ -429,11 +431,15 @@ pub struct ReplyPlan {
 /// The scheduler's decision for one request (server-side S1, S2, S3, S6, S7).
 pub fn plan_reply(project: &LabProject, request: &SchedRequest) -> ReplyPlan {
     let mut plan = ReplyPlan {
-        acks: request
-            .reported_results
-            .iter()
-            .filter_map(|r| r.name.clone())
-            .collect(),
+        acks: if project.no_ack {
+            Vec::new()
+        } else {
+            request
+                .reported_results
+                .iter()
+                .filter_map(|r| r.name.clone())
+                .collect()
+        },
         ..ReplyPlan::default()
     };
     let work_req_seconds = request.work_req_seconds.unwrap_or(0.0);
@@ -504,6 +510,7 @@ mod tests {
             down: false,
             empty: false,
             request_delay: None,
+            no_ack: false,
         }
     }
 
@@ -538,6 +545,20 @@ mod tests {
         let plan = plan_reply(&project(), &request(1000.0, 0.0, 580.0));
         assert!(plan.jobs.is_empty());
         assert_eq!(plan.messages[0], "No tasks sent");
+    }
+
+    /// Reported tasks are acknowledged, except by a `noack` project's server.
+    #[test]
+    fn acknowledges_reports_unless_noack() {
+        let mut req = request(0.0, 0.0, 0.0);
+        req.reported_results = vec![crate::trace::state::Job {
+            name: Some("P1_0".into()),
+            ..Default::default()
+        }];
+        assert_eq!(plan_reply(&project(), &req).acks, vec!["P1_0".to_string()]);
+        let mut p = project();
+        p.no_ack = true;
+        assert!(plan_reply(&p, &req).acks.is_empty());
     }
 
     /// S3: at most 10 jobs per effective CPU.

@@ -549,6 +549,13 @@ pub fn simulate_logged(
             o.project
         )));
     }
+    if let Some(o) = world.server_options.iter().find(|o| o.no_ack) {
+        return Err(SimError::Scenario(format!(
+            "{}: noack (a scheduler that never acknowledges reported tasks) is a lab option; \
+             simulate's servers acknowledge every report",
+            o.project
+        )));
+    }
     let mut boundaries: Vec<(f64, Option<UsageSnapshot>)> = options
         .windows
         .iter()

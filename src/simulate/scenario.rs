@@ -23,7 +23,10 @@
 //! - `down`: the project's scheduler never answers (HTTP 500 in the lab);
 //! - `empty`: the scheduler answers but never has a task;
 //! - `delay=S`: each reply asks for `S` seconds before the next RPC
-//!   (`<request_delay>`; the lab only: `simulate` refuses it).
+//!   (`<request_delay>`; the lab only: `simulate` refuses it);
+//! - `noack`: the scheduler never acknowledges a reported task (no
+//!   `<result_ack>`), so the client reports it again with every RPC (the
+//!   lab only: `simulate` refuses it).
 //!
 //! Host and preference terms (`KEY=VALUE`, case-insensitive keys):
 //! `NCPUS` (default 1), `NGPUS` (default 1 if any project has a GPU app,
@@ -104,6 +107,8 @@ pub struct ServerOptions {
     pub empty: bool,
     /// `<request_delay>` of each reply, seconds.
     pub request_delay: Option<f64>,
+    /// The scheduler never acknowledges a reported task.
+    pub no_ack: bool,
     /// "No new tasks" is set this many seconds after the start.
     pub no_new_work_after: Option<f64>,
     /// The project is attached this many seconds after the start.
@@ -485,10 +490,11 @@ struct ProjectTerm {
     pmc: Option<u32>,
     /// `nnw[=H]`: "no new tasks" from `H` hours (0 = the start).
     nnw: Option<f64>,
-    /// `down`, `empty`, `delay=S`.
+    /// `down`, `empty`, `delay=S`, `noack`.
     down: bool,
     empty: bool,
     delay: Option<f64>,
+    no_ack: bool,
 }
 
 fn num(text: &str, what: &str) -> Result<f64, SimError> {
@@ -589,6 +595,7 @@ fn project_term(term: &str) -> Result<ProjectTerm, SimError> {
         down: false,
         empty: false,
         delay: None,
+        no_ack: false,
     };
     if p.c_hours <= 0.0 || p.d_hours <= 0.0 || p.share < 0.0 {
         return Err(SimError::Scenario(format!(
@@ -621,10 +628,11 @@ fn project_term(term: &str) -> Result<ProjectTerm, SimError> {
             ("down", None) => p.down = true,
             ("empty", None) => p.empty = true,
             ("delay", Some(v)) => p.delay = Some(num(v, "delay")?.max(0.0)),
+            ("noack", None) => p.no_ack = true,
             _ => {
                 return Err(SimError::Scenario(format!(
                     "unknown option {opt:?} in {term:?} (gpu=G, mixed, cpus=N, sd=X, \
-                     init=H, from=H, gpu_from=H, mc=N, pmc=N, nnw[=H], down, empty, delay=S)"
+                     init=H, from=H, gpu_from=H, mc=N, pmc=N, nnw[=H], down, empty, delay=S, noack)"
                 )))
             }
         }
@@ -806,6 +814,7 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
             down: term.down,
             empty: term.empty,
             request_delay: term.delay,
+            no_ack: term.no_ack,
             no_new_work_after: term.nnw.map(|h| h * 3600.0),
             attach_after: term.from.map(|h| h * 3600.0),
         });
