@@ -238,10 +238,8 @@ impl Tracker {
                     ..Tracker::default()
                 };
             }
-            Message::LogFlags { flags } => {
-                if flags.iter().any(|f| f == "sched_op_debug") {
-                    self.acks_logged = true;
-                }
+            Message::LogFlags { flags } if flags.iter().any(|f| f == "sched_op_debug") => {
+                self.acks_logged = true;
             }
             Message::SchedulerRequestCompleted { .. } => {
                 let reported = self.in_flight.remove(project).unwrap_or_default();
