@@ -359,7 +359,15 @@ pub fn s1(exchange: &Exchange, jobs: &[SentJob]) -> RuleOutcome {
             let (req_secs, req_inst) = demand.of_type(rsc);
             let slot = remaining.iter_mut().find(|(t, _, _)| t == rsc);
             let (rs, ri) = slot.as_ref().map_or((0.0, 0.0), |(_, s, i)| (*s, *i));
-            let needed = rs > SECS_EPSILON || ri > INST_EPSILON;
+            // The scheduler asks `> 0` of what the request carries
+            // (sched_send.cpp work_needed): a tiny request still gets a
+            // job; the epsilon absorbs only the float noise of decrements.
+            let untouched = rs == req_secs && ri == req_inst;
+            let needed = if untouched {
+                rs > 0.0 || ri > 0.0
+            } else {
+                rs > SECS_EPSILON || ri > INST_EPSILON
+            };
             if !needed {
                 let was_zero = req_secs <= 0.0 && req_inst <= 0.0;
                 let reason = if was_zero {
@@ -1563,6 +1571,27 @@ mod tests {
         assert_eq!(violations.len(), 1);
         assert_eq!(violations[0].job.as_deref(), Some("wu2_0"));
         assert!(violations[0].reason.contains("-10000 s"));
+    }
+
+    /// A client may ask for a few microseconds (the lab's noack run:
+    /// `<cpu_req_secs>0.000044</cpu_req_secs>`): still a request, one job.
+    #[test]
+    fn s1_a_tiny_request_still_gets_one_job() {
+        let ex = exchange(cpu_request(0.000044, 0.0), cpu_reply(1, 1e9));
+        let jobs = sent_jobs(
+            ex.reply.as_ref().unwrap_or(&SchedReply::default()),
+            ex.request.as_ref(),
+        );
+        assert!(
+            !matches!(s1(&ex, &jobs).verdict, Verdict::Violated(_)),
+            "one job for a request of 44 µs"
+        );
+        let ex = exchange(cpu_request(0.000044, 0.0), cpu_reply(2, 1e9));
+        let jobs = sent_jobs(
+            ex.reply.as_ref().unwrap_or(&SchedReply::default()),
+            ex.request.as_ref(),
+        );
+        assert!(matches!(s1(&ex, &jobs).verdict, Verdict::Violated(_)));
     }
 
     #[test]
