@@ -527,6 +527,9 @@ pub enum Decision {
         rsc: Option<String>,
         /// Seconds.
         secs: f64,
+        /// How far the true length may be from `secs` on the replayed side
+        /// (a random draw's range re-derived from the log); 0 where exact.
+        secs_slack: f64,
     },
 }
 
@@ -695,8 +698,12 @@ impl Decision {
                 out.push(Field::num("rec_discarded_elapsed", *elapsed, 0));
                 out.push(Field::num("rec_period", *period, 0));
             }
-            Decision::Backoff { rsc, secs } => {
-                let field = Field::num("backoff_secs", *secs, 0);
+            Decision::Backoff {
+                rsc,
+                secs,
+                secs_slack,
+            } => {
+                let field = Field::num_within("backoff_secs", *secs, 0, *secs_slack);
                 out.push(match rsc {
                     Some(rsc) => field.of_resource(rsc),
                     None => field,

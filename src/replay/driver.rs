@@ -585,6 +585,7 @@ impl Observer for Comparer {
                         decision: Decision::Backoff {
                             rsc: None,
                             secs: secs.floor(),
+                            secs_slack: 0.0,
                         },
                         reason,
                     }),
@@ -604,6 +605,7 @@ impl Observer for Comparer {
                         decision: Decision::Backoff {
                             rsc: Some(name),
                             secs,
+                            secs_slack: 0.0,
                         },
                         reason: format!(
                             "§7.12 resource_backoff: interval {interval:.0}, drawn factor taken \
@@ -852,6 +854,7 @@ mod tests {
             decision(Decision::Backoff {
                 rsc: None,
                 secs: 60.0,
+                secs_slack: 0.0,
             }),
         );
         let not_checked: Vec<bool> = comparer

@@ -82,6 +82,7 @@
 
 pub mod activity;
 pub mod anchored;
+pub mod backoff_check;
 pub mod build;
 pub mod choice_6_10;
 pub mod compare;
@@ -1147,7 +1148,14 @@ pub fn audit_window(
                 fetch_states,
                 facts,
             )
-            .with_rec_half_life(rec_half_life_secs(trace, state.is_some()));
+            .with_rec_half_life(rec_half_life_secs(trace, state.is_some()))
+            .with_backoffs(backoff_check::ranges_from(
+                &trace.events,
+                &points,
+                carried.map(|c| &c.backoffs),
+                &params,
+                from,
+            ));
             let mut results = Vec::new();
             let mut divergences = Vec::new();
             let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();

@@ -958,6 +958,7 @@ impl Extractor<'_> {
                     Decision::Backoff {
                         rsc: Some(name.clone()),
                         secs: *secs,
+                        secs_slack: 0.0,
                     },
                     Some(name),
                 );
@@ -969,6 +970,7 @@ impl Extractor<'_> {
                     Decision::Backoff {
                         rsc: None,
                         secs: *secs,
+                        secs_slack: 0.0,
                     },
                     None,
                 );

@@ -938,6 +938,8 @@ pub struct SelfCheck<'a> {
     facts: super::joblog::LogFacts,
     /// The REC half-life in force, seconds, or why it is not known.
     rec_half_life_secs: Result<f64, String>,
+    /// Each backoff's range re-derived from the lines before it.
+    backoffs: BTreeMap<usize, super::backoff_check::Bounded>,
 }
 
 impl<'a> SelfCheck<'a> {
@@ -970,7 +972,17 @@ impl<'a> SelfCheck<'a> {
             fetch_states,
             facts,
             rec_half_life_secs: Err("the REC half-life is not known".into()),
+            backoffs: BTreeMap::new(),
         }
+    }
+
+    /// The backoffs' ranges ([`super::backoff_check::ranges_from`]).
+    pub fn with_backoffs(
+        mut self,
+        backoffs: BTreeMap<usize, super::backoff_check::Bounded>,
+    ) -> Self {
+        self.backoffs = backoffs;
+        self
     }
 
     /// The project of an RPC the poll made (no choose_project()): checked
@@ -1025,6 +1037,19 @@ impl<'a> SelfCheck<'a> {
             // Each line of a priority pass carries its own inputs: checked
             // even in a pass the log starts inside.
             Decision::Priority(entries) => priority_from_printed(entries),
+            Decision::Backoff { rsc, .. } if self.backoffs.contains_key(&point.event_idx) => {
+                match &self.backoffs[&point.event_idx] {
+                    Ok((secs, secs_slack, rule)) => Replayed::Decision {
+                        decision: Decision::Backoff {
+                            rsc: rsc.clone(),
+                            secs: *secs,
+                            secs_slack: *secs_slack,
+                        },
+                        reason: rule.clone(),
+                    },
+                    Err(why) => Replayed::NotReplayed(format!("backoff: {why}")),
+                }
+            }
             // So does each line of a REC update, with the half-life.
             Decision::Rec(entries) => match &self.rec_half_life_secs {
                 Ok(half_life) => rec_from_printed(entries, *half_life),

@@ -51,6 +51,8 @@ pub struct SessionCarry {
     /// The simulations followed so far (the last one, for the state block
     /// that reports it).
     pub(super) rr_sim: super::rrsim_check::Tracker,
+    /// The backoff counts the lines so far tell.
+    pub(super) backoffs: super::backoff_check::Tracker,
     /// The kinds of decision the windows before recorded.
     pub(super) recorded_kinds: BTreeSet<DecisionKind>,
 }
@@ -161,6 +163,7 @@ impl Window {
                 carry.mc_buffer = Some(buffer);
             }
             carry.rr_sim.see(event);
+            carry.backoffs.see(event);
         }
         carry.recorded_kinds.extend(
             self.points
