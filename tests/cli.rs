@@ -736,9 +736,11 @@ fn a_real_data_directory_is_audited_from_its_own_log() {
 /// with every scheduler exchange): the audit reads the release from the
 /// log, checks run lists, work-fetch choices and work requests from the
 /// log's own lines (at most `unchecked_max` of each left "not checked": ties
-/// below the printed precision), agrees on at least `agreement_min` of the
-/// checked points, and finds no server-rule violation on the lab's
-/// transcripts. Adding a case is adding a folder with an expect.toml.
+/// below the printed precision), recomputes every other kind of the
+/// client's decisions (the simulation run again over the host the log
+/// tells, priorities, enforcement, backoffs), agrees on at least
+/// `agreement_min` of the checked points, and finds no server-rule
+/// violation on the lab's transcripts. Adding a case is adding a folder with an expect.toml.
 #[test]
 fn real_client_runs_are_audited_from_their_own_lines() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/real");
@@ -783,6 +785,40 @@ fn real_client_runs_are_audited_from_their_own_lines() {
                 json["unchecked"]
             );
         }
+        // Every kind of the client's own decisions is recomputed, at least
+        // `kind_checked_min` of each (0.9 unless said), and at most
+        // `unchecked_share_max` of all points is left not checked (0.02).
+        let kind_min = float("kind_checked_min").unwrap_or(0.9);
+        for kind in [
+            "rr_sim",
+            "priority",
+            "fetch_state",
+            "run_list",
+            "enforcement",
+            "backoff",
+            "work_fetch_choice",
+            "work_request",
+        ] {
+            let by = &json["by_kind"][kind];
+            let total = by["total"].as_u64().unwrap_or(0);
+            let unchecked = by["unchecked"].as_u64().unwrap_or(0);
+            if total > 0 {
+                let checked = (total - unchecked) as f64 / total as f64;
+                assert!(
+                    checked >= kind_min,
+                    "{name}: {kind}: {unchecked} of {total} not checked: {:#?}",
+                    json["unchecked"]
+                );
+            }
+        }
+        let points = json["decision_points"].as_u64().unwrap_or(0);
+        let not_checked = json["not_checked"].as_u64().unwrap_or(0);
+        assert!(points > 0, "{name}: no decision points");
+        assert!(
+            not_checked as f64 <= float("unchecked_share_max").unwrap_or(0.02) * points as f64,
+            "{name}: {not_checked} of {points} points not checked: {:#?}",
+            json["unchecked"]
+        );
         if let Some(max) = expect.get("divergent_max").and_then(|v| v.as_integer()) {
             assert!(
                 json["divergent"].as_i64().unwrap() <= max,

@@ -491,6 +491,9 @@ pub enum Decision {
         finishes: Vec<(String, f64)>,
         /// Jobs projected to miss their deadline.
         misses: Vec<String>,
+        /// Each finish's interval (seconds) where the replay knew its
+        /// inputs only to printed digits; empty when exact.
+        finish_slack: Vec<f64>,
     },
     /// A run list.
     RunList(Vec<RunListEntry>),
@@ -654,9 +657,14 @@ impl Decision {
                     }
                 }
             }
-            Decision::RrSim { finishes, misses } => {
-                for (job, t) in finishes {
-                    out.push(Field::num("finish", *t, 2).of_job(job));
+            Decision::RrSim {
+                finishes,
+                misses,
+                finish_slack,
+            } => {
+                for (k, (job, t)) in finishes.iter().enumerate() {
+                    let slack = finish_slack.get(k).copied().unwrap_or(0.0);
+                    out.push(Field::num_within("finish", *t, 2, slack).of_job(job));
                 }
                 let mut sorted = misses.clone();
                 sorted.sort();

@@ -161,7 +161,11 @@ fn rr_sim_made(state: &HostState, sim: &RrSimOutcome) -> Made {
         .map(|(idx, _)| job_name(state, idx))
         .collect();
     Made::Ready(Replayed::Decision {
-        decision: Decision::RrSim { finishes, misses },
+        decision: Decision::RrSim {
+            finishes,
+            misses,
+            finish_slack: Vec::new(),
+        },
         reason: format!("§4 rr_simulate at {:.0} ({:?} order)", sim.now, sim.order),
     })
 }

@@ -25,7 +25,10 @@
 //! project order), a job over an app or project max_concurrent is dropped,
 //! one that does not fit is skipped, and the project's priority drops by the
 //! job's share of the host's peak FLOPS × REC sum / 24
-//! (`adjust_rec_sched`): `Δprio = avg_ncpus / (ncpus × 24 × rsf)`.
+//! (`adjust_rec_sched`): `Δprio = avg_ncpus / (ncpus × 24 × rsf)`, with
+//! the CPUs the process counted first (its peak-FLOPS total is computed
+//! once). Two EDF jobs of one deadline whose runtime left ties at the
+//! printed digits are taken in the order the list prints them.
 //!
 //! Not recomputed (said as "not checked", with what is missing): passes
 //! with deadline misses or domino/thrashing marks (the EDF part needs each
@@ -52,6 +55,9 @@ struct TrackedJob {
     /// hex MD5 of its name: the client's order (`sort_results`).
     order: (u64, String),
     project: String,
+    /// Still NEW: its files not yet started (`FILES_DOWNLOADING`), so not
+    /// yet nearly runnable.
+    arrived_only: bool,
     downloaded: bool,
     done: bool,
     suspended: bool,
@@ -112,6 +118,9 @@ struct Tracker {
     /// The usable CPUs changed during the log (the client's peak-FLOPS
     /// total, which sets the priority step, keeps the first count).
     ncpus_changed: bool,
+    /// The usable CPUs this process counted first (its peak-FLOPS total,
+    /// computed once, rests on them).
+    first_ncpus: Option<u32>,
     /// The host has GPUs (a work-fetch block has a GPU resource): they
     /// count in the peak-FLOPS total.
     gpu_host: bool,
@@ -122,6 +131,15 @@ struct Tracker {
     /// ready to report until its ack (a server that does not acknowledge
     /// gets it again with every RPC).
     acks_logged: bool,
+    /// The projects in the order this client process allocated them: the
+    /// start-up's `URL …` lines (client_state.xml and account files), then
+    /// each project the log first names later (attached while running).
+    projects: Vec<String>,
+    /// The CPUs the start-up block counted (`Config: simulate N CPUs`,
+    /// else `Processor: N …`), before preferences.
+    startup_ncpus: Option<u32>,
+    /// The host's offset from UTC (`Local time is UTC +N hours`).
+    utc_offset_hours: Option<i32>,
 }
 
 impl Tracker {
@@ -161,8 +179,14 @@ impl Tracker {
             self.replies += 1;
         }
         self.last_was_new = is_new;
+        if !project.is_empty() && !self.projects.iter().any(|p| p == project) {
+            self.projects.push(project.to_string());
+        }
         match &event.message {
             Message::ClientStart { .. } => {
+                // A new process allocates its projects anew.
+                self.projects.clear();
+                self.startup_ncpus = None;
                 if self.jobs.is_empty() && self.unknown.is_none() {
                     self.started = true;
                 } else {
@@ -171,6 +195,7 @@ impl Tracker {
                     // The new process counts its CPUs afresh: the priority
                     // step rests on the count it starts with.
                     self.ncpus_changed = false;
+                    self.first_ncpus = None;
                     self.tasks.retain(|t| t.state != TaskState::Exited);
                     for task in &mut self.tasks {
                         task.state = TaskState::Uninitialized;
@@ -189,6 +214,7 @@ impl Tracker {
                                 name: job.to_string(),
                                 order,
                                 project: project.to_string(),
+                                arrived_only: true,
                                 downloaded: false,
                                 done: false,
                                 suspended: false,
@@ -200,11 +226,13 @@ impl Tracker {
                 ResultState::FilesDownloading => {
                     if let Some(j) = self.job_mut(job) {
                         j.downloaded = false;
+                        j.arrived_only = false;
                     }
                 }
                 ResultState::FilesDownloaded => {
                     if let Some(j) = self.job_mut(job) {
                         j.downloaded = true;
+                        j.arrived_only = false;
                     }
                 }
                 _ => {
@@ -231,9 +259,14 @@ impl Tracker {
             }
             // A start on no state file after a restart: nothing carries over.
             Message::CreatingStateFile if !self.jobs.is_empty() || self.unknown.is_some() => {
+                // The start-up block's facts are this process's.
                 *self = Tracker {
                     facts: std::mem::take(&mut self.facts),
                     acks_logged: self.acks_logged,
+                    projects: std::mem::take(&mut self.projects),
+                    startup_ncpus: self.startup_ncpus,
+                    first_ncpus: self.first_ncpus,
+                    utc_offset_hours: self.utc_offset_hours,
                     started: true,
                     ..Tracker::default()
                 };
@@ -333,15 +366,24 @@ impl Tracker {
             Message::ProjectMaxConcurrent { max } => {
                 self.project_limits.insert(project.to_string(), *max);
             }
-            Message::UsableCpusChanged { to, .. } => {
+            Message::UsableCpusChanged { from, to } => {
                 self.ncpus_changed |= self.ncpus.is_some_and(|n| n != *to);
+                self.first_ncpus.get_or_insert(*from);
                 self.ncpus = Some(*to);
             }
             Message::SetRequest { rsc, ninst, .. } if *rsc == ResourceType::Cpu => {
                 self.ncpus_changed |= self.ncpus.is_some_and(|n| n != *ninst);
+                self.first_ncpus.get_or_insert(*ninst);
                 self.ncpus = Some(*ninst);
             }
             Message::StateFor { rsc } if *rsc != ResourceType::Cpu => self.gpu_host = true,
+            Message::ConfigSimulateCpus { ncpus } => self.startup_ncpus = Some(*ncpus),
+            Message::Processor { ncpus, .. } if self.startup_ncpus.is_none() => {
+                self.startup_ncpus = Some(*ncpus);
+            }
+            Message::LocalTime { utc_offset_hours } => {
+                self.utc_offset_hours = Some(*utc_offset_hours);
+            }
 
             _ => {}
         }
@@ -350,6 +392,60 @@ impl Tracker {
     /// The key of an app's max_concurrent limit: apps belong to a project.
     fn app_key_of(&self, project: &str, job: &str) -> Option<String> {
         self.facts.apps.get(job).map(|app| app_key(project, app))
+    }
+
+    /// What a simulation at this line rests on, or why it is not known.
+    fn view(&self) -> Result<HostView, String> {
+        if !self.started {
+            return Err(
+                "the log does not start with the client on a host without jobs: the \
+                        jobs on the host and their order are not all told"
+                    .into(),
+            );
+        }
+        if let Some(why) = &self.unknown {
+            return Err(why.clone());
+        }
+        let jobs = self
+            .jobs
+            .iter()
+            .map(|job| SeenJob {
+                name: job.name.clone(),
+                project: job.project.clone(),
+                app: self.facts.apps.get(&job.name).cloned(),
+                deadline: self.facts.deadlines.get(&job.name).copied(),
+                nearly_runnable: !job.arrived_only
+                    && !job.done
+                    && !job.suspended
+                    && !job.postponed
+                    && !self.suspended_projects.contains(&job.project),
+            })
+            .collect();
+        let mut app_limits: Vec<(String, String, u32)> = self
+            .app_limits
+            .iter()
+            .filter_map(|(key, max)| {
+                let (project, app) = key.split_once('\t')?;
+                Some((project.to_string(), app.to_string(), *max))
+            })
+            .collect();
+        app_limits.sort();
+        let mut project_limits: Vec<(String, u32)> = self
+            .project_limits
+            .iter()
+            .map(|(p, max)| (p.clone(), *max))
+            .collect();
+        project_limits.sort();
+        Ok(HostView {
+            jobs,
+            projects: self.projects.clone(),
+            app_limits,
+            project_limits,
+            ncpus: self.ncpus,
+            startup_ncpus: self.startup_ncpus,
+            utc_offset_hours: self.utc_offset_hours,
+            gpu_host: self.gpu_host,
+        })
     }
 
     fn job_runnable(&self, job: &TrackedJob) -> bool {
@@ -561,6 +657,8 @@ struct Pass {
     /// has N projected CPU deadline misses`).
     misses: HashMap<String, i64>,
     gpu: bool,
+    /// The run list's jobs in printed order.
+    printed: Vec<String>,
 }
 
 impl Pass {
@@ -586,8 +684,24 @@ impl Pass {
     }
 }
 
+/// How far a pass's printed run list is read.
+const RUN_LIST_REACH: usize = 4096;
+
 fn read_pass(events: &[LogEvent], start: usize) -> Pass {
     let mut pass = Pass::default();
+    // The run list as printed (`add to run list` lines up to the
+    // enforcement): only to take two jobs tied below the printed digits in
+    // their printed order.
+    for event in events.iter().skip(start + 1).take(RUN_LIST_REACH) {
+        match &event.message {
+            Message::AddToRunList { job, .. } => pass.printed.push(job.to_string()),
+            Message::EnforceRunListStart
+            | Message::MakeRunListEnd
+            | Message::ScheduleCpusStart
+            | Message::MakeRunListStart => break,
+            _ => {}
+        }
+    }
     for event in events.iter().skip(start + 1) {
         let project = event.project.as_deref().unwrap_or_default();
         match &event.message {
@@ -643,6 +757,40 @@ pub struct JobFacts {
     pub deadlines: HashMap<String, f64>,
     /// Its `rsc_fpops_est` (never printed).
     pub sizes: HashMap<String, f64>,
+    /// Per app name: the FLOPS of its app versions where the states and
+    /// replies give one value (`None` where they give several).
+    pub app_flops: HashMap<String, Option<f64>>,
+    /// Per app name: the CPUs its app versions use, where the states and
+    /// replies give one value.
+    pub app_ncpus: HashMap<String, Option<f64>>,
+}
+
+impl JobFacts {
+    /// Notes an app version's FLOPS: an app with versions of different
+    /// speeds has none.
+    pub fn add_app_flops(&mut self, app: &str, flops: f64) {
+        one_value(&mut self.app_flops, app, flops);
+    }
+
+    /// Notes an app version's CPU use: an app with versions of different
+    /// uses has none.
+    pub fn add_app_ncpus(&mut self, app: &str, ncpus: f64) {
+        one_value(&mut self.app_ncpus, app, ncpus);
+    }
+}
+
+/// Keeps `value` for `key` while every value noted for it is the same.
+fn one_value(map: &mut HashMap<String, Option<f64>>, key: &str, value: f64) {
+    if !(value.is_finite() && value > 0.0) {
+        return;
+    }
+    map.entry(key.to_string())
+        .and_modify(|known| {
+            if *known != Some(value) {
+                *known = None;
+            }
+        })
+        .or_insert(Some(value));
 }
 
 /// The priority order any stretch of one run list is held to, whatever
@@ -783,6 +931,21 @@ pub fn run_lists_from(
         .filter(|p| p.event_idx >= from && matches!(p.decision, Decision::RunList(_)))
         .map(|p| p.event_idx)
         .collect();
+    at_lines(events, facts, carry, from, &starts, |tracker, idx| {
+        recompute(tracker, &read_pass(events, idx))
+    })
+}
+
+/// `f` of the jobs as told up to and with each line of `starts` (in
+/// increasing order), the lines before `from` told by `carry`.
+fn at_lines<T>(
+    events: &[LogEvent],
+    facts: &JobFacts,
+    carry: Option<&JobCarry>,
+    from: usize,
+    starts: &[usize],
+    mut f: impl FnMut(&Tracker, usize) -> T,
+) -> BTreeMap<usize, T> {
     let mut out = BTreeMap::new();
     let mut tracker = match carry.and_then(|c| c.run.clone()) {
         Some(tracker) => tracker,
@@ -796,13 +959,64 @@ pub fn run_lists_from(
         tracker.see(event);
         while next.peek().is_some_and(|&s| s == idx) {
             next.next();
-            out.insert(idx, recompute(&tracker, &read_pass(events, idx)));
+            out.insert(idx, f(&tracker, idx));
         }
         if next.peek().is_none() {
             break;
         }
     }
     out
+}
+
+/// One job on the host as the log tells it at a line.
+#[derive(Clone, Debug)]
+pub struct SeenJob {
+    /// Its name.
+    pub name: String,
+    /// Its project.
+    pub project: String,
+    /// Its app, where the replies, states or its start tell it.
+    pub app: Option<String>,
+    /// Its report deadline (Unix seconds), from the replies or states.
+    pub deadline: Option<f64>,
+    /// Its files started or in, not done, not suspended (nor its project),
+    /// not postponed: in the round-robin simulation
+    /// (`RESULT::nearly_runnable`: downloading or downloaded).
+    pub nearly_runnable: bool,
+}
+
+/// The host as a real client's log tells it at one line: what a
+/// simulation recomputed there rests on.
+#[derive(Clone, Debug, Default)]
+pub struct HostView {
+    /// The jobs in the client's order (by reply, then name MD5).
+    pub jobs: Vec<SeenJob>,
+    /// The projects in the order the running process allocated them.
+    pub projects: Vec<String>,
+    /// `(project, app, limit)` of each app max_concurrent announced.
+    pub app_limits: Vec<(String, String, u32)>,
+    /// `(project, limit)` of each project max_concurrent announced.
+    pub project_limits: Vec<(String, u32)>,
+    /// The usable CPUs printed last, if any.
+    pub ncpus: Option<u32>,
+    /// The CPUs the start-up block counted.
+    pub startup_ncpus: Option<u32>,
+    /// The host's offset from UTC, hours.
+    pub utc_offset_hours: Option<i32>,
+    /// A coprocessor is on the host.
+    pub gpu_host: bool,
+}
+
+/// The host as told at each line of `at` (increasing), or why its jobs
+/// are not all known there.
+pub fn views_at(
+    events: &[LogEvent],
+    facts: &JobFacts,
+    carry: Option<&JobCarry>,
+    from: usize,
+    at: &[usize],
+) -> BTreeMap<usize, Result<HostView, String>> {
+    at_lines(events, facts, carry, from, at, |tracker, _| tracker.view())
 }
 
 fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
@@ -823,14 +1037,6 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
             "a GPU host: coprocessor reservations and exclusions, and the GPUs' \
                     part of the peak FLOPS that sets the priority step, are not recomputed \
                     from the log"
-                .into(),
-        );
-    }
-    if tracker.ncpus_changed {
-        return Err(
-            "the usable CPUs changed during the log: the priority step rests on the \
-                    client's first count (a static total_peak_flops), which the log does not \
-                    pin down"
                 .into(),
         );
     }
@@ -870,6 +1076,10 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
         );
     };
     let ncpus_f = f64::from(ncpus);
+    let step_ncpus = match tracker.first_ncpus {
+        Some(first) if tracker.ncpus_changed && first > 0 => f64::from(first),
+        _ => ncpus_f,
+    };
     // (project, priority, rsf, slack): a priority lowered from a printed
     // one is known to within half a printed unit plus the steps' error
     // from the printed rsf.
@@ -888,6 +1098,7 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
         tracker,
         pass,
         ncpus: ncpus_f,
+        step_ncpus,
         prio,
         app_n: HashMap::new(),
         project_n: HashMap::new(),
@@ -895,6 +1106,7 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
         used_mt: 0.0,
         entries: Vec::new(),
         skipped: Vec::new(),
+        ties: Vec::new(),
     };
     let mut selected: HashSet<String> = HashSet::new();
     let mut next: HashMap<String, String> = HashMap::new();
@@ -993,8 +1205,21 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
              earliest report deadline first (from the scheduler replies)",
         );
     }
+    if build.step_ncpus != build.ncpus {
+        reason.push_str(&format!(
+            "; the step divides by the {} CPUs this process counted first (its peak-FLOPS \
+             total is computed once), not the {} usable now",
+            build.step_ncpus, build.ncpus
+        ));
+    }
     if !build.skipped.is_empty() {
         reason.push_str(&format!("; skipped {}", build.skipped.join(", ")));
+    }
+    if !build.ties.is_empty() {
+        reason.push_str(&format!(
+            "; a tie the record leaves open, taken as printed: {}",
+            build.ties.join("; ")
+        ));
     }
     Ok((build.entries, reason))
 }
@@ -1004,6 +1229,9 @@ struct Build<'a> {
     tracker: &'a Tracker,
     pass: &'a Pass,
     ncpus: f64,
+    /// The CPUs of the peak-FLOPS total the priority step divides by: the
+    /// process's first count (total_peak_flops is computed once).
+    step_ncpus: f64,
     prio: Vec<(String, f64, f64, f64)>,
     app_n: HashMap<String, u32>,
     project_n: HashMap<String, u32>,
@@ -1011,6 +1239,8 @@ struct Build<'a> {
     used_mt: f64,
     entries: Vec<RunListEntry>,
     skipped: Vec<String>,
+    /// EDF ties below the printed digits, taken in the printed order.
+    ties: Vec<String>,
 }
 
 impl Build<'_> {
@@ -1079,7 +1309,7 @@ impl Build<'_> {
             prio: p.1,
             prio_slack: p.3,
         });
-        let step = avg_ncpus / (self.ncpus * 24.0 * p.2);
+        let step = avg_ncpus / (self.step_ncpus * 24.0 * p.2);
         p.1 -= step;
         if p.3 == 0.0 {
             p.3 = 0.5e-6;
@@ -1151,10 +1381,27 @@ fn edf_phase(build: &mut Build<'_>, selected: &mut HashSet<String>) -> Result<()
                 && tracker.facts.sizes.contains_key(&job.name)
                 && tracker.facts.sizes.get(&job.name) == tracker.facts.sizes.get(&held.name);
             if mine == theirs && has_task == held_task && !same_estimate {
-                return Err(format!(
-                    "{} and {} share a report deadline and tie at the printed runtime left",
-                    job.name, held.name
-                ));
+                // Either may have less runtime left: the printed order
+                // says which, and the rest of the list is still checked.
+                let at = |name: &str| build.pass.printed.iter().position(|j| j == name);
+                let (Some(a), Some(b)) = (at(&job.name), at(&held.name)) else {
+                    return Err(format!(
+                        "{} and {} share a report deadline and tie at the printed runtime left",
+                        job.name, held.name
+                    ));
+                };
+                let (first, second) = if a < b { (job, held) } else { (held, job) };
+                let tie = format!(
+                    "{} before {} (one report deadline, {:.2} s left each as printed)",
+                    first.name, second.name, mine
+                );
+                if !build.ties.contains(&tie) {
+                    build.ties.push(tie);
+                }
+                if a < b {
+                    best = Some((job, deadline, has_task));
+                }
+                continue;
             }
             if mine < theirs || (!held_task && has_task) {
                 best = Some((job, deadline, has_task));

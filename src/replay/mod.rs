@@ -96,6 +96,7 @@ pub mod mc_check;
 pub mod queue;
 pub mod recorded;
 pub mod rrsim_check;
+pub mod rrsim_replay;
 pub mod selfcheck;
 pub mod window;
 pub mod world;
@@ -1124,8 +1125,8 @@ pub fn audit_window(
         state => {
             let contexts = selfcheck::link_contexts(&points);
             let jobs = carried.map(|c| &c.jobs);
-            let run_lists =
-                joblog::run_lists_from(&trace.events, &points, &job_facts(trace), jobs, from);
+            let job_facts = job_facts(trace);
+            let run_lists = joblog::run_lists_from(&trace.events, &points, &job_facts, jobs, from);
             let facts = joblog::report_checks_from(&trace.events, &points, jobs, from);
             let enforcements = enforce_check::rederive_from(
                 &trace.events,
@@ -1149,6 +1150,14 @@ pub fn audit_window(
                 facts,
             )
             .with_rec_half_life(rec_half_life_secs(trace, state.is_some()))
+            .with_rr_sims(rrsim_replay::resimulate_from(
+                &trace.events,
+                &points,
+                &job_facts,
+                jobs,
+                &params,
+                from,
+            ))
             .with_backoffs(backoff_check::ranges_from(
                 &trace.events,
                 &points,
@@ -1553,6 +1562,29 @@ fn job_facts(trace: &Trace) -> joblog::JobFacts {
     }
     for project in trace.state.client_states.iter().flat_map(|s| &s.projects) {
         add(&project.workunits, &project.results);
+    }
+    let versions = trace
+        .rpcs
+        .iter()
+        .filter_map(|f| f.reply.as_ref())
+        .flat_map(|reply| &reply.app_versions)
+        .chain(
+            trace
+                .state
+                .client_states
+                .iter()
+                .flat_map(|s| &s.projects)
+                .flat_map(|p| &p.app_versions),
+        );
+    for version in versions {
+        if let Some(app) = &version.app_name {
+            if let Some(flops) = version.flops {
+                facts.add_app_flops(app, flops);
+            }
+            if let Some(ncpus) = version.avg_ncpus {
+                facts.add_app_ncpus(app, ncpus);
+            }
+        }
     }
     facts
 }

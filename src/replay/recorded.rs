@@ -770,6 +770,7 @@ impl Extractor<'_> {
                     Decision::RrSim {
                         finishes: Vec::new(),
                         misses: Vec::new(),
+                        finish_slack: Vec::new(),
                     },
                     None,
                 ));

@@ -940,6 +940,8 @@ pub struct SelfCheck<'a> {
     rec_half_life_secs: Result<f64, String>,
     /// Each backoff's range re-derived from the lines before it.
     backoffs: BTreeMap<usize, super::backoff_check::Bounded>,
+    /// Each simulation run again over the host the log tells.
+    rr_sims: BTreeMap<usize, super::rrsim_replay::Resimulated>,
 }
 
 impl<'a> SelfCheck<'a> {
@@ -973,7 +975,17 @@ impl<'a> SelfCheck<'a> {
             facts,
             rec_half_life_secs: Err("the REC half-life is not known".into()),
             backoffs: BTreeMap::new(),
+            rr_sims: BTreeMap::new(),
         }
+    }
+
+    /// The simulations run again ([`super::rrsim_replay::resimulate_from`]).
+    pub fn with_rr_sims(
+        mut self,
+        rr_sims: BTreeMap<usize, super::rrsim_replay::Resimulated>,
+    ) -> Self {
+        self.rr_sims = rr_sims;
+        self
     }
 
     /// The backoffs' ranges ([`super::backoff_check::ranges_from`]).
@@ -1092,12 +1104,22 @@ impl<'a> SelfCheck<'a> {
                 Ok((entries, reason)) => decided(Decision::RunList(entries.clone()), reason),
                 Err(why) => Replayed::NotReplayed(format!("run_list: {why}")),
             },
-            Decision::FetchState(_) => match self.fetch_states.get(&idx)? {
+            Decision::FetchState(dump) => match self.fetch_states.get(&idx)? {
                 Ok((decision, reason)) => decided(decision.clone(), reason),
+                Err(_) if self.rerun_figures(point, dump).is_some() => {
+                    let (decision, reason) = self.rerun_figures(point, dump)?;
+                    Replayed::Decision { decision, reason }
+                }
                 Err(why) => Replayed::NotReplayed(format!(
                     "fetch_state: from the simulation printed before it: {why}; from the host: \
                      {}",
                     needs_state(point.kind())
+                )),
+            },
+            Decision::RrSim { .. } => match self.rr_sims.get(&idx)? {
+                Ok(rerun) => decided(rerun.decision.clone(), &rerun.reason),
+                Err(why) => Replayed::NotReplayed(format!(
+                    "rr_sim: run again over the host the log tells: {why}"
                 )),
             },
             Decision::Enforcement(_) => match self.enforcements.get(&idx)? {
@@ -1109,6 +1131,14 @@ impl<'a> SelfCheck<'a> {
             },
             _ => return None,
         })
+    }
+
+    /// A state block's CPU figures from the simulation before it run again
+    /// (where the figures could not be followed from its printed lines).
+    fn rerun_figures(&self, point: &RecordedPoint, dump: &FetchDump) -> Option<(Decision, String)> {
+        let (_, last) = self.rr_sims.range(..point.event_idx).next_back()?;
+        let rerun = last.as_ref().ok()?;
+        super::rrsim_replay::fetch_state(rerun, dump, point.time)
     }
 
     /// The point's context, or why it has none (said as "not checked").

@@ -1,0 +1,815 @@
+//! A real client's round-robin simulation run again by the engine
+//! (spec/policy-current.md §4: client/rr_sim.cpp `RR_SIM::simulate`,
+//! `init_pending_lists`, `pick_jobs_to_run`) over the host its log tells at
+//! the simulation's start line, and compared with what the client printed:
+//! each job's projected finish and the jobs that miss their deadline.
+//!
+//! What the run rests on, and where each input comes from:
+//! - the jobs in the simulation and their order: every job the log saw
+//!   arrive and not yet done, suspended or postponed, in the client's order
+//!   (by reply, then the MD5 of the name: `sort_results`), read by
+//!   [`super::joblog::views_at`];
+//! - the projects' order: the pick takes the project the running process
+//!   allocated last first (the heap compares the PROJECT pointers; §9.1),
+//!   which is the order of the start-up's `URL …` lines, then of the
+//!   projects attached later;
+//! - each job's FLOPs left when the simulation began and its simulated
+//!   rate: printed by the simulation itself (`(LEFTG/RATEG)` of its
+//!   `starting` or `finishes` line, 7.4 on), to 0.01 GFLOP;
+//! - the usable CPUs: the count printed last (`set_request() … ninst`,
+//!   `Number of usable CPUs has changed`), else the next one the same
+//!   process prints, else the start-up's count;
+//! - max_concurrent limits announced at start-up, each job's app (replies);
+//! - each job's report deadline (scheduler replies, client states) and
+//!   the buffer's minimum (`[rr_sim] start: work_buf min`, whole seconds),
+//!   on the host's clock (`Local time is UTC +N hours`, the 1-s stamp).
+//!
+//! The rounded inputs make each finish known to an interval: a job's run
+//! time `L / R` is off by at most `0.005/R + L × 0.005/R²` seconds, and a
+//! job starts at a pick that an earlier finish brought, so its finish
+//! carries the widest interval of the finishes before its start plus its
+//! own. A deadline miss within that interval (plus the stamp's second and
+//! the buffer's half second) is not decided: the point is not checked and
+//! says why. GPU jobs are not recomputed here.
+//!
+//! Architecture Invariant: pure; reads events and recorded points, runs
+//! the policy engine on a state built from them.
+
+use super::decision::{Decision, FetchDump, RscSlack, RscState};
+use super::joblog::{HostView, JobCarry, JobFacts, SeenJob};
+use super::recorded::RecordedPoint;
+use crate::policy::rr_sim::{rr_simulate, RrSimNote, RrSimOutcome};
+use crate::policy::state::{
+    App, AppVersion, Host, HostState, Job, JobState, Project, ResourceUsage,
+};
+use crate::policy::{Params, RuntimeModel};
+use crate::resource::ResourceType;
+use crate::trace::event::LogEvent;
+use crate::trace::message::Message;
+use std::collections::{BTreeMap, HashMap};
+
+/// A simulation run again, or why it could not be.
+pub type Resimulated = Result<Rerun, String>;
+
+/// What a simulation run again gives.
+#[derive(Clone, Debug)]
+pub struct Rerun {
+    /// The decision, with each finish's interval.
+    pub decision: Decision,
+    /// What it rested on.
+    pub reason: String,
+    /// The second it ran at (the log's stamp, on the log's base).
+    pub stamp: f64,
+    /// The CPU figures a work-fetch state block reports of it.
+    pub cpu: RscState,
+}
+
+/// Half a unit of the printed GFLOP figures (`%.2f`).
+const GFLOP_HALF_UNIT: f64 = 0.005;
+
+/// Half a unit of a printed CPU use (`%.2f CPU`).
+const CPU_HALF_UNIT: f64 = 0.005;
+
+/// How far the usable CPU count is looked for after a simulation that
+/// precedes the first line stating it.
+const NCPUS_REACH: usize = 4096;
+
+/// Each recorded simulation from `from` on run again (keyed by its start
+/// line's event index), the lines before `from` told by `carry`.
+pub fn resimulate_from(
+    events: &[LogEvent],
+    points: &[RecordedPoint],
+    facts: &JobFacts,
+    carry: Option<&JobCarry>,
+    params: &Params,
+    from: usize,
+) -> BTreeMap<usize, Resimulated> {
+    let sims: Vec<(usize, &[String])> = points
+        .iter()
+        .filter(|p| p.event_idx >= from && !p.cut_before)
+        .filter_map(|p| match &p.decision {
+            Decision::RrSim { misses, .. } => Some((p.event_idx, misses.as_slice())),
+            _ => None,
+        })
+        .collect();
+    let starts: Vec<usize> = sims.iter().map(|(idx, _)| *idx).collect();
+    let views = super::joblog::views_at(events, facts, carry, from, &starts);
+    sims.iter()
+        .map(|&(idx, recorded_misses)| {
+            let outcome = match views.get(&idx) {
+                Some(Ok(view)) => resimulate(events, idx, view, facts, params, recorded_misses),
+                Some(Err(why)) => Err(why.clone()),
+                None => Err("the log ends before this simulation".into()),
+            };
+            (idx, outcome)
+        })
+        .collect()
+}
+
+/// One job's lines in the printed simulation.
+#[derive(Clone, Debug)]
+struct Printed {
+    ncpus: f64,
+    gpu: bool,
+    /// GFLOPs left when the simulation began.
+    left: f64,
+    /// Simulated GFLOPS (the centre of what the record allows).
+    rate: f64,
+    /// Half the width of the rate's interval, GFLOPS.
+    rate_half: f64,
+    /// Half the width of the CPU use's interval.
+    ncpus_half: f64,
+}
+
+/// What a printed simulation gives as inputs.
+struct SimLines {
+    /// `work_buf min`, seconds (printed whole).
+    buf_min: f64,
+    /// `total` (min + additional), seconds (printed whole).
+    buf_total: f64,
+    /// The CPU availability (on_frac × active_frac) the printed `%.3f`
+    /// figures allow.
+    cpu_frac: (f64, f64),
+    jobs: HashMap<String, Printed>,
+}
+
+/// The lines a simulation prints between its start and its end.
+fn in_simulation(message: &Message) -> bool {
+    matches!(
+        message,
+        Message::ProjectPriority { .. }
+            | Message::PickJobsToRunStart
+            | Message::PickJobsToRunEnd
+            | Message::JobsForRsc { .. }
+            | Message::SimStarting { .. }
+            | Message::SimFinishes { .. }
+            | Message::AtProjectMaxConcurrent { .. }
+            | Message::AtAppMaxConcurrent { .. }
+            | Message::NextJobToFinish { .. }
+            | Message::TimeSliceStep { .. }
+            | Message::RpBest { .. }
+            | Message::MissesDeadline { .. }
+            | Message::MissesDeadlineTooLarge { .. }
+            | Message::NegativeFlopsLeft { .. }
+            | Message::SimRscInstances { .. }
+    )
+}
+
+fn read_simulation(events: &[LogEvent], idx: usize) -> Result<SimLines, String> {
+    let Some(Message::RrSimStart {
+        work_buf_min,
+        total,
+        on_frac,
+        active_frac,
+        ..
+    }) = events.get(idx).map(|e| &e.message)
+    else {
+        return Err(
+            "a 6.x simulation (`rr_sim start: work_buf_total`) prints no job's \
+                    FLOPs left when it begins"
+                .into(),
+        );
+    };
+    let mut jobs: HashMap<String, Printed> = HashMap::new();
+    for event in events.iter().skip(idx + 1) {
+        let (job, resources, left, rate) = match &event.message {
+            Message::RrSimEnd => break,
+            Message::SimStarting {
+                job,
+                resources,
+                gflops_left,
+                gflops_rate,
+                ..
+            } => (job, resources, *gflops_left, *gflops_rate),
+            Message::SimFinishes {
+                job,
+                resources,
+                gflops_left,
+                gflops_rate,
+                ..
+            } => (job, resources, Some(*gflops_left), Some(*gflops_rate)),
+            other if in_simulation(other) => continue,
+            _ => break,
+        };
+        let (Some(left), Some(rate)) = (left, rate) else {
+            return Err(format!(
+                "the simulation prints no FLOPs left for {job} (before 7.4 the `starting` \
+                 line has none)"
+            ));
+        };
+        if jobs.contains_key(job.as_str()) {
+            continue;
+        }
+        let (ncpus, gpu) = match resources {
+            Some(r) => (r.ncpus, r.coproc.is_some()),
+            None => {
+                return Err(format!(
+                    "the simulation prints no resource use for {job} (7.0-7.2)"
+                ))
+            }
+        };
+        jobs.insert(
+            job.to_string(),
+            Printed {
+                ncpus,
+                gpu,
+                left,
+                rate,
+                rate_half: GFLOP_HALF_UNIT,
+                ncpus_half: CPU_HALF_UNIT,
+            },
+        );
+    }
+    Ok(SimLines {
+        buf_min: *work_buf_min,
+        buf_total: *total,
+        cpu_frac: frac_interval(*on_frac, *active_frac),
+        jobs,
+    })
+}
+
+/// The product of two availability fractions printed to three decimals
+/// (each at most 1: `clamp_frac`).
+fn frac_interval(on_frac: f64, active_frac: f64) -> (f64, f64) {
+    let half = 0.0005;
+    let lo = (on_frac - half).max(0.0) * (active_frac - half).max(0.0);
+    let hi = (on_frac + half).min(1.0) * (active_frac + half).min(1.0);
+    (lo, hi)
+}
+
+/// A job's simulated rate, narrowed by its app version's FLOPS (client
+/// states, replies) times the availability the start line printed, where
+/// that agrees with the printed `%.2fG`; the centre and half-width, and
+/// whether the app's FLOPS narrowed it.
+fn rate_interval(
+    printed: &Printed,
+    app_flops: Option<f64>,
+    cpu_frac: (f64, f64),
+) -> (f64, f64, bool) {
+    let (lo, hi) = (
+        printed.rate - GFLOP_HALF_UNIT,
+        printed.rate + GFLOP_HALF_UNIT,
+    );
+    if let Some(flops) = app_flops {
+        let (a, b) = (flops / 1e9 * cpu_frac.0, flops / 1e9 * cpu_frac.1);
+        let (lo, hi) = (lo.max(a), hi.min(b));
+        if lo <= hi {
+            return ((lo + hi) / 2.0, (hi - lo) / 2.0, true);
+        }
+    }
+    ((lo + hi) / 2.0, (hi - lo) / 2.0, false)
+}
+
+/// The usable CPUs at a simulation: the count printed last, else the next
+/// one the same process prints (before a change of count), else the
+/// start-up's; with where it came from.
+fn usable_cpus(events: &[LogEvent], idx: usize, view: &HostView) -> Option<(u32, &'static str)> {
+    if let Some(n) = view.ncpus {
+        return Some((n, "the count printed last"));
+    }
+    for event in events.iter().skip(idx + 1).take(NCPUS_REACH) {
+        match &event.message {
+            Message::SetRequest { rsc, ninst, .. } if *rsc == ResourceType::Cpu => {
+                return Some((*ninst, "the next set_request() of the same process"));
+            }
+            Message::UsingCpus { ncpus, .. } => {
+                return Some((
+                    *ncpus,
+                    "the next `using X out of N CPUs` of the same process",
+                ));
+            }
+            Message::ClientStart { .. } | Message::UsableCpusChanged { .. } => break,
+            _ => {}
+        }
+    }
+    view.startup_ncpus
+        .map(|n| (n, "the start-up's count (Config: simulate / Processor)"))
+}
+
+/// A simulation's host: the view's jobs with their printed sizes.
+struct Built {
+    state: HostState,
+    /// Each state job's inputs, as printed and narrowed.
+    printed: Vec<Printed>,
+    /// Some job's rate was narrowed by its app version's FLOPS.
+    narrowed_by_flops: bool,
+}
+
+fn build_state(
+    view: &HostView,
+    facts: &JobFacts,
+    lines: &SimLines,
+    ncpus: u32,
+    now: f64,
+) -> Result<Built, String> {
+    let narrowed_by_flops = &mut false;
+    let mut state = HostState::new(Host {
+        p_ncpus: ncpus,
+        p_fpops: 1e9,
+        m_nbytes: 0.0,
+        coprocs: Vec::new(),
+    });
+    state.prefs.max_ncpus_pct = 100.0;
+    state.prefs.niu_max_ncpus_pct = -1.0;
+    state.prefs.work_buf_min_days = lines.buf_min / 86400.0;
+    state.prefs.work_buf_additional_days = (lines.buf_total - lines.buf_min).max(0.0) / 86400.0;
+    state.time_stats.on_frac = 1.0;
+    state.time_stats.active_frac = 1.0;
+    state.time_stats.gpu_active_frac = 1.0;
+    state.time_stats.cpu_and_network_available_frac = 1.0;
+    for (seq, name) in view.projects.iter().enumerate() {
+        let mut project = Project::new(name, 100.0, 1);
+        project.alloc_seq = seq as u32;
+        project.project_max_concurrent = view
+            .project_limits
+            .iter()
+            .find(|(p, _)| p == name)
+            .map(|(_, max)| *max);
+        state.projects.push(project);
+    }
+    let mut printed = Vec::new();
+    let simulated: Vec<&SeenJob> = view.jobs.iter().filter(|j| j.nearly_runnable).collect();
+    for job in &simulated {
+        let Some(p) = lines.jobs.get(&job.name) else {
+            return Err(format!(
+                "{} is on the host and runnable by the log's account, but the simulation \
+                 printed no line for it: its FLOPs left are not in the record",
+                job.name
+            ));
+        };
+        if p.gpu {
+            return Err(format!(
+                "{} uses a GPU: coprocessor instances and exclusions are not recomputed from \
+                 the log",
+                job.name
+            ));
+        }
+        if p.rate < GFLOP_HALF_UNIT {
+            return Err(format!("{}'s rate is printed as {:.2}G", job.name, p.rate));
+        }
+        let Some(project) = view.projects.iter().position(|n| *n == job.project) else {
+            return Err(format!(
+                "{}'s project {} is not known",
+                job.name, job.project
+            ));
+        };
+        let Some(deadline) = job.deadline else {
+            return Err(format!(
+                "{}'s report deadline is not in the record (its scheduler reply under rpcs/ \
+                 or a client_state.xml holding it)",
+                job.name
+            ));
+        };
+        let app = job.app.clone().unwrap_or_default();
+        let app_flops = job
+            .app
+            .as_ref()
+            .and_then(|a| facts.app_flops.get(a).copied().flatten());
+        let (rate, rate_half, narrowed) = rate_interval(p, app_flops, lines.cpu_frac);
+        *narrowed_by_flops |= narrowed;
+        // The app version's CPU use, where it prints as the job's.
+        let (ncpus, ncpus_half) = match job.app.as_ref().and_then(|a| facts.app_ncpus.get(a)) {
+            Some(Some(n)) if (n - p.ncpus).abs() <= CPU_HALF_UNIT => (*n, 0.0),
+            _ => (p.ncpus, CPU_HALF_UNIT),
+        };
+        let p = &Printed {
+            rate,
+            rate_half,
+            ncpus,
+            ncpus_half,
+            ..p.clone()
+        };
+        let usage = ResourceUsage::cpu(p.ncpus, p.rate * 1e9);
+        add_app(&mut state.projects[project], &app, &usage, view);
+        let mut sim_job = Job::new(&job.name, project, &app, usage, p.left * 1e9);
+        sim_job.exact_flops_remaining = Some(p.left * 1e9);
+        sim_job.report_deadline = deadline;
+        sim_job.state = JobState::Downloaded;
+        sim_job.alloc_seq = state.jobs.len() as u64;
+        state.jobs.push(sim_job);
+        printed.push(p.clone());
+    }
+    if let Some(extra) = lines
+        .jobs
+        .keys()
+        .find(|name| !simulated.iter().any(|j| j.name == **name))
+    {
+        return Err(format!(
+            "the simulation ran {extra}, which the log's account does not hold runnable at \
+             {now:.0}"
+        ));
+    }
+    Ok(Built {
+        state,
+        printed,
+        narrowed_by_flops: *narrowed_by_flops,
+    })
+}
+
+/// Adds the job's app (with its announced max_concurrent) and an app
+/// version of its usage to the project, once.
+fn add_app(project: &mut Project, app: &str, usage: &ResourceUsage, view: &HostView) {
+    if !project.apps.iter().any(|a| a.name == app) {
+        let mut entry = App::new(app);
+        entry.max_concurrent = view
+            .app_limits
+            .iter()
+            .find(|(p, a, _)| *p == project.name.as_str() && a == app)
+            .map(|(_, _, max)| *max);
+        project.apps.push(entry);
+    }
+    if !project
+        .app_versions
+        .iter()
+        .any(|v| v.app == app && v.usage.avg_ncpus == usage.avg_ncpus)
+    {
+        project.app_versions.push(AppVersion {
+            app: app.into(),
+            usage: usage.clone(),
+            needs_network: false,
+        });
+    }
+}
+
+/// Each finish's interval (seconds), in the outcome's finish order: the
+/// widest interval of the finishes before the job's first pick, plus its
+/// own run time's.
+fn finish_slack(outcome: &RrSimOutcome, printed: &[Printed]) -> Vec<f64> {
+    let mut start_slack: HashMap<usize, f64> = HashMap::new();
+    let mut widest: f64 = 0.0;
+    let mut slack = vec![0.0; outcome.finishes.len()];
+    for note in &outcome.notes {
+        match note {
+            RrSimNote::Starting {
+                job, first: true, ..
+            } => {
+                start_slack.insert(*job, widest);
+            }
+            RrSimNote::Finish(k) => {
+                let Some(finish) = outcome.finishes.get(*k) else {
+                    continue;
+                };
+                let own = printed.get(finish.job).map_or(0.0, |p| {
+                    GFLOP_HALF_UNIT / (p.rate - p.rate_half)
+                        + p.left.abs() * p.rate_half / (p.rate * (p.rate - p.rate_half))
+                });
+                let s = start_slack.get(&finish.job).copied().unwrap_or(widest) + own;
+                slack[*k] = s;
+                widest = widest.max(s);
+            }
+            _ => {}
+        }
+    }
+    slack
+}
+
+fn resimulate(
+    events: &[LogEvent],
+    idx: usize,
+    view: &HostView,
+    facts: &JobFacts,
+    params: &Params,
+    recorded_misses: &[String],
+) -> Resimulated {
+    if view.gpu_host {
+        return Err(
+            "a GPU host: coprocessor instances and exclusions are not recomputed from \
+                    the log"
+                .into(),
+        );
+    }
+    let lines = read_simulation(events, idx)?;
+    let Some(offset) = view.utc_offset_hours else {
+        return Err(
+            "the host's offset from UTC (`Local time is UTC +N hours`) is not in the \
+                    log: the report deadlines cannot be placed on its clock"
+                .into(),
+        );
+    };
+    let Some(stamp) = events.get(idx).and_then(|e| e.time.secs()) else {
+        return Err("the simulation's line has no time".into());
+    };
+    let Some((ncpus, ncpus_from)) = usable_cpus(events, idx, view) else {
+        return Err("the usable CPU count is not in the log".into());
+    };
+    // The stamp is the second the clock was in: the client's `now` lies
+    // within it.
+    let now = stamp - f64::from(offset) * 3600.0 + 0.5;
+    let Built {
+        mut state,
+        printed,
+        narrowed_by_flops,
+    } = build_state(view, facts, &lines, ncpus, now)?;
+    let mut params = params.clone();
+    params.runtime_model = RuntimeModel::Emulator;
+    params.trace = true;
+    let outcome = rr_simulate(&mut state, now, &params).map_err(|e| e.to_string())?;
+    let slack = finish_slack(&outcome, &printed);
+    // A miss within the record's uncertainty goes either way: the printed
+    // one is taken, and the account says so.
+    let mut misses: Vec<String> = Vec::new();
+    let mut undecided: Vec<String> = Vec::new();
+    for (finish, s) in outcome.finishes.iter().zip(&slack) {
+        let job = &state.jobs[finish.job];
+        let name = job.name.to_string();
+        let to_deadline = job.report_deadline - lines.buf_min - params.deadline_cushion - now;
+        let margin = s + 0.5 + 0.5;
+        if (finish.reltime - to_deadline).abs() <= margin {
+            let printed = recorded_misses.contains(&name);
+            undecided.push(format!(
+                "{name} finishes at {:.2} s ± {s:.2} and its computation deadline is {:.2} s \
+                 ± 1 away (the stamp's second, the buffer's printed unit): taken as printed \
+                 ({})",
+                finish.reltime,
+                to_deadline,
+                if printed { "a miss" } else { "no miss" }
+            ));
+            if printed {
+                misses.push(name);
+            }
+        } else if outcome
+            .misses_deadline
+            .get(finish.job)
+            .copied()
+            .unwrap_or(false)
+        {
+            misses.push(name);
+        }
+    }
+    let finishes = outcome
+        .finishes
+        .iter()
+        .map(|f| (state.jobs[f.job].name.to_string(), f.reltime))
+        .collect();
+    let widest = slack.iter().copied().fold(0.0, f64::max);
+    let order: Vec<&str> = view.projects.iter().rev().map(String::as_str).collect();
+    let cpu = cpu_figures(&outcome, &state, &slack, &printed, lines.buf_total);
+    Ok(Rerun {
+        decision: Decision::RrSim {
+            finishes,
+            misses,
+            finish_slack: slack,
+        },
+        stamp,
+        cpu,
+        reason: format!(
+            "§4 rr_simulate over the host the log tells: {} job(s) in the client's order, \
+             projects picked in allocation order last first ({}), {ncpus} CPU(s) ({ncpus_from}), \
+             each job's FLOPs left and rate as the simulation printed them{} (finishes known \
+             to ±{widest:.2} s), deadlines from the scheduler replies{}",
+            state.jobs.len(),
+            order.join(", "),
+            if narrowed_by_flops {
+                ", the rate narrowed by the app version's FLOPS (client_state.xml or replies) \
+                 × the printed availability"
+            } else {
+                ""
+            },
+            if undecided.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; a deadline miss undecided by the record: {}",
+                    undecided.join("; ")
+                )
+            }
+        ),
+    })
+}
+
+/// The CPU's figures of a simulation run again, each with the interval
+/// its rounded inputs leave. The shortfall integrates the idle CPUs over
+/// the buffer: where the CPUs in use step by Δ at a time known to ±s (the
+/// finishes there and the picks they bring), the integral moves by at most
+/// |Δ| × s; a usage known to ±u moves it by u over its job's run inside
+/// the buffer, and the idle count now by u for a job picked at once; the
+/// buffer's total printed whole moves it by half a second × the CPUs. The
+/// saturated and busy times are finishes.
+fn cpu_figures(
+    outcome: &RrSimOutcome,
+    state: &HostState,
+    slack: &[f64],
+    printed: &[Printed],
+    buf_total: f64,
+) -> RscState {
+    let stats = outcome.resource(0);
+    let usage = |job: usize| state.jobs.get(job).map_or(0.0, |j| j.usage.avg_ncpus);
+    let usage_half = |job: usize| printed.get(job).map_or(0.0, |p| p.ncpus_half);
+    // Per simulated time: the step in CPUs in use and its uncertainty.
+    let mut steps: Vec<(f64, f64, f64)> = Vec::new();
+    let mut step_at = |t: f64, delta: f64, s: f64| match steps.iter_mut().find(|e| e.0 == t) {
+        Some(e) => {
+            e.1 += delta;
+            e.2 = e.2.max(s);
+        }
+        None => steps.push((t, delta, s)),
+    };
+    let mut shortfall_slack = 0.5 * state.ninstances(0) as f64;
+    let mut nidle_slack = 0.0;
+    for note in &outcome.notes {
+        match note {
+            RrSimNote::Starting {
+                job,
+                reltime,
+                first: true,
+                ..
+            } => {
+                step_at(*reltime, usage(*job), 0.0);
+                if *reltime == 0.0 {
+                    nidle_slack += usage_half(*job);
+                }
+            }
+            RrSimNote::Finish(k) => {
+                let (Some(finish), Some(s)) = (outcome.finishes.get(*k), slack.get(*k)) else {
+                    continue;
+                };
+                step_at(finish.reltime, -usage(finish.job), *s);
+                shortfall_slack += usage_half(finish.job) * finish.reltime.clamp(0.0, buf_total);
+            }
+            _ => {}
+        }
+    }
+    for (t, delta, s) in steps {
+        if t - s < buf_total {
+            shortfall_slack += delta.abs() * s;
+        }
+    }
+    let widest = slack.iter().copied().fold(0.0, f64::max);
+    RscState {
+        rsc: "CPU".into(),
+        shortfall: stats.shortfall,
+        nidle: stats.nidle_now,
+        saturated: stats.saturated_time,
+        busy: stats.busy_time,
+        shares: Vec::new(),
+        slack: RscSlack {
+            shortfall: shortfall_slack,
+            nidle: nidle_slack,
+            saturated: widest,
+            busy: widest,
+        },
+    }
+}
+
+/// A work-fetch state block of a CPU-only host with the CPU figures of the
+/// simulation it reports run again (`rerun`, at the block's second): the
+/// block's other lines (REC, priorities, shares, reasons) restated.
+pub fn fetch_state(rerun: &Rerun, dump: &FetchDump, stamp: f64) -> Option<(Decision, String)> {
+    if stamp != rerun.stamp || dump.resources.len() != 1 {
+        return None;
+    }
+    let printed = dump.resources.first().filter(|r| r.rsc == "CPU")?;
+    let mut replayed = dump.clone();
+    replayed.resources = vec![RscState {
+        shares: printed.shares.clone(),
+        ..rerun.cpu.clone()
+    }];
+    let s = &rerun.cpu.slack;
+    Some((
+        Decision::FetchState(replayed),
+        format!(
+            "§4.5/§4.6 the CPU figures of the simulation run again at this second \
+             (rr_sim.cpp RR_SIM::simulate, work_fetch.cpp RSC_WORK_FETCH::update_stats; \
+             max_concurrent limits applied): shortfall {:.2} ± {:.2}, idle now {:.2} ± {:.3}, \
+             saturated {:.2} ± {:.2}, busy {:.2} ± {:.2}; the projects' REC, priorities, shares \
+             and reasons restated, not recomputed",
+            rerun.cpu.shortfall,
+            s.shortfall,
+            rerun.cpu.nidle,
+            s.nidle,
+            rerun.cpu.saturated,
+            s.saturated,
+            rerun.cpu.busy,
+            s.busy
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::FileKind;
+
+    /// Two projects attached in the order A, B; one CPU; A_0 (30 s) and
+    /// B_0 (50 s) arrive. The client's pick takes the project allocated
+    /// last first: B_0 runs 0-50, then A_0 50-80.
+    fn log(first: (&str, f64), second: (&str, f64)) -> String {
+        let head = "\
+28-Nov-2026 10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu
+28-Nov-2026 10:00:00 [---] Local time is UTC +0 hours
+28-Nov-2026 10:00:00 [---] Config: simulate 1 CPUs
+28-Nov-2026 10:00:00 [A] URL http://x/A/; Computer ID 1; resource share 100
+28-Nov-2026 10:00:00 [B] URL http://x/B/; Computer ID 2; resource share 100
+28-Nov-2026 10:00:01 [A] [task] result state=NEW for A_0 from handle_scheduler_reply
+28-Nov-2026 10:00:01 [A] [task] result state=FILES_DOWNLOADING for A_0 from CS::update_results
+28-Nov-2026 10:00:02 [B] [task] result state=NEW for B_0 from handle_scheduler_reply
+28-Nov-2026 10:00:02 [B] [task] result state=FILES_DOWNLOADING for B_0 from CS::update_results
+28-Nov-2026 10:00:03 [---] [rr_sim] doing sim: CPU sched
+28-Nov-2026 10:00:03 [---] [rr_sim] start: work_buf min 180 additional 0 total 180 on_frac 1.000 active_frac 1.000
+";
+        let size = |job: &str| if job == "A_0" { 30.0 } else { 50.0 };
+        let (a, ta) = first;
+        let (b, tb) = second;
+        format!(
+            "{head}\
+28-Nov-2026 10:00:03 [{pa}] [rr_sim_detail] 0.00: starting {a} (1.00 CPU) ({sa:.2}G/1.00G)
+28-Nov-2026 10:00:03 [{pa}] [rr_sim] {ta:.2}: {a} finishes (1.00 CPU) ({sa:.2}G/1.00G)
+28-Nov-2026 10:00:03 [{pb}] [rr_sim_detail] {ta:.2}: starting {b} (1.00 CPU) ({sb:.2}G/1.00G)
+28-Nov-2026 10:00:03 [{pb}] [rr_sim] {tb:.2}: {b} finishes (1.00 CPU) ({sb:.2}G/1.00G)
+28-Nov-2026 10:00:03 [---] [rr_sim] end
+",
+            pa = &a[..1],
+            pb = &b[..1],
+            sa = size(a),
+            sb = size(b),
+        )
+    }
+
+    fn facts(deadline: f64) -> JobFacts {
+        let mut facts = JobFacts::default();
+        for job in ["A_0", "B_0"] {
+            facts.deadlines.insert(job.into(), deadline);
+        }
+        facts
+    }
+
+    fn rerun(text: &str, facts: &JobFacts) -> Resimulated {
+        let events = crate::replay::test_events(text, FileKind::EventLog);
+        let points = super::super::recorded::extract(&events);
+        let params = Params::default();
+        let out = resimulate_from(&events, &points, facts, None, &params, 0);
+        assert_eq!(out.len(), 1, "{out:?}");
+        out.into_values().next().expect("one simulation")
+    }
+
+    fn finishes(decision: &Decision) -> Vec<(String, f64)> {
+        match decision {
+            Decision::RrSim { finishes, .. } => finishes.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_project_allocated_last_is_picked_first() {
+        // Deadlines far away (2033): no miss.
+        let text = log(("B_0", 50.0), ("A_0", 80.0));
+        let again = rerun(&text, &facts(2e9)).expect("run again");
+        let (decision, why) = (again.decision, again.reason);
+        let got = finishes(&decision);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0, "B_0");
+        assert!((got[0].1 - 50.0).abs() < 1e-9, "{got:?}");
+        assert_eq!(got[1].0, "A_0");
+        assert!((got[1].1 - 80.0).abs() < 1e-9, "{got:?}");
+        assert!(why.contains("allocation order last first (B, A)"), "{why}");
+        // Printed the other way round, the run again still picks B first:
+        // the comparison then diverges.
+        let text = log(("A_0", 30.0), ("B_0", 80.0));
+        let again = rerun(&text, &facts(2e9)).expect("run again");
+        assert_eq!(finishes(&again.decision), got);
+    }
+
+    #[test]
+    fn a_deadline_inside_the_stamps_second_is_taken_as_printed() {
+        // 10:00:03 UTC on 28-Nov-2026 is 1795860003; B_0 ends 50 s later.
+        // Its computation deadline (report deadline − 180 s buffer) 50.5 s
+        // away: within the record's second, either way.
+        let now = 1_795_860_003.0;
+        let mut facts = facts(2e9);
+        facts.deadlines.insert("B_0".into(), now + 180.0 + 50.5);
+        let text = log(("B_0", 50.0), ("A_0", 80.0));
+        let again = rerun(&text, &facts).expect("run again");
+        let why = again.reason;
+        let Decision::RrSim { misses, .. } = again.decision else {
+            panic!("an rr_sim decision");
+        };
+        assert!(misses.is_empty(), "{misses:?}");
+        assert!(why.contains("B_0 finishes at 50.00"), "{why}");
+        // 10 s earlier, it misses, whatever the second.
+        facts.deadlines.insert("B_0".into(), now + 180.0 + 40.0);
+        let again = rerun(&text, &facts).expect("run again");
+        let Decision::RrSim { misses, .. } = again.decision else {
+            panic!("an rr_sim decision");
+        };
+        assert_eq!(misses, ["B_0"]);
+    }
+
+    #[test]
+    fn what_the_record_lacks_is_named() {
+        let text = log(("B_0", 50.0), ("A_0", 80.0));
+        let why = rerun(&text, &JobFacts::default()).expect_err("no deadlines");
+        assert!(
+            why.contains("report deadline is not in the record"),
+            "{why}"
+        );
+        // A job runnable by the log's account that the simulation left out.
+        let text = text.replace(
+            "28-Nov-2026 10:00:03 [---] [rr_sim] doing sim",
+            "28-Nov-2026 10:00:02 [A] [task] result state=NEW for A_1 from handle_scheduler_reply\n\
+             28-Nov-2026 10:00:02 [A] [task] result state=FILES_DOWNLOADING for A_1 from CS::update_results\n\
+             28-Nov-2026 10:00:03 [---] [rr_sim] doing sim",
+        );
+        let why = rerun(&text, &facts(2e9)).expect_err("A_1 not printed");
+        assert!(why.contains("A_1 is on the host"), "{why}");
+    }
+}
