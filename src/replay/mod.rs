@@ -1052,8 +1052,9 @@ pub fn audit_window(
             what: "anchored replay (priority, rr_sim, fetch_state, run_list, enforcement, backoff)"
                 .into(),
             why: "a real client's log (wall-clock times): its client_state.xml is a snapshot \
-                  taken after the log, not the state each decision saw; work-fetch choices, \
-                  requests, scan lines and RPC timing are checked from the log's own lines"
+                  taken after the log, not the state each decision saw; each decision is \
+                  checked from the log's own lines and the host they tell at that line (each \
+                  simulation run again by the engine), and its reason says what it rested on"
                 .into(),
         });
     }
