@@ -360,6 +360,14 @@ impl Tracker {
             Message::ProjectResumedByUser => {
                 self.suspended_projects.remove(project);
             }
+            other => self.see_host(project, other),
+        }
+    }
+
+    /// The host facts a line tells: max_concurrent limits, the usable
+    /// CPUs, a coprocessor, the start-up's CPU count and UTC offset.
+    fn see_host(&mut self, project: &str, message: &Message) {
+        match message {
             Message::AppMaxConcurrent { app, max } => {
                 self.app_limits.insert(app_key(project, app), *max);
             }
@@ -384,7 +392,6 @@ impl Tracker {
             Message::LocalTime { utc_offset_hours } => {
                 self.utc_offset_hours = Some(*utc_offset_hours);
             }
-
             _ => {}
         }
     }
