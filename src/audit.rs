@@ -7,7 +7,7 @@
 //! `simulate` for the emulator's undrawn-in-the-log job estimates); it holds
 //! no policy or rule logic and renders nothing.
 
-use crate::divergence::{DivergenceReport, HostActivity, Unchecked};
+use crate::divergence::{add_rested_on, DivergenceReport, HostActivity, Unchecked};
 use crate::parse::{self, LogOptions, ParseError, Select};
 use crate::replay::anchored::AnchoredSlot;
 use crate::replay::ltd::{LtdRun, Prescan610};
@@ -656,6 +656,7 @@ impl<'a> Sessions<'a> {
             (report.points, report.divergences) = run.take();
             self.harness = Some((run, policy, reason));
         }
+        report.rest_unlabelled_on(replay::LTD_BASIS);
         self.merge_report(report, first);
     }
 
@@ -716,7 +717,18 @@ impl<'a> Sessions<'a> {
         if !self.skeleton.rpcs.is_empty() {
             self.skeleton.events = std::mem::take(&mut self.rpc_events);
             let server_audit = server::audit_transcripts(&self.skeleton);
-            report.points.extend(server_audit.points);
+            let mut server = DivergenceReport {
+                points: server_audit.points,
+                ..DivergenceReport::default()
+            };
+            server.rest_unlabelled_on(
+                "the scheduler request and reply transcripts (and the project's configuration \
+                 where they show it)",
+            );
+            for r in server.rested_on {
+                add_rested_on(&mut report.rested_on, r.kind, &r.basis, r.checked);
+            }
+            report.points.extend(server.points);
             report.divergences.extend(server_audit.divergences);
             report.unchecked.extend(server_audit.unchecked);
             if !self.keep_points {
@@ -935,6 +947,9 @@ fn merge(into: &mut DivergenceReport, session: DivergenceReport) {
         }
     }
     into.divergences.extend(session.divergences);
+    for r in session.rested_on {
+        add_rested_on(&mut into.rested_on, r.kind, &r.basis, r.checked);
+    }
     for u in session.unchecked {
         merge_unchecked(&mut into.unchecked, u);
     }

@@ -154,6 +154,42 @@ pub struct KindCount {
     pub unchecked: usize,
 }
 
+/// What the checks of one decision kind rested on: how many checked points
+/// of that kind were recomputed from which inputs (a real client's log:
+/// the lines and host facts each check used; an emulator trace: the
+/// anchored client loop).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RestedOn {
+    /// Which kind of decision.
+    pub kind: DecisionKind,
+    /// The inputs the check used, in words.
+    pub basis: String,
+    /// Checked points of this kind that rested on it.
+    pub checked: usize,
+}
+
+/// Adds `n` checked points of `kind` resting on `basis` to `list` (kept in
+/// kind order, then first seen).
+pub fn add_rested_on(list: &mut Vec<RestedOn>, kind: DecisionKind, basis: &str, n: usize) {
+    if n == 0 {
+        return;
+    }
+    match list.iter_mut().find(|r| r.kind == kind && r.basis == basis) {
+        Some(r) => r.checked += n,
+        None => {
+            let at = list.partition_point(|r| r.kind <= kind);
+            list.insert(
+                at,
+                RestedOn {
+                    kind,
+                    basis: basis.to_string(),
+                    checked: n,
+                },
+            );
+        }
+    }
+}
+
 /// Decision points of one (kind, project, resource) kept only as counts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FoldedCount {
@@ -224,6 +260,9 @@ pub struct DivergenceReport {
     pub divergences: Vec<Divergence>,
     /// What could not be checked.
     pub unchecked: Vec<Unchecked>,
+    /// Per kind, what its checked points rested on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rested_on: Vec<RestedOn>,
     /// Log lines around the first divergence (for the table reporter).
     pub first_context: Vec<String>,
     /// Inputs that could not be read (file:line:col and what was expected):
@@ -405,6 +444,28 @@ impl DivergenceReport {
                 .sum::<usize>()
     }
 
+    /// Files every checked point whose kind's [`RestedOn`] counts do not
+    /// yet cover it under `basis` (a path that checks every point of a
+    /// kind from the same inputs says them once, here).
+    pub fn rest_unlabelled_on(&mut self, basis: &str) {
+        let mut checked: BTreeMap<DecisionKind, usize> = BTreeMap::new();
+        for point in self.points.iter().filter(|p| p.checked) {
+            *checked.entry(point.kind).or_default() += 1;
+        }
+        for f in &self.folded {
+            *checked.entry(f.kind).or_default() += f.count.total - f.count.unchecked;
+        }
+        for (kind, n) in checked {
+            let said: usize = self
+                .rested_on
+                .iter()
+                .filter(|r| r.kind == kind)
+                .map(|r| r.checked)
+                .sum();
+            add_rested_on(&mut self.rested_on, kind, basis, n.saturating_sub(said));
+        }
+    }
+
     /// Totals by decision kind, in kind order.
     pub fn by_kind(&self) -> BTreeMap<DecisionKind, KindCount> {
         let mut counts: BTreeMap<DecisionKind, KindCount> = BTreeMap::new();
@@ -502,6 +563,39 @@ impl DivergenceReport {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rested_on_counts_each_checked_point_once_in_kind_order() {
+        let mut report = DivergenceReport {
+            points: vec![
+                point(DecisionKind::RrSim, 0),
+                point(DecisionKind::RunList, 1),
+                point(DecisionKind::RunList, 0),
+            ],
+            ..DivergenceReport::default()
+        };
+        report.points[2].checked = false;
+        add_rested_on(&mut report.rested_on, DecisionKind::RunList, "lines", 1);
+        report.rest_unlabelled_on("loop");
+        let got: Vec<(DecisionKind, &str, usize)> = report
+            .rested_on
+            .iter()
+            .map(|r| (r.kind, r.basis.as_str(), r.checked))
+            .collect();
+        // The run list's one checked point is said already; the unchecked
+        // one rests on nothing.
+        assert_eq!(
+            got,
+            [
+                (DecisionKind::RrSim, "loop", 1),
+                (DecisionKind::RunList, "lines", 1)
+            ]
+        );
+        add_rested_on(&mut report.rested_on, DecisionKind::RrSim, "loop", 2);
+        add_rested_on(&mut report.rested_on, DecisionKind::RrSim, "other", 0);
+        assert_eq!(report.rested_on[0].checked, 3);
+        assert_eq!(report.rested_on.len(), 2);
+    }
+
     use super::*;
 
     fn point(kind: DecisionKind, n_divergences: usize) -> DecisionPoint {

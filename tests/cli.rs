@@ -811,6 +811,31 @@ fn real_client_runs_are_audited_from_their_own_lines() {
                 );
             }
         }
+        // Per kind, the report says what each check rested on: every
+        // checked point is under one basis, and a rr_sim check names the
+        // engine's simulation, not the printed one.
+        for (kind, by) in json["by_kind"].as_object().unwrap() {
+            let checked = by["total"].as_u64().unwrap() - by["unchecked"].as_u64().unwrap();
+            let said: u64 = json["rested_on"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["kind"] == kind.as_str())
+                .map(|r| r["checked"].as_u64().unwrap())
+                .sum();
+            assert_eq!(said, checked, "{name}: {kind}: {:#?}", json["rested_on"]);
+        }
+        let rr_sim_basis = json["rested_on"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["kind"] == "rr_sim")
+            .map(|r| r["basis"].as_str().unwrap().to_string())
+            .unwrap_or_default();
+        assert!(
+            rr_sim_basis.contains("engine's round-robin simulation"),
+            "{name}: rr_sim rested on {rr_sim_basis:?}"
+        );
         let points = json["decision_points"].as_u64().unwrap_or(0);
         let not_checked = json["not_checked"].as_u64().unwrap_or(0);
         assert!(points > 0, "{name}: no decision points");

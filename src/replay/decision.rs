@@ -537,6 +537,13 @@ pub enum Decision {
 }
 
 impl Decision {
+    /// A line that restates another decision (choose_project()'s scan
+    /// restates the state block's reasons; an RPC's timing, the recorded
+    /// deferral).
+    pub fn restates(&self) -> bool {
+        matches!(self, Decision::ScanLine { .. } | Decision::RpcTiming { .. })
+    }
+
     /// The kind of decision point this is.
     pub fn kind(&self) -> DecisionKind {
         match self {

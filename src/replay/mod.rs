@@ -120,7 +120,8 @@ pub use window::{SessionCarry, Window};
 
 use crate::client_loop::Profile;
 use crate::divergence::{
-    DecisionKind, Divergence, DivergenceReport, SinceChanged, Unchecked, MAX_CONTEXTS,
+    add_rested_on, DecisionKind, Divergence, DivergenceReport, RestedOn, SinceChanged, Unchecked,
+    MAX_CONTEXTS,
 };
 use crate::policy::profile::{self, Release};
 use crate::policy::Params;
@@ -189,6 +190,16 @@ pub enum ReplayError {
 
 /// The policy generations.
 const CURRENT: &str = "current";
+/// The kinds the anchored replay recomputes.
+const ANCHORED_KINDS: &str =
+    "anchored replay (priority, rr_sim, fetch_state, run_list, enforcement, backoff)";
+/// What a check of the anchored replay rests on.
+const ANCHORED_BASIS: &str = "the client loop run again over client_state.xml and the \
+                              recorded world (arrivals, RPC outcomes, drawn backoffs, \
+                              availability), from the start of the log";
+/// What a check of the 6.x emulator's loop rests on.
+pub const LTD_BASIS: &str = "the 6.x client loop run again over the 6.10 emulator's inputs \
+                             (sim_host.xml, sim_projects.xml, sim_prefs.xml)";
 /// The 6.6–6.10 debt policy as the 6.10.60 emulator ran it (policy-legacy B.15).
 const V6_10: &str = "6.10.60";
 /// The same generation by its policy name.
@@ -801,6 +812,67 @@ pub fn carry_on(trace: &Trace, window: &Window) -> SessionCarry {
     window.carry_on(&trace.events, &job_facts(trace))
 }
 
+/// What every part of one window's audit reads: the trace, the options
+/// and the window (`None`: the whole session).
+#[derive(Clone, Copy)]
+struct Scope<'t> {
+    trace: &'t Trace,
+    options: &'t AuditOptions,
+    window: Option<&'t Window>,
+}
+
+impl<'t> Scope<'t> {
+    /// Whether the point at line `idx` is this window's to report.
+    fn reports(&self, idx: usize) -> bool {
+        self.window.is_none_or(|w| w.reports(idx))
+    }
+
+    /// The window's first line.
+    fn from(&self) -> usize {
+        self.window.map_or(0, |w| w.from)
+    }
+
+    /// The kinds recorded in this window and the windows before.
+    fn recorded_kinds(
+        &self,
+        points: &[recorded::RecordedPoint],
+    ) -> std::collections::BTreeSet<DecisionKind> {
+        let mut kinds: std::collections::BTreeSet<DecisionKind> = points
+            .iter()
+            .filter(|p| self.reports(p.event_idx))
+            .map(|p| p.kind())
+            .collect();
+        if let Some(carried) = self.carried() {
+            kinds.extend(carried.recorded_kinds.iter().copied());
+        }
+        kinds
+    }
+
+    /// Whether the log runs on the emulator's clock: the anchored replay
+    /// steps it; a real client's log (wall-clock times, event-driven
+    /// passes, a state file written after the log) is checked from its own
+    /// lines.
+    fn emulator_clock(&self) -> bool {
+        self.trace
+            .events
+            .iter()
+            .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)))
+    }
+
+    /// What the windows before carried.
+    fn carried(&self) -> Option<&'t SessionCarry> {
+        self.window.map(|w| &w.carry)
+    }
+}
+
+/// The points compared, their divergences, and per kind how many were not
+/// recomputed with the first one's reason.
+type Compared = (
+    Vec<crate::divergence::DecisionPoint>,
+    Vec<Divergence>,
+    BTreeMap<DecisionKind, (usize, String)>,
+);
+
 /// [`audit_session`] over one window of a long session (`None`: the whole
 /// session): the decisions [`Window::reports`], over the window's lines
 /// and what the windows before carried.
@@ -818,9 +890,12 @@ pub fn audit_window(
     if trace.events.is_empty() {
         return Err(ReplayError::NoEvents);
     }
-    let reports = |idx: usize| window.is_none_or(|w| w.reports(idx));
-    let from = window.map_or(0, |w| w.from);
-    let carried = window.map(|w| &w.carry);
+    let scope = Scope {
+        trace,
+        options,
+        window,
+    };
+    let carried = scope.carried();
     // The session's rules, unless the options name others (`--policy`,
     // the judgement under today's).
     let choice = match carried.and_then(|c| c.choice.clone()) {
@@ -842,148 +917,13 @@ pub fn audit_window(
     if !options.summary {
         report.activity = activity::host_activity(&trace.events, &points, None);
     }
-    let mut recorded_kinds: std::collections::BTreeSet<DecisionKind> = points
-        .iter()
-        .filter(|p| reports(p.event_idx))
-        .map(|p| p.kind())
-        .collect();
-    if let Some(carried) = carried {
-        recorded_kinds.extend(carried.recorded_kinds.iter().copied());
-    }
+    let recorded_kinds = scope.recorded_kinds(&points);
     let mut unchecked = Vec::new();
     let mut params = options.params.clone();
-    match policy.as_str() {
-        V7_2 => {
-            // Today's engine with the 7.2.42 differences (policy-legacy
-            // C.1): GPU jobs' CPU outside the simulation's CPU use (the
-            // project's own counter keeps it), completions timed at the
-            // start of their step, a run list filled to NCPUS, a simulation
-            // afresh at every pass and work-fetch set-up, and the harness's
-            // deferral after each reply. Every decision kind is checked.
-            // A key the user set with `--set` keeps the user's value.
-            profile::params_for_release_keeping(
-                &mut params,
-                profile::Release(7, 2, 42),
-                &options.user_set,
-            );
-        }
-        V6_10 | LTD => match ltd::audit(trace, options.tolerance) {
-            Ok(audit) => {
-                report.points = audit.points;
-                report.divergences = audit.divergences;
-                report.unchecked = audit.unchecked;
-                return Ok(report);
-            }
-            // A 6.x log without the 6.10 emulator's inputs (an excerpt, a
-            // volunteer's data directory): listed, not recomputed.
-            Err(ReplayError::MissingState(why)) => {
-                // `why` names the emulator's input file, which a volunteer
-                // would not know: each kind's note says what it stands for.
-                let _ = why;
-                // The choice of 6.6-6.12 follows from its own printed state
-                // block (choice_6_10): those points replace the listed ones.
-                let choices = if policy == V6_10 {
-                    choice_6_10::choices(&trace.events)
-                } else {
-                    Vec::new()
-                };
-                // A choice the 6.10 reader read is the same pass's choice
-                // point of the extraction (a few lines apart, at the same
-                // time): checked once, by the 6.10 reader.
-                let read_610: Vec<(usize, f64)> = choices
-                    .iter()
-                    .filter_map(|c| Some((c.event_idx, line_time(&trace.events, c.event_idx)?)))
-                    .collect();
-                let same_pass = |point: &recorded::RecordedPoint| {
-                    read_610.iter().any(|&(idx, time)| {
-                        time == point.time && idx.abs_diff(point.event_idx) <= SAME_PASS_LINES
-                    })
-                };
-                // A state block's figures follow from the 6.x simulation
-                // printed whole before it (rr_simulation on).
-                let fetch_states = rrsim_check::refigure_from(
-                    &trace.events,
-                    &points,
-                    carried.map(|c| &c.rr_sim),
-                    rrsim_check::GpuCpuRule::Counted,
-                    from,
-                );
-                // Per kind: how many, and the first one's reason.
-                let mut listed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
-                for point in points.iter().filter(|p| reports(p.event_idx)) {
-                    if matches!(point.decision, decision::Decision::Choice(_)) && same_pass(point) {
-                        continue;
-                    }
-                    let refigured = fetch_states.get(&point.event_idx);
-                    if let Some(Ok((decision, reason))) = refigured {
-                        let replayed = compare::Replayed::Decision {
-                            decision: decision.clone(),
-                            reason: reason.clone(),
-                        };
-                        file_point(&mut report, point, &replayed, trace, options);
-                        continue;
-                    }
-                    let mt = matches!(point.decision, decision::Decision::Enforcement(_))
-                        .then(|| enforce_check::mt_skips_6x(&trace.events, point.event_idx))
-                        .flatten();
-                    let why = match refigured {
-                        Some(Err(from_lines)) => format!(
-                            "from the simulation printed before it: {from_lines}; from the host: \
-                             {}",
-                            needs_6x(point.kind())
-                        ),
-                        _ => mt.as_deref().unwrap_or(needs_6x(point.kind())).to_string(),
-                    };
-                    let why = if point.cut_before {
-                        format!("the log starts inside this pass; {why}")
-                    } else {
-                        why
-                    };
-                    listed
-                        .entry(point.kind())
-                        .or_insert_with(|| (0, why.clone()))
-                        .0 += 1;
-                    let not = compare::Replayed::NotReplayed(why);
-                    file_point(&mut report, point, &not, trace, options);
-                }
-                for (kind, (count, why)) in listed {
-                    report.unchecked.push(Unchecked {
-                        what: format!("{count} {kind} decision(s) not checked"),
-                        why: format!("first: {why}"),
-                    });
-                }
-                let own: Vec<choice_6_10::Choice610> = choices
-                    .into_iter()
-                    .filter(|c| reports(c.event_idx))
-                    .collect();
-                audit_6_10_choices(&mut report, trace, options, &own);
-                report.points.sort_by(|a, b| a.time.total_cmp(&b.time));
-                return Ok(report);
-            }
-            Err(other) => return Err(other),
-        },
-        _ if policy == CURRENT || choice.release.is_some() => {
-            if let Some(release) = choice.release {
-                let undone =
-                    profile::params_for_release_keeping(&mut params, release, &options.user_set);
-                if !undone.is_empty() {
-                    policy_reason = format!(
-                        "{policy_reason}; today's rules with {} later change(s) undone ({}); \
-                         see `policy profiles`",
-                        undone.len(),
-                        undone.iter().map(|c| c.key).collect::<Vec<_>>().join(", ")
-                    );
-                }
-                if release < profile::OLDEST_CATALOGUED {
-                    policy_reason = format!(
-                        "{policy_reason}; rule changes between {release} and {} are not \
-                         catalogued",
-                        profile::OLDEST_CATALOGUED
-                    );
-                }
-            }
-        }
-        _ => {
+    match set_rules(&choice, options, &mut params, &mut policy_reason) {
+        Rules::Replay => {}
+        Rules::SixX => return audit_6x(scope, report, &points, &policy),
+        Rules::NotImplemented => {
             report.unchecked.push(Unchecked {
                 what: "every decision".into(),
                 why: format!("policy generation {policy} not implemented yet"),
@@ -993,13 +933,7 @@ pub fn audit_window(
     }
     report.policy_reason = policy_reason;
     report.release = choice.release.map(|r| r.to_string());
-    // The anchored replay steps the emulator's clock; a real client's log
-    // (wall-clock times, event-driven passes, a state file written after
-    // the log) is checked from its own lines.
-    let emulator_clock = trace
-        .events
-        .iter()
-        .any(|e| matches!(e.time, crate::trace::EventTime::Simulated(_)));
+    let emulator_clock = scope.emulator_clock();
     // The emulator's own start-up rules are those of its release (before
     // 7.16.1 it reads no app_config.xml); a real client's state is read as
     // today's emulator reads it.
@@ -1008,33 +942,13 @@ pub fn audit_window(
     } else {
         choice.release.filter(|_| emulator_clock)
     };
-    let state = match build::build_emulator_state_for(trace, emulator_release) {
-        Ok((state, notes)) => {
-            for project in &notes.dropped_projects {
-                unchecked.push(Unchecked {
-                    what: format!("project {project}"),
-                    why: "dropped at start-up: no app with a usable app version".into(),
-                });
-            }
-            report.activity.resources = activity::host_resources(&state);
-            Some(state)
-        }
-        Err(ReplayError::MissingState(why)) => {
-            unchecked.push(Unchecked {
-                what: "anchored replay (priority, rr_sim, fetch_state, run_list, enforcement, backoff)"
-                    .into(),
-                why: format!(
-                    "{why}; only what the log's own lines decide is checked (work-fetch \
-                     choices and requests, priorities, enforcement passes, run lists of a \
-                     log that starts with the client, and state blocks after a whole \
-                     simulation printed: with rrsim_detail, or from 7.5 on its `finishes` \
-                     lines alone)"
-                ),
-            });
-            None
-        }
-        Err(other) => return Err(other),
-    };
+    let state = host_state(
+        trace,
+        emulator_release,
+        emulator_clock,
+        &mut unchecked,
+        &mut report,
+    )?;
     // A session read in windows was pre-scanned by a first pass.
     let mut anchored = anchored.filter(|_| window.is_some());
     let prescan = match &anchored {
@@ -1047,17 +961,6 @@ pub fn audit_window(
         _ => None,
     }
     .unwrap_or(0.0);
-    if state.is_some() && !emulator_clock {
-        unchecked.push(Unchecked {
-            what: "anchored replay (priority, rr_sim, fetch_state, run_list, enforcement, backoff)"
-                .into(),
-            why: "a real client's log (wall-clock times): its client_state.xml is a snapshot \
-                  taken after the log, not the state each decision saw; each decision is \
-                  checked from the log's own lines and the host they tell at that line (each \
-                  simulation run again by the engine), and its reason says what it rested on"
-                .into(),
-        });
-    }
     let settings = driver::CompareSettings {
         tolerance: options.tolerance,
         coarse_rsc_names: policy == V7_2,
@@ -1073,164 +976,491 @@ pub fn audit_window(
         // choose_project()'s scan lines restate the block's reasons, and
         // the RPC timing restates recorded deferrals: the anchored replay
         // checks the block and the backoffs themselves.
-        points.retain(|p| {
-            !matches!(
-                p.decision,
-                decision::Decision::ScanLine { .. } | decision::Decision::RpcTiming { .. }
-            )
-        });
+        points.retain(|p| !p.decision.restates());
     }
+    let mut rested_on = Vec::new();
     let (results, divergences, not_replayed) = match state {
         Some(state) if delta > 0.0 => {
-            let (mut comparer, unknown, stopped) = match (anchored.as_deref_mut(), window) {
-                (Some(slot), Some(w)) => slot.window(trace, w, &points, |prescan| {
-                    anchored::AnchoredRun::start(
-                        trace,
-                        state,
-                        delta,
-                        &params,
-                        profile,
-                        generated,
-                        prescan,
-                        &trace.availability,
-                        driver::Comparer::new(settings),
-                    )
-                }),
-                _ => {
-                    let mut comparer = driver::Comparer::new(settings);
-                    comparer.feed_from(&points, &trace.events, |_| true);
-                    let prescan = prescan.unwrap_or_default();
-                    let mut run = run_recorded(
-                        trace, state, delta, &params, profile, generated, &prescan, comparer,
-                    );
-                    let unknown = run.finish();
-                    let stopped = run.stopped.take();
-                    (run.comparer, unknown, stopped)
-                }
+            let run = LoopInputs {
+                delta,
+                params: &params,
+                profile,
+                generated,
+                prescan,
+                settings,
             };
-            if unknown.jobs > 0 {
-                unchecked.push(unknown_estimates(&unknown));
-            }
-            if let Some(why) = stopped {
-                unchecked.push(Unchecked {
-                    what: "the rest of the trace".into(),
-                    why,
-                });
-            }
-            (
-                std::mem::take(&mut comparer.results),
-                std::mem::take(&mut comparer.divergences),
-                std::mem::take(&mut comparer.not_replayed),
+            let slot = anchored.as_deref_mut();
+            anchored_compare(
+                scope,
+                state,
+                run,
+                slot,
+                &points,
+                &mut unchecked,
+                &mut rested_on,
             )
         }
-        state => {
-            let contexts = selfcheck::link_contexts(&points);
-            let jobs = carried.map(|c| &c.jobs);
-            let job_facts = job_facts(trace);
-            let run_lists = joblog::run_lists_from(&trace.events, &points, &job_facts, jobs, from);
-            let facts = joblog::report_checks_from(&trace.events, &points, jobs, from);
-            let enforcements = enforce_check::rederive_from(
-                &trace.events,
-                &points,
-                carried.and_then(|c| c.ncpus),
-                from,
-            );
-            let fetch_states = rrsim_check::refigure_from(
-                &trace.events,
-                &points,
-                carried.map(|c| &c.rr_sim),
-                gpu_cpu_rule(&choice),
-                from,
-            );
-            let check = selfcheck::SelfCheck::new(
-                state.as_ref(),
-                contexts,
-                run_lists,
-                enforcements,
-                fetch_states,
-                facts,
-            )
-            .with_rec_half_life(rec_half_life_secs(trace, state.is_some()))
-            .with_rr_sims(rrsim_replay::resimulate_from(
-                &trace.events,
-                &points,
-                &job_facts,
-                jobs,
-                &params,
-                from,
-            ))
-            .with_backoffs(backoff_check::ranges_from(
-                &trace.events,
-                &points,
-                carried.map(|c| &c.backoffs),
-                &params,
-                from,
-            ));
-            let mut results = Vec::new();
-            let mut divergences = Vec::new();
-            let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
-            let mut mc_points = mc_check::checks_from(
-                &trace.events,
-                choice.release,
-                params.mc_shortfall_running_max != 0.0,
-                carried.and_then(|c| c.mc_buffer),
-                from,
-            );
-            mc_points.retain(|(point, _)| reports(point.event_idx));
-            // The MC points go in among the others at their lines.
-            let mut all_points: Vec<&recorded::RecordedPoint> = Vec::new();
-            let mut mc = mc_points.iter().map(|(point, _)| point).peekable();
-            for point in points.iter().filter(|p| reports(p.event_idx)) {
-                while let Some(early) = mc.next_if(|m| m.event_idx < point.event_idx) {
-                    all_points.push(early);
-                }
-                all_points.push(point);
-            }
-            all_points.extend(mc);
-            let mc_replayed: BTreeMap<usize, &compare::Replayed> = mc_points
-                .iter()
-                .map(|(point, replayed)| (point.event_idx, replayed))
-                .collect();
-            for point in all_points {
-                let replayed = match (&point.decision, mc_replayed.get(&point.event_idx)) {
-                    (decision::Decision::McShortfall { .. }, Some(&replayed)) => replayed.clone(),
-                    _ => check.replay(point),
-                };
-                // A run list not recomputed is still held to its priority
-                // order, which any stretch of it shows.
-                let replayed = match (&point.decision, replayed) {
-                    (decision::Decision::RunList(entries), compare::Replayed::NotReplayed(why)) => {
-                        match joblog::priority_order(entries) {
-                            Some((reordered, reason)) => compare::Replayed::Decision {
-                                decision: decision::Decision::RunList(reordered),
-                                reason,
-                            },
-                            None => compare::Replayed::NotReplayed(why),
-                        }
-                    }
-                    (_, replayed) => replayed,
-                };
-                if let compare::Replayed::NotReplayed(why) = &replayed {
-                    let entry = not_replayed
-                        .entry(point.kind())
-                        .or_insert_with(|| (0, why.clone()));
-                    entry.0 += 1;
-                }
-                let (decision_point, found) = compare::compare_point(
-                    point,
-                    &replayed,
-                    options.tolerance,
-                    &trace.events,
-                    !options.summary,
-                );
-                results.push(decision_point);
-                divergences.extend(found);
-            }
-            (results, divergences, not_replayed)
-        }
+        state => checked_from_lines(
+            scope,
+            state.as_ref(),
+            &points,
+            &choice,
+            &params,
+            &mut rested_on,
+        ),
     };
     report.points = results;
+    report.rested_on = rested_on;
     report.divergences = divergences;
+    note_gaps(
+        scope,
+        &points,
+        not_replayed,
+        &recorded_kinds,
+        &mut unchecked,
+    );
+    report.unchecked.extend(unchecked);
+    judge_release(scope, trace_name, generated, &mut report, &choice, anchored)?;
+    note_first_context(scope, &points, &mut report);
+    Ok(report)
+}
+
+/// An emulator's record replayed by the client loop anchored on its
+/// state: what the loop runs with.
+struct LoopInputs<'a> {
+    delta: f64,
+    params: &'a Params,
+    profile: Profile,
+    generated: &'a world::Generator,
+    /// The session's pre-scan (`None`: a window's slot holds it).
+    prescan: Option<queue::Prescan>,
+    settings: driver::CompareSettings,
+}
+
+/// The client loop over `state` and the recorded world, each decision
+/// compared as it is made (a window's run kept in `anchored`).
+fn anchored_compare(
+    scope: Scope<'_>,
+    state: crate::policy::state::HostState,
+    run: LoopInputs<'_>,
+    anchored: Option<&mut anchored::AnchoredSlot>,
+    points: &[recorded::RecordedPoint],
+    unchecked: &mut Vec<Unchecked>,
+    rested_on: &mut Vec<RestedOn>,
+) -> Compared {
+    let trace = scope.trace;
+    let (delta, profile, generated) = (run.delta, run.profile, run.generated);
+    let (mut comparer, unknown, stopped) = match (anchored, scope.window) {
+        (Some(slot), Some(w)) => slot.window(trace, w, points, |prescan| {
+            anchored::AnchoredRun::start(
+                trace,
+                state,
+                delta,
+                run.params,
+                profile,
+                generated,
+                prescan,
+                &trace.availability,
+                driver::Comparer::new(run.settings),
+            )
+        }),
+        _ => {
+            let mut comparer = driver::Comparer::new(run.settings);
+            comparer.feed_from(points, &trace.events, |_| true);
+            let prescan = run.prescan.unwrap_or_default();
+            let mut run = run_recorded(
+                trace, state, delta, run.params, profile, generated, &prescan, comparer,
+            );
+            let unknown = run.finish();
+            let stopped = run.stopped.take();
+            (run.comparer, unknown, stopped)
+        }
+    };
+    if unknown.jobs > 0 {
+        unchecked.push(unknown_estimates(&unknown));
+    }
+    if let Some(why) = stopped {
+        unchecked.push(Unchecked {
+            what: "the rest of the trace".into(),
+            why,
+        });
+    }
+    for point in comparer.results.iter().filter(|p| p.checked) {
+        add_rested_on(rested_on, point.kind, ANCHORED_BASIS, 1);
+    }
+    (
+        std::mem::take(&mut comparer.results),
+        std::mem::take(&mut comparer.divergences),
+        std::mem::take(&mut comparer.not_replayed),
+    )
+}
+
+/// What a window's audit does under the rules a policy choice names.
+enum Rules {
+    /// Replays them (set in the params).
+    Replay,
+    /// A 6.x generation: [`audit_6x`].
+    SixX,
+    /// A generation not implemented.
+    NotImplemented,
+}
+
+/// Sets the rules `choice` names in `params` (a release's rules said in
+/// `policy_reason`).
+fn set_rules(
+    choice: &PolicyChoice,
+    options: &AuditOptions,
+    params: &mut Params,
+    policy_reason: &mut String,
+) -> Rules {
+    let policy = choice.name.as_str();
+    match policy {
+        V7_2 => {
+            // Today's engine with the 7.2.42 differences (policy-legacy
+            // C.1): GPU jobs' CPU outside the simulation's CPU use (the
+            // project's own counter keeps it), completions timed at the
+            // start of their step, a run list filled to NCPUS, a simulation
+            // afresh at every pass and work-fetch set-up, and the harness's
+            // deferral after each reply. Every decision kind is checked.
+            // A key the user set with `--set` keeps the user's value.
+            profile::params_for_release_keeping(
+                params,
+                profile::Release(7, 2, 42),
+                &options.user_set,
+            );
+        }
+        V6_10 | LTD => return Rules::SixX,
+        _ if policy == CURRENT || choice.release.is_some() => {
+            release_rules(choice.release, options, params, policy_reason);
+        }
+        _ => return Rules::NotImplemented,
+    }
+    Rules::Replay
+}
+
+/// A release's rules: today's with its later changes undone in `params` (a
+/// key the user set keeps the user's value), said in `policy_reason`.
+fn release_rules(
+    release: Option<Release>,
+    options: &AuditOptions,
+    params: &mut Params,
+    policy_reason: &mut String,
+) {
+    let Some(release) = release else {
+        return;
+    };
+    let undone = profile::params_for_release_keeping(params, release, &options.user_set);
+    if !undone.is_empty() {
+        *policy_reason = format!(
+            "{policy_reason}; today's rules with {} later change(s) undone ({}); \
+             see `policy profiles`",
+            undone.len(),
+            undone.iter().map(|c| c.key).collect::<Vec<_>>().join(", ")
+        );
+    }
+    if release < profile::OLDEST_CATALOGUED {
+        *policy_reason = format!(
+            "{policy_reason}; rule changes between {release} and {} are not \
+             catalogued",
+            profile::OLDEST_CATALOGUED
+        );
+    }
+}
+
+/// The host's state at the start of the log as the emulator's start-up
+/// rules of `emulator_release` read it (`None`, said in `unchecked`: the
+/// record has no state file). A real client's log (no `emulator_clock`) is
+/// said to be checked from its own lines.
+fn host_state(
+    trace: &Trace,
+    emulator_release: Option<Release>,
+    emulator_clock: bool,
+    unchecked: &mut Vec<Unchecked>,
+    report: &mut DivergenceReport,
+) -> Result<Option<crate::policy::state::HostState>, ReplayError> {
+    let state = match build::build_emulator_state_for(trace, emulator_release) {
+        Ok((state, notes)) => {
+            for project in &notes.dropped_projects {
+                unchecked.push(Unchecked {
+                    what: format!("project {project}"),
+                    why: "dropped at start-up: no app with a usable app version".into(),
+                });
+            }
+            report.activity.resources = activity::host_resources(&state);
+            Some(state)
+        }
+        Err(ReplayError::MissingState(why)) => {
+            unchecked.push(Unchecked {
+                what: ANCHORED_KINDS.into(),
+                why: format!(
+                    "{why}; only what the log's own lines decide is checked (work-fetch \
+                     choices and requests, priorities, enforcement passes, run lists of a \
+                     log that starts with the client, and state blocks after a whole \
+                     simulation printed: with rrsim_detail, or from 7.5 on its `finishes` \
+                     lines alone)"
+                ),
+            });
+            None
+        }
+        Err(other) => return Err(other),
+    };
+    if state.is_some() && !emulator_clock {
+        unchecked.push(Unchecked {
+            what: ANCHORED_KINDS.into(),
+            why: "a real client's log (wall-clock times): its client_state.xml is a snapshot \
+                  taken after the log, not the state each decision saw; each decision is \
+                  checked from the log's own lines and the host they tell at that line (each \
+                  simulation run again by the engine), and its reason says what it rested on"
+                .into(),
+        });
+    }
+    Ok(state)
+}
+
+/// A 6.x session: the 6.10 emulator's loop over its inputs, or, for a log
+/// without them (an excerpt, a volunteer's data directory), each kind listed
+/// and what its own lines decide checked.
+fn audit_6x(
+    scope: Scope<'_>,
+    mut report: DivergenceReport,
+    points: &[recorded::RecordedPoint],
+    policy: &str,
+) -> Result<DivergenceReport, ReplayError> {
+    let (trace, options, from, carried) =
+        (scope.trace, scope.options, scope.from(), scope.carried());
+    let reports = |idx: usize| scope.reports(idx);
+    match ltd::audit(trace, options.tolerance) {
+        Ok(audit) => {
+            report.points = audit.points;
+            report.divergences = audit.divergences;
+            report.unchecked = audit.unchecked;
+            report.rest_unlabelled_on(LTD_BASIS);
+            Ok(report)
+        }
+        // A 6.x log without the 6.10 emulator's inputs (an excerpt, a
+        // volunteer's data directory): listed, not recomputed.
+        Err(ReplayError::MissingState(why)) => {
+            // `why` names the emulator's input file, which a volunteer
+            // would not know: each kind's note says what it stands for.
+            let _ = why;
+            // The choice of 6.6-6.12 follows from its own printed state
+            // block (choice_6_10): those points replace the listed ones.
+            let choices = if policy == V6_10 {
+                choice_6_10::choices(&trace.events)
+            } else {
+                Vec::new()
+            };
+            // A choice the 6.10 reader read is the same pass's choice
+            // point of the extraction (a few lines apart, at the same
+            // time): checked once, by the 6.10 reader.
+            let read_610: Vec<(usize, f64)> = choices
+                .iter()
+                .filter_map(|c| Some((c.event_idx, line_time(&trace.events, c.event_idx)?)))
+                .collect();
+            let same_pass = |point: &recorded::RecordedPoint| {
+                read_610.iter().any(|&(idx, time)| {
+                    time == point.time && idx.abs_diff(point.event_idx) <= SAME_PASS_LINES
+                })
+            };
+            // A state block's figures follow from the 6.x simulation
+            // printed whole before it (rr_simulation on).
+            let fetch_states = rrsim_check::refigure_from(
+                &trace.events,
+                points,
+                carried.map(|c| &c.rr_sim),
+                rrsim_check::GpuCpuRule::Counted,
+                from,
+            );
+            // Per kind: how many, and the first one's reason.
+            let mut listed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
+            for point in points.iter().filter(|p| reports(p.event_idx)) {
+                if matches!(point.decision, decision::Decision::Choice(_)) && same_pass(point) {
+                    continue;
+                }
+                let refigured = fetch_states.get(&point.event_idx);
+                if let Some(Ok((decision, reason))) = refigured {
+                    let replayed = compare::Replayed::Decision {
+                        decision: decision.clone(),
+                        reason: reason.clone(),
+                    };
+                    file_point(&mut report, point, &replayed, trace, options);
+                    continue;
+                }
+                let mt = matches!(point.decision, decision::Decision::Enforcement(_))
+                    .then(|| enforce_check::mt_skips_6x(&trace.events, point.event_idx))
+                    .flatten();
+                let why = match refigured {
+                    Some(Err(from_lines)) => format!(
+                        "from the simulation printed before it: {from_lines}; from the host: \
+                     {}",
+                        needs_6x(point.kind())
+                    ),
+                    _ => mt.as_deref().unwrap_or(needs_6x(point.kind())).to_string(),
+                };
+                let why = if point.cut_before {
+                    format!("the log starts inside this pass; {why}")
+                } else {
+                    why
+                };
+                listed
+                    .entry(point.kind())
+                    .or_insert_with(|| (0, why.clone()))
+                    .0 += 1;
+                let not = compare::Replayed::NotReplayed(why);
+                file_point(&mut report, point, &not, trace, options);
+            }
+            for (kind, (count, why)) in listed {
+                report.unchecked.push(Unchecked {
+                    what: format!("{count} {kind} decision(s) not checked"),
+                    why: format!("first: {why}"),
+                });
+            }
+            let own: Vec<choice_6_10::Choice610> = choices
+                .into_iter()
+                .filter(|c| reports(c.event_idx))
+                .collect();
+            audit_6_10_choices(&mut report, trace, options, &own);
+            report.points.sort_by(|a, b| a.time.total_cmp(&b.time));
+            report.rest_unlabelled_on(
+                "the 6.x pass's own printed state block (choice), or the simulation printed \
+             before it (state block figures)",
+            );
+            Ok(report)
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// A log checked from its own lines (no anchored replay): each decision
+/// recomputed from the lines and the host they tell at that line, and what
+/// each check rested on counted in `rested_on`.
+fn checked_from_lines(
+    scope: Scope<'_>,
+    state: Option<&crate::policy::state::HostState>,
+    points: &[recorded::RecordedPoint],
+    choice: &PolicyChoice,
+    params: &Params,
+    rested_on: &mut Vec<RestedOn>,
+) -> Compared {
+    let (trace, options, from, carried) =
+        (scope.trace, scope.options, scope.from(), scope.carried());
+    let reports = |idx: usize| scope.reports(idx);
+    let contexts = selfcheck::link_contexts(points);
+    let jobs = carried.map(|c| &c.jobs);
+    let job_facts = job_facts(trace);
+    let run_lists = joblog::run_lists_from(&trace.events, points, &job_facts, jobs, from);
+    let facts = joblog::report_checks_from(&trace.events, points, jobs, from);
+    let enforcements =
+        enforce_check::rederive_from(&trace.events, points, carried.and_then(|c| c.ncpus), from);
+    let fetch_states = rrsim_check::refigure_from(
+        &trace.events,
+        points,
+        carried.map(|c| &c.rr_sim),
+        gpu_cpu_rule(choice),
+        from,
+    );
+    let check = selfcheck::SelfCheck::new(
+        state,
+        contexts,
+        run_lists,
+        enforcements,
+        fetch_states,
+        facts,
+    )
+    .with_rec_half_life(rec_half_life_secs(trace, state.is_some()))
+    .with_rr_sims(rrsim_replay::resimulate_from(
+        &trace.events,
+        points,
+        &job_facts,
+        jobs,
+        params,
+        from,
+    ))
+    .with_backoffs(backoff_check::ranges_from(
+        &trace.events,
+        points,
+        carried.map(|c| &c.backoffs),
+        params,
+        from,
+    ));
+    let mut results = Vec::new();
+    let mut divergences = Vec::new();
+    let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
+    let mut mc_points = mc_check::checks_from(
+        &trace.events,
+        choice.release,
+        params.mc_shortfall_running_max != 0.0,
+        carried.and_then(|c| c.mc_buffer),
+        from,
+    );
+    mc_points.retain(|(point, _)| reports(point.event_idx));
+    // The MC points go in among the others at their lines.
+    let mut all_points: Vec<&recorded::RecordedPoint> = Vec::new();
+    let mut mc = mc_points.iter().map(|(point, _)| point).peekable();
+    for point in points.iter().filter(|p| reports(p.event_idx)) {
+        while let Some(early) = mc.next_if(|m| m.event_idx < point.event_idx) {
+            all_points.push(early);
+        }
+        all_points.push(point);
+    }
+    all_points.extend(mc);
+    let mc_replayed: BTreeMap<usize, &compare::Replayed> = mc_points
+        .iter()
+        .map(|(point, replayed)| (point.event_idx, replayed))
+        .collect();
+    for point in all_points {
+        let replayed = match (&point.decision, mc_replayed.get(&point.event_idx)) {
+            (decision::Decision::McShortfall { .. }, Some(&replayed)) => replayed.clone(),
+            _ => check.replay(point),
+        };
+        // A run list not recomputed is still held to its priority
+        // order, which any stretch of it shows.
+        let replayed = match (&point.decision, replayed) {
+            (decision::Decision::RunList(entries), compare::Replayed::NotReplayed(why)) => {
+                match joblog::priority_order(entries) {
+                    Some((reordered, reason)) => compare::Replayed::Decision {
+                        decision: decision::Decision::RunList(reordered),
+                        reason,
+                    },
+                    None => compare::Replayed::NotReplayed(why),
+                }
+            }
+            (_, replayed) => replayed,
+        };
+        if let compare::Replayed::NotReplayed(why) = &replayed {
+            let entry = not_replayed
+                .entry(point.kind())
+                .or_insert_with(|| (0, why.clone()));
+            entry.0 += 1;
+        }
+        let (decision_point, found) = compare::compare_point(
+            point,
+            &replayed,
+            options.tolerance,
+            &trace.events,
+            !options.summary,
+        );
+        if decision_point.checked {
+            add_rested_on(rested_on, point.kind(), check.rested_on(point), 1);
+        }
+        results.push(decision_point);
+        divergences.extend(found);
+    }
+    (results, divergences, not_replayed)
+}
+
+/// The notes on what this window could not check: the passes the log
+/// ends inside, each kind not recomputed (with its first reason), and the
+/// kinds the log never recorded (the flag that would).
+fn note_gaps(
+    scope: Scope<'_>,
+    points: &[recorded::RecordedPoint],
+    not_replayed: BTreeMap<DecisionKind, (usize, String)>,
+    recorded_kinds: &std::collections::BTreeSet<DecisionKind>,
+    unchecked: &mut Vec<Unchecked>,
+) {
+    let window = scope.window;
+    let reports = |idx: usize| scope.reports(idx);
     let cut: Vec<&recorded::RecordedPoint> = points
         .iter()
         .filter(|p| p.cut_after && reports(p.event_idx))
@@ -1278,14 +1508,26 @@ pub fn audit_window(
             });
         }
     }
-    report.unchecked.extend(unchecked);
+}
+
+/// `--since-changed`: the window's checked decisions judged again under
+/// today's rules (or why they cannot be).
+fn judge_release(
+    scope: Scope<'_>,
+    trace_name: &str,
+    generated: &world::Generator,
+    report: &mut DivergenceReport,
+    choice: &PolicyChoice,
+    anchored: Option<&mut anchored::AnchoredSlot>,
+) -> Result<(), ReplayError> {
+    let (trace, options, window) = (scope.trace, scope.options, scope.window);
     // The nested replays of the judgement run under today's rules, so they
     // never judge again.
     if options.since_changed && options.policy.as_deref() != Some(CURRENT) {
         match choice.release {
             Some(release) => {
                 report.since_changed = judge_under_today(
-                    trace, trace_name, options, generated, &report, release, window, anchored,
+                    trace, trace_name, options, generated, report, release, window, anchored,
                 )?;
                 if report.since_changed.is_none() {
                     report.unchecked.push(Unchecked {
@@ -1305,6 +1547,17 @@ pub fn audit_window(
             }),
         }
     }
+    Ok(())
+}
+
+/// The log lines around the window's first divergence.
+fn note_first_context(
+    scope: Scope<'_>,
+    points: &[recorded::RecordedPoint],
+    report: &mut DivergenceReport,
+) {
+    let trace = scope.trace;
+    let reports = |idx: usize| scope.reports(idx);
     if let Some(first) = report.divergences.first() {
         // Its point's first line (a point compared in the window after its
         // own, the anchored replay's last step, is among the lines before).
@@ -1319,7 +1572,6 @@ pub fn audit_window(
             report.first_context = context_lines(trace, idx, FIRST_CONTEXT_LINES);
         }
     }
-    Ok(report)
 }
 
 /// Judges every checked decision of `report` (audited under `release`'s

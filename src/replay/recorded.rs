@@ -428,7 +428,7 @@ impl Extractor<'_> {
                 self.session.last_label = time_label(&event.time);
             }
         }
-        let project = event.project.as_ref().map(|p| p.to_string());
+        let mut project = event.project.as_ref().map(|p| p.to_string());
         let message = &event.message;
         // Close `[prio]` / REC groups when another line comes.
         let continues = matches!(
@@ -449,6 +449,23 @@ impl Extractor<'_> {
             | Message::EmuRpcGetWork => self.session.seen_pass_start = true,
             _ => {}
         }
+        // Each family of lines has its reader; the first that knows the
+        // line takes it.
+        let _ = self.state_block_head(idx, message, &mut project)
+            || self.state_block_body(message, &mut project)
+            || self.choice_line(idx, message, &mut project)
+            || self.sim_and_schedule_line(idx, message)
+            || self.priority_line(idx, message, &mut project);
+    }
+
+    /// The start and end of a work-fetch state block, its buffer line and
+    /// its projects' REC lines. `false`: not such a line.
+    fn state_block_head(
+        &mut self,
+        idx: usize,
+        message: &Message,
+        project: &mut Option<String>,
+    ) -> bool {
         match message {
             Message::WorkFetchStateStart => {
                 // The first block of a log that starts inside its pass:
@@ -527,7 +544,7 @@ impl Extractor<'_> {
                 backoff,
             } => {
                 let state = ProjectState {
-                    project: project.unwrap_or_default(),
+                    project: project.take().unwrap_or_default(),
                     rec: *rec,
                     prio: *prio,
                     reason: reason
@@ -540,6 +557,15 @@ impl Extractor<'_> {
                     dump.projects.push(state);
                 }
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// A state block's resource lines: shortfall, shares, max_concurrent
+    /// limits. `false`: not such a line.
+    fn state_block_body(&mut self, message: &Message, project: &mut Option<String>) -> bool {
+        match message {
             Message::StateFor { rsc } => {
                 let name = rsc_name(rsc);
                 self.dump_rsc = Some(name.clone());
@@ -586,7 +612,7 @@ impl Extractor<'_> {
                 backoff,
             } => {
                 let line = ShareState {
-                    project: project.unwrap_or_default(),
+                    project: project.take().unwrap_or_default(),
                     share: *share,
                     reason: reason.as_ref().map(|r| r.to_string()).unwrap_or_default(),
                     backoff: backoff.as_ref().map(|b| (b.backoff, b.inc)),
@@ -605,7 +631,7 @@ impl Extractor<'_> {
                 flags,
             } => {
                 let line = ShareState {
-                    project: project.unwrap_or_default(),
+                    project: project.take().unwrap_or_default(),
                     share: *share,
                     reason: share_flags_text(
                         flags.blocked_by_prefs,
@@ -623,14 +649,14 @@ impl Extractor<'_> {
                 }
             }
             Message::McLimitTime { .. } => {
-                if let Some(p) = project {
+                if let Some(p) = project.take() {
                     if !self.session.pending_mc.contains(&p) {
                         self.session.pending_mc.push(p);
                     }
                 }
             }
             Message::UsingMcShortfall { mc_shortfall, .. } => {
-                self.pending_mc_shortfall = project.map(|p| (p, *mc_shortfall));
+                self.pending_mc_shortfall = project.take().map(|p| (p, *mc_shortfall));
                 // Before 7.20 the client does not announce its
                 // max_concurrent projects (`rsc type N last MC limit time`,
                 // with the MC limit reason, 4bdef6e2a4): which of the other
@@ -647,6 +673,15 @@ impl Extractor<'_> {
                 true,
                 "GPU exclusions (`needs work - excluded instance starved` line)",
             ),
+            _ => return false,
+        }
+        true
+    }
+
+    /// choose_project()'s scan and choice, set_request(), and the scheduler
+    /// RPC lines. `false`: not such a line.
+    fn choice_line(&mut self, idx: usize, message: &Message, project: &mut Option<String>) -> bool {
+        match message {
             Message::NoProjectChosen if self.choice.is_none() => self.orphan_choice(idx, None),
             Message::NoProjectChosen => {
                 self.proved_choose_project();
@@ -655,7 +690,7 @@ impl Extractor<'_> {
             Message::ChooseProjectScanning => {
                 self.proved_choose_project();
                 if let (Some(Decision::FetchState(dump)), Some(p)) =
-                    (self.decision_mut(self.last_dump), project)
+                    (self.decision_mut(self.last_dump), project.take())
                 {
                     dump.scan_order.push(p);
                 }
@@ -699,11 +734,11 @@ impl Extractor<'_> {
                     }
                 }
                 if self.choice.is_some() {
-                    if self.candidate != project {
+                    if self.candidate != *project {
                         // A new candidate: the earlier one asked for nothing.
                         self.set_requests.clear();
                     }
-                    self.candidate = project;
+                    self.candidate = project.take();
                 }
                 self.set_requests.push(SetRequestLine {
                     rsc: rsc_name(rsc),
@@ -747,14 +782,14 @@ impl Extractor<'_> {
             Message::EmuRpcGetWork => {
                 self.session.report_rpc = false;
                 if self.choice.is_some() {
-                    self.resolve_choice(project);
+                    self.resolve_choice(project.take());
                 }
             }
             Message::EmuRpcRequest { resources } | Message::WorkRequest { resources } => {
                 if self.choice.is_some() {
-                    self.resolve_choice(project);
+                    self.resolve_choice(project.take());
                 } else if !self.session.report_rpc {
-                    self.orphan_choice(idx, project);
+                    self.orphan_choice(idx, project.take());
                 }
                 let decision = Decision::Request {
                     resources: request_lines(resources),
@@ -764,6 +799,14 @@ impl Extractor<'_> {
                 self.session.report_rpc = false;
                 self.cut_pass = false;
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Simulation, run-list and enforcement lines. `false`: not such a line.
+    fn sim_and_schedule_line(&mut self, idx: usize, message: &Message) -> bool {
+        match message {
             Message::RrSimStart { .. } | Message::RrSimStartTotal { .. } => {
                 self.rr_sim = Some(self.push(
                     idx,
@@ -900,9 +943,22 @@ impl Extractor<'_> {
             Message::CoprocAssignFraction {
                 rsc, instance, job, ..
             } => self.action(idx, format!("assign {job} {} {instance}", rsc.type_name())),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Priority, REC and backoff lines. `false`: not such a line.
+    fn priority_line(
+        &mut self,
+        idx: usize,
+        message: &Message,
+        project: &mut Option<String>,
+    ) -> bool {
+        match message {
             Message::ProjectPriority { prio, rsf, rt, rs } => {
                 let entry = PrioEntry {
-                    project: project.unwrap_or_default(),
+                    project: project.take().unwrap_or_default(),
                     prio: *prio,
                     rsf: *rsf,
                     rt: *rt,
@@ -926,7 +982,7 @@ impl Extractor<'_> {
                 ..
             } => {
                 let entry = RecEntry {
-                    project: project.unwrap_or_default(),
+                    project: project.take().unwrap_or_default(),
                     credit: *credit,
                     secs: *secs,
                     old: *rec_old,
@@ -976,8 +1032,9 @@ impl Extractor<'_> {
                     None,
                 );
             }
-            _ => {}
+            _ => return false,
         }
+        true
     }
 
     /// A deferral of the project's scheduler RPCs until `secs` after this

@@ -1019,6 +1019,61 @@ impl<'a> SelfCheck<'a> {
         }
     }
 
+    /// In words, what the check of `point` rests on, for the report's
+    /// per-kind summary (meaningful where [`SelfCheck::replay`] recomputed
+    /// it).
+    pub fn rested_on(&self, point: &RecordedPoint) -> &'static str {
+        let idx = point.event_idx;
+        match &point.decision {
+            Decision::RunList(_) if matches!(self.run_lists.get(&idx), Some(Ok(_))) => {
+                "the jobs the log saw arrive, start and finish (estimates and app versions from \
+                 the replies and client_state.xml), the printed priorities and runtimes left, \
+                 the usable CPUs and max_concurrent limits the log tells"
+            }
+            Decision::RunList(_) => {
+                "the printed entries' own priority order (the pass is not whole in the log)"
+            }
+            Decision::FetchState(_) if matches!(self.fetch_states.get(&idx), Some(Ok(_))) => {
+                "the round-robin simulation printed just before it (its finishes, shortfall and \
+                 busy-time lines) and the usable CPUs"
+            }
+            Decision::FetchState(_) => {
+                "the simulation before it run again by the engine over the host the log tells"
+            }
+            Decision::RrSim { .. } => {
+                "the engine's round-robin simulation over the host the log tells: jobs arrived \
+                 and not done, printed FLOPs left and rate (narrowed by the app version's \
+                 FLOPS), usable CPUs, max_concurrent, deadlines from the replies"
+            }
+            Decision::Enforcement(_) => {
+                "the pass's run list, the tasks running before it and their resource use, the \
+                 usable CPUs and the memory limits the log tells"
+            }
+            Decision::Priority(_) => "each line's printed REC and resource share",
+            Decision::Rec(_) | Decision::RecDiscarded { .. } => {
+                "each line's printed REC before the update, the time since the last one and \
+                 the REC half-life (cc_config.xml, else the default)"
+            }
+            Decision::Backoff { .. } => {
+                "the failures and backoffs in a row the log shows before it (carried across \
+                 windows), within the client's randomisation"
+            }
+            Decision::RpcTiming { .. } => "the deferral the log printed before it",
+            Decision::Choice(_) if point.piggyback => {
+                "the RPC's printed reason (results due, user request, project initialisation)"
+            }
+            Decision::Choice(_) | Decision::Request { .. } | Decision::RequestSecs { .. } => {
+                "the pass's printed work-fetch state block and set_request() lines \
+                 (self-consistency)"
+            }
+            Decision::ScanLine { .. } => "the reason the pass's state block printed",
+            Decision::McShortfall { .. } => {
+                "the pass's printed shortfall and nused_total lines and the max_concurrent \
+                 limits the log tells"
+            }
+        }
+    }
+
     /// The replayed side of one point.
     pub fn replay(&self, point: &RecordedPoint) -> Replayed {
         if let Some(replayed) = self.recomputed_from_lines(point) {

@@ -13,6 +13,7 @@
 //! | `divergences`      | array of [`Divergence`] objects, in trace order    |
 //! | `first_divergence` | a [`Divergence`] object, or null                  |
 //! | `unchecked`        | array of `{"what": string, "why": string}`        |
+//! | `rested_on`        | array of `{"kind": string, "basis": string, "checked": int}`: per kind, what its checked points were recomputed from |
 //! | `input_errors`     | array of strings: inputs that could not be read (file:line:col: what was expected); the audit went on without them |
 //! | `since_changed`    | null, or for an older release: `{release, changes, both, release_only, today_only, neither, release_only_by_kind, first}` |
 //!
@@ -20,7 +21,7 @@
 //!
 //! Architecture Invariant: report consumes DivergenceReport and nothing else.
 
-use crate::divergence::{Divergence, SinceChanged, Unchecked};
+use crate::divergence::{Divergence, RestedOn, SinceChanged, Unchecked};
 use crate::divergence::{DivergenceReport, KindCount};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -56,6 +57,8 @@ pub struct JsonReport<'a> {
     pub first_divergence: Option<&'a Divergence>,
     /// What could not be checked, and why.
     pub unchecked: &'a [Unchecked],
+    /// Per kind, what its checked points rested on.
+    pub rested_on: &'a [RestedOn],
     /// An older release's decisions judged again under today's rules.
     pub since_changed: Option<&'a SinceChanged>,
     /// Inputs that could not be read; the audit went on without them.
@@ -83,6 +86,7 @@ impl<'a> JsonReport<'a> {
             divergences: &report.divergences,
             first_divergence: report.first_divergence(),
             unchecked: &report.unchecked,
+            rested_on: &report.rested_on,
             since_changed: report.since_changed.as_ref(),
             input_errors: &report.input_errors,
         }
@@ -133,6 +137,7 @@ mod tests {
                 "policy",
                 "policy_reason",
                 "release",
+                "rested_on",
                 "since_changed",
                 "trace",
                 "unchecked"

@@ -298,6 +298,7 @@ pub(crate) mod tests {
                 what: "rr_sim".into(),
                 why: "the log has no rr_sim_debug lines".into(),
             }],
+            rested_on: Vec::new(),
             first_context: vec![
                 "01:00:59 [SETI@home] [work_fetch] backoff 60 s".into(),
                 "01:01:00 [---] [work_fetch] choose_project: scanning".into(),
@@ -420,6 +421,7 @@ mod no_panic {
                         .into_iter()
                         .map(|(what, why)| Unchecked { what, why })
                         .collect(),
+                    rested_on: Vec::new(),
                     first_context,
                     input_errors: Vec::new(),
                     activity: Default::default(),

@@ -251,6 +251,21 @@ fn write_summary(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) 
     if let Some(since) = &report.since_changed {
         write_since_changed(since, paint, out)?;
     }
+    if !report.rested_on.is_empty() {
+        // Kinds checked from the same inputs share one line.
+        let mut by_basis: Vec<(&str, Vec<String>)> = Vec::new();
+        for r in &report.rested_on {
+            let said = format!("{} {}", r.kind, r.checked);
+            match by_basis.iter_mut().find(|(basis, _)| *basis == r.basis) {
+                Some((_, kinds)) => kinds.push(said),
+                None => by_basis.push((&r.basis, vec![said])),
+            }
+        }
+        writeln!(out, "{}", paint.heading("checks rested on:"))?;
+        for (basis, kinds) in by_basis {
+            writeln!(out, "  - {}: {}", kinds.join(", "), one_line(basis))?;
+        }
+    }
     if report.unchecked.is_empty() {
         return writeln!(out, "{} nothing", paint.heading("unchecked:"));
     }
