@@ -106,6 +106,54 @@ pub enum Command {
     /// client exited early, made no scheduler request, or a scenario action
     /// such as nnw=H could not be applied), 2 trouble.
     Lab(LabArgs),
+    /// Pack a data directory for a developer, without what identifies or
+    /// authenticates the volunteer.
+    ///
+    ///   boinc-audit bundle /var/lib/boinc-client --out my-host.tar.gz
+    ///
+    /// Packs what an audit reads (event logs, rotated ones too, state files,
+    /// preferences, cc_config.xml, app_config.xml files, scheduler requests
+    /// and replies, job logs, time_stats_log). Replaces authenticators,
+    /// account keys, CPIDs, user and host ids, user and team names, e-mail
+    /// hash, host name, IP and MAC addresses, venue, the data directory's
+    /// path and home folders with placeholders (the same value, the same
+    /// placeholder: the audit is unchanged). Never packs gui_rpc_auth.cfg,
+    /// account files, slots/ or binaries. `audit BUNDLE.tar.gz` reads it.
+    ///
+    /// Exit status: 0 packed, 2 trouble.
+    Bundle(BundleArgs),
+    /// The log flags a complete audit needs, for the client's release; with
+    /// --cc-config, merged into that cc_config.xml (every other option
+    /// kept), written beside it as cc_config.xml.new.
+    ///
+    ///   boinc-audit flags --client-version 7.24.1 --cc-config /var/lib/boinc-client/cc_config.xml
+    ///
+    /// Exit status: 0 printed (and written), 2 trouble.
+    Flags(FlagsArgs),
+}
+
+/// Arguments of `flags`.
+#[derive(Debug, clap::Args)]
+pub struct FlagsArgs {
+    /// The client's release (default: today's client).
+    #[arg(long, value_name = "X.Y.Z")]
+    pub client_version: Option<String>,
+    /// A cc_config.xml to merge the flags into (need not exist yet).
+    #[arg(long, value_name = "PATH")]
+    pub cc_config: Option<PathBuf>,
+}
+
+/// Arguments of `bundle`.
+#[derive(Debug, clap::Args)]
+pub struct BundleArgs {
+    /// The client's data directory.
+    pub dir: PathBuf,
+    /// The bundle to write (.tar.gz).
+    #[arg(long, value_name = "FILE.tar.gz")]
+    pub out: PathBuf,
+    /// Overwrite FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `lab`.
@@ -456,6 +504,8 @@ pub enum AuditFormat {
     Html,
     /// Chrome trace-event JSON (opens in Perfetto or chrome://tracing): a track per instance, instants for fetches, RPCs, divergences.
     ChromeTrace,
+    /// Markdown for a forum post or a GitHub comment: release and rules, verdict, first divergence with its log lines, counts by kind, what is missing and the flags that would supply it.
+    Markdown,
 }
 
 /// When to colour text output.

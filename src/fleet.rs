@@ -255,6 +255,33 @@ fn single_folder(dir: &Path) -> PathBuf {
     }
 }
 
+/// An archive unpacked for an audit: its content's folder, removed when
+/// this is dropped.
+pub struct Unpacked {
+    dir: TempDir,
+    /// Where the archive's content is (its one folder, if it holds one).
+    pub root: PathBuf,
+}
+
+impl Unpacked {
+    /// `report` with the unpacked paths named inside the archive `name`.
+    pub fn relabel(&self, report: DivergenceReport, name: &str) -> DivergenceReport {
+        let _ = &self.dir;
+        relabel(report, &self.root.display().to_string(), name)
+    }
+}
+
+/// `path` unpacked into a temporary folder when it is a `.tar.gz`, `.tgz`,
+/// `.tar` or `.zip` archive (`Ok(None)`: it is not one).
+pub fn unpack_archive(path: &Path) -> Result<Option<Unpacked>, String> {
+    let Some(kind) = archive_kind(path) else {
+        return Ok(None);
+    };
+    let dir = unpack(path, kind)?;
+    let root = single_folder(dir.path());
+    Ok(Some(Unpacked { dir, root }))
+}
+
 /// `report` with every path under the temporary folder `from` named as a
 /// path inside the archive `to` (`bundle.tar.gz/outputs/log.txt`), so that
 /// what a fleet writes does not depend on where it unpacked.

@@ -17,9 +17,11 @@
 //! - `golden` depends on nothing but std and similar: it compares texts.
 
 pub mod audit;
+pub mod bundle;
 pub mod client_loop;
 pub mod compare;
 pub mod divergence;
+pub mod flags;
 pub mod fleet;
 pub mod golden;
 pub mod golden_suite;

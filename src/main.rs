@@ -60,5 +60,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Compare(args) => compare::run(&args),
         Command::Scenario(ScenarioCommand::Random(args)) => scenario::run_random(&args),
         Command::Lab(args) => lab::run(&args),
+        Command::Bundle(args) => bundle::run(&args),
+        Command::Flags(args) => flags::run(&args),
     }
 }

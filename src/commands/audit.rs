@@ -21,6 +21,7 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         AuditFormat::Parquet => Format::Parquet,
         AuditFormat::Html => Format::Html,
         AuditFormat::ChromeTrace => Format::ChromeTrace,
+        AuditFormat::Markdown => Format::Markdown,
     };
     let to_terminal = match args.output.as_deref() {
         Some(path) if path.as_os_str() != "-" => false,
@@ -38,10 +39,16 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
     let options = audit_options(args)?;
     // The per-point reporters need every point; the others keep totals and
     // divergences, so memory follows one client session, not the log.
-    let keep_points =
-        args.html.is_some() || !matches!(format, Format::Table | Format::Json | Format::Diff);
+    let keep_points = args.html.is_some()
+        || !matches!(
+            format,
+            Format::Table | Format::Json | Format::Diff | Format::Markdown
+        );
+    // A bundle (`bundle --out X.tar.gz`, or any archive) is read unpacked,
+    // its paths named inside it.
+    let (paths, unpacked) = super::unpack_archives(&args.paths)?;
     let parsed = audit::audit_paths(
-        &args.paths,
+        &paths,
         &log_options(args.date_order),
         &trace_name,
         &options,
@@ -53,12 +60,12 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
     );
     progress.finish();
     for warning in &parsed.warnings {
-        eprintln!("{warning}");
+        eprintln!("{}", super::name_archives(warning.to_string(), &unpacked));
     }
     // An unreadable file never stops the audit of the rest: its errors
     // head the report and the exit status is 2 after it.
     for error in &parsed.errors {
-        eprintln!("{error}");
+        eprintln!("{}", super::name_archives(error.to_string(), &unpacked));
     }
     let mut report = match parsed.report {
         Ok(report) => report,
@@ -71,6 +78,9 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         Err(err) => return Err(err).context("cannot audit the trace"),
     };
     report.input_errors = parsed.errors.iter().map(ToString::to_string).collect();
+    for (archive, name) in &unpacked {
+        report = archive.relabel(report, name);
+    }
     progress.finish();
     let color = match args.color {
         ColorChoice::Always => true,

@@ -14,13 +14,16 @@ pub fn run_explain(args: &ExplainArgs) -> Result<u8> {
         .as_deref()
         .map(|text| text.parse::<At>().map_err(|e| anyhow::anyhow!("--at: {e}")))
         .transpose()?;
-    let parsed = parse::load_trace(&args.paths, &log_options(args.date_order));
+    // A bundle is read unpacked, its paths named inside it.
+    let (paths, unpacked) = super::unpack_archives(&args.paths)?;
+    let relabel = |text: String| super::name_archives(text, &unpacked);
+    let parsed = parse::load_trace(&paths, &log_options(args.date_order));
     for warning in &parsed.warnings {
-        eprintln!("{warning}");
+        eprintln!("{}", relabel(warning.to_string()));
     }
     // As `audit`: an unreadable file does not stop the rest; exit 2 after.
     for error in &parsed.errors {
-        eprintln!("{error}");
+        eprintln!("{}", relabel(error.to_string()));
     }
     let trace_name = trace_name(&args.paths);
     let options = ExplainOptions {
@@ -31,10 +34,11 @@ pub fn run_explain(args: &ExplainArgs) -> Result<u8> {
     let explanation = explain(&parsed.value, &trace_name, &options);
     let mut out = std::io::stdout().lock();
     match args.format {
-        ExplainFormat::Table => out.write_all(render_text(&explanation).as_bytes()),
+        ExplainFormat::Table => out.write_all(relabel(render_text(&explanation)).as_bytes()),
         ExplainFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &explanation)?;
-            out.write_all(b"\n")
+            let text = relabel(serde_json::to_string_pretty(&explanation)?);
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.write_all(b"\n"))
         }
     }
     .context("cannot write the explanation")?;

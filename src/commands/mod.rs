@@ -15,8 +15,10 @@ macro_rules! outln {
 
 pub mod audit;
 pub mod bench;
+pub mod bundle;
 pub mod compare;
 pub mod explain;
+pub mod flags;
 pub mod fleet;
 pub mod golden;
 pub mod lab;
@@ -91,4 +93,35 @@ pub fn log_options(date_order: DateOrderArg) -> LogOptions {
             DateOrderArg::MonthFirst => DateOrder::MonthFirst,
         },
     }
+}
+
+/// Archives unpacked for a command, with the names they were given (their
+/// folders go when this is dropped).
+pub type Unpacked = Vec<(boinc_audit::fleet::Unpacked, String)>;
+
+/// `paths` with every archive among them (a `bundle`, any `.tar.gz`, `.tgz`,
+/// `.tar` or `.zip`) unpacked into a temporary folder.
+pub fn unpack_archives(
+    paths: &[std::path::PathBuf],
+) -> anyhow::Result<(Vec<std::path::PathBuf>, Unpacked)> {
+    let mut unpacked = Vec::new();
+    let mut out = Vec::new();
+    for path in paths {
+        match boinc_audit::fleet::unpack_archive(path) {
+            Ok(Some(archive)) => {
+                out.push(archive.root.clone());
+                unpacked.push((archive, path.display().to_string()));
+            }
+            Ok(None) => out.push(path.clone()),
+            Err(err) => anyhow::bail!("cannot unpack {}: {err}", path.display()),
+        }
+    }
+    Ok((out, unpacked))
+}
+
+/// `text` with the unpacked archives' folders named as the archives.
+pub fn name_archives(text: String, unpacked: &Unpacked) -> String {
+    unpacked.iter().fold(text, |text, (archive, name)| {
+        text.replace(&archive.root.display().to_string(), name)
+    })
 }

@@ -25,6 +25,7 @@ pub mod frame;
 pub mod html;
 pub mod json;
 pub mod lanes;
+pub mod markdown;
 pub mod params;
 pub mod parse_summary;
 pub mod table;
@@ -55,11 +56,13 @@ pub enum Format {
     Html,
     /// The Chrome trace-event JSON that Perfetto opens (see [`chrome_trace`]).
     ChromeTrace,
+    /// A report made for posting in a forum or an issue (see [`markdown`]).
+    Markdown,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::Table,
         Format::Diff,
         Format::Json,
@@ -67,6 +70,7 @@ impl Format {
         Format::Parquet,
         Format::Html,
         Format::ChromeTrace,
+        Format::Markdown,
     ];
 
     /// The name used on the command line.
@@ -79,6 +83,7 @@ impl Format {
             Format::Parquet => "parquet",
             Format::Html => "html",
             Format::ChromeTrace => "chrome-trace",
+            Format::Markdown => "markdown",
         }
     }
 
@@ -183,6 +188,7 @@ pub fn render_with(
         Format::Json => json::write_json(report, out)?,
         Format::Html => html::write_html(report, out)?,
         Format::ChromeTrace => chrome_trace::write_chrome_trace(report, out)?,
+        Format::Markdown => markdown::write_markdown(report, out)?,
         #[cfg(feature = "frame")]
         Format::Csv => frame::write_csv(report, out)?,
         #[cfg(feature = "frame")]
