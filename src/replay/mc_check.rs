@@ -24,8 +24,11 @@
 //! The rule follows the `mc_shortfall_running_max` parameter (the policy
 //! profile of the log's release), so `--since-changed` judges it like the
 //! replayed rules. A printed `0.000000` is taken as 0 (a shortfall of under
-//! half a millionth would print so). Without the buffer in the log no point
-//! is made: the request the shortfall feeds is a decision point of its own.
+//! half a millionth would print so). Without the buffer in the log (an
+//! excerpt that starts inside the state block) the rule still stands where
+//! the resource's own shortfall is positive, which needs a buffer of
+//! positive length; otherwise no point is made: the request the shortfall
+//! feeds is a decision point of its own.
 //!
 //! Architecture Invariant: pure; reads the events.
 
@@ -128,11 +131,14 @@ pub fn checks_from(
             cut_before: false,
             cut_after: false,
         };
-        // Without the buffer the rule has nothing to stand on: no point
-        // (the request the shortfall feeds is one already).
-        let Some(buffer) = buffer else {
+        // Without the buffer the rule stands only where the resource's own
+        // shortfall is positive (a shortfall needs a buffer of positive
+        // length): the lines decide it wherever they stand, whether or not
+        // the excerpt holds the state block's start. Else no point (the
+        // request the shortfall feeds is one already).
+        if buffer.is_none() && shortfall <= 0.0 {
             continue;
-        };
+        }
         let rule = Rule {
             release,
             running_max,
@@ -155,7 +161,7 @@ impl Rule {
     /// The rules' verdict on the MC shortfall of a project with no job on
     /// `rsc`, over a `buffer` of seconds, the resource's own shortfall being
     /// `shortfall`.
-    fn judge(&self, rsc: &str, buffer: f64, shortfall: f64, nidle_now: f64) -> Replayed {
+    fn judge(&self, rsc: &str, buffer: Option<f64>, shortfall: f64, nidle_now: f64) -> Replayed {
         let decided = |positive: bool, reason: String| Replayed::Decision {
             decision: Decision::McShortfall {
                 rsc: rsc.to_string(),
@@ -163,7 +169,7 @@ impl Rule {
             },
             reason,
         };
-        if buffer <= 0.0 {
+        if buffer.is_some_and(|b| b <= 0.0) {
             return decided(
                 false,
                 "§7.8 mc_update_stats counts only within the work buffer, which is 0".into(),
@@ -207,12 +213,19 @@ impl Rule {
         } else {
             ""
         };
+        let over = match buffer {
+            Some(buffer) => format!("the whole {buffer:.0} s buffer"),
+            None => format!(
+                "the whole buffer (not in the log; of positive length, the resource's own \
+                 shortfall {shortfall:.6} being positive)"
+            ),
+        };
         decided(
             true,
             format!(
                 "§7.8 a max_concurrent project with no job on {rsc} (nused_total 0.00) counts \
                  mc_max_could_use = min(smallest limit x max(1, largest app-version usage), \
-                 instances) > 0 free instances over the whole {buffer:.0} s buffer (rr_sim.cpp \
+                 instances) > 0 free instances over {over} (rr_sim.cpp \
                  mc_update_stats, work_fetch.cpp RSC_PROJECT_WORK_FETCH::rr_init; 8.2.10 on, \
                  commit c8d20aec): its MC shortfall is positive{also}"
             ),
@@ -249,13 +262,25 @@ mod tests {
             release: Some(Release(8, 2, 5)),
             running_max: false,
         };
-        assert_eq!(verdict(&today.judge(gpu, 25920.0, 0.0, 0.0)), Some(true));
         assert_eq!(
-            verdict(&r7_20.judge(gpu, 25920.0, 41133.6, 1.0)),
+            verdict(&today.judge(gpu, Some(25920.0), 0.0, 0.0)),
             Some(true)
         );
-        assert_eq!(verdict(&r7_20.judge(gpu, 25920.0, 0.0, 0.0)), Some(false));
-        assert_eq!(verdict(&r8_2_5.judge(gpu, 25920.0, 41133.6, 1.0)), None);
-        assert_eq!(verdict(&today.judge(gpu, 0.0, 0.0, 1.0)), Some(false));
+        assert_eq!(
+            verdict(&r7_20.judge(gpu, Some(25920.0), 41133.6, 1.0)),
+            Some(true)
+        );
+        assert_eq!(
+            verdict(&r7_20.judge(gpu, Some(25920.0), 0.0, 0.0)),
+            Some(false)
+        );
+        assert_eq!(
+            verdict(&r8_2_5.judge(gpu, Some(25920.0), 41133.6, 1.0)),
+            None
+        );
+        assert_eq!(verdict(&today.judge(gpu, Some(0.0), 0.0, 1.0)), Some(false));
+        // No buffer line: a positive shortfall says there is one.
+        assert_eq!(verdict(&today.judge(gpu, None, 41133.6, 1.0)), Some(true));
+        assert_eq!(verdict(&r7_20.judge(gpu, None, 41133.6, 1.0)), Some(true));
     }
 }
