@@ -157,8 +157,8 @@ pub fn merge_cc_config(existing: &str, flags: &[&str], max_stdout_bytes: u64) ->
         existing.to_string()
     };
     if find_tag(&text, "cc_config", 0).is_none() {
-        // A bare <log_flags> file or something else: wrap nothing, add a
-        // root after it would change its meaning; write a fresh root.
+        // A bare <log_flags> file (the old log_flags.xml): wrapped in a
+        // cc_config root, its flags kept.
         text = format!("<cc_config>\n{}\n</cc_config>\n", text.trim_end());
     }
     ensure_section(&mut text, "log_flags");

@@ -14,13 +14,13 @@ pub fn run(args: &BundleArgs) -> Result<u8> {
     }
     let summary = bundle::bundle(&args.dir, &args.out)
         .with_context(|| format!("cannot bundle {}", args.dir.display()))?;
-    println!(
+    outln!(
         "packed {} file(s) into {}:",
         summary.packed.len(),
         args.out.display()
     );
     for name in &summary.packed {
-        println!("  {name}");
+        outln!("  {name}");
     }
     // A value learnt (the data directory's own path) but found nowhere
     // was not in the bundle to begin with.
@@ -30,19 +30,19 @@ pub fn run(args: &BundleArgs) -> Result<u8> {
         .filter(|(_, (_, places))| *places > 0)
         .collect();
     if removed.is_empty() {
-        println!("removed: nothing (no secret found)");
+        outln!("removed: nothing (no secret found)");
     } else {
-        println!("removed (each value replaced by a placeholder, the same value by the same one):");
+        outln!("removed (each value replaced by a placeholder, the same value by the same one):");
         for (category, (values, places)) in removed {
-            println!("  {values} {} in {places} place(s)", category.label());
+            outln!("  {values} {} in {places} place(s)", category.label());
         }
     }
     if !summary.left_out.is_empty() {
-        println!("left out:");
+        outln!("left out:");
         for (what, why) in &summary.left_out {
-            println!("  {what}: {why}");
+            outln!("  {what}: {why}");
         }
     }
-    println!("audit it with: boinc-audit audit {}", args.out.display());
+    outln!("audit it with: boinc-audit audit {}", args.out.display());
     Ok(EXIT_OK)
 }

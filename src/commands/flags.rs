@@ -26,15 +26,20 @@ pub fn run(args: &FlagsArgs) -> Result<u8> {
         .transpose()?;
     let flags = flags_for(release.map(|r| (r.0, r.1, r.2)));
     let label = release.map_or("today's client".to_string(), |r| format!("client {r}"));
-    println!("log flags a complete audit of {label} needs:");
+    outln!("log flags a complete audit of {label} needs:");
     let width = flags.iter().map(|f| f.name.len()).max().unwrap_or(0);
     for flag in &flags {
-        println!("  {:width$}  {}", flag.name, flag.gives);
+        outln!("  {:width$}  {}", flag.name, flag.gives);
     }
     let names: Vec<&str> = flags.iter().map(|f| f.name).collect();
     let Some(path) = &args.cc_config else {
-        println!("\ncc_config.xml (or merge into yours with --cc-config PATH):\n");
-        print!("{}", merge_cc_config("", &names, MAX_STDOUT_BYTES).text);
+        outln!("\ncc_config.xml (or merge into yours with --cc-config PATH):\n");
+        outln!(
+            "{}",
+            merge_cc_config("", &names, MAX_STDOUT_BYTES)
+                .text
+                .trim_end()
+        );
         print_after();
         return Ok(EXIT_OK);
     };
@@ -50,7 +55,7 @@ pub fn run(args: &FlagsArgs) -> Result<u8> {
     let out = std::path::PathBuf::from(out);
     std::fs::write(&out, &merged.text)
         .with_context(|| format!("cannot write {}", out.display()))?;
-    println!(
+    outln!(
         "\nwrote {} (every other option of {} kept):",
         out.display(),
         path.display()
@@ -62,16 +67,16 @@ pub fn run(args: &FlagsArgs) -> Result<u8> {
             v.join(", ")
         }
     };
-    println!("  added:      {}", list(&merged.added));
-    println!("  turned on:  {}", list(&merged.turned_on));
-    println!("  already on: {}", list(&merged.already_on));
+    outln!("  added:      {}", list(&merged.added));
+    outln!("  turned on:  {}", list(&merged.turned_on));
+    outln!("  already on: {}", list(&merged.already_on));
     match &merged.kept_max_stdout {
         Some(size) => {
-            println!("  max_stdout_file_size kept at {size} bytes (suggested: {MAX_STDOUT_BYTES})")
+            outln!("  max_stdout_file_size kept at {size} bytes (suggested: {MAX_STDOUT_BYTES})")
         }
-        None => println!("  max_stdout_file_size set to {MAX_STDOUT_BYTES} bytes"),
+        None => outln!("  max_stdout_file_size set to {MAX_STDOUT_BYTES} bytes"),
     }
-    println!(
+    outln!(
         "\nreview it, then put it in place:\n  mv {} {}",
         out.display(),
         path.display()
@@ -81,7 +86,7 @@ pub fn run(args: &FlagsArgs) -> Result<u8> {
 }
 
 fn print_after() {
-    println!(
+    outln!(
         "\nmake the running client re-read it: boinccmd --read_cc_config\n\
          (or Options > Read config files in the Manager; a restart also works)\n\
          it writes roughly {}-{} MB of log per hour (measured with 2-3 projects and short \
