@@ -148,8 +148,14 @@ pub struct Merged {
 }
 
 /// Merges `flags` (on) and `max_stdout_bytes` (only when the file sets no
-/// size) into the cc_config.xml `existing` (empty: a new file).
-pub fn merge_cc_config(existing: &str, flags: &[&str], max_stdout_bytes: u64) -> Merged {
+/// size) into the cc_config.xml `existing` (empty: a new file). `Err`: the
+/// file's `<section>` cannot be found or made (a tag cut short), with the
+/// line it starts on.
+pub fn merge_cc_config(
+    existing: &str,
+    flags: &[&str],
+    max_stdout_bytes: u64,
+) -> Result<Merged, String> {
     let mut merged = Merged::default();
     let mut text = if existing.trim().is_empty() {
         "<cc_config>\n</cc_config>\n".to_string()
@@ -163,7 +169,7 @@ pub fn merge_cc_config(existing: &str, flags: &[&str], max_stdout_bytes: u64) ->
     }
     ensure_section(&mut text, "log_flags");
     for flag in flags {
-        let (start, end) = section_bounds(&text, "log_flags").expect("log_flags made above");
+        let (start, end) = section_or_error(&text, "log_flags")?;
         let body = &text[start..end];
         match element_value(body, flag) {
             Some((vstart, vend, value)) => {
@@ -182,7 +188,7 @@ pub fn merge_cc_config(existing: &str, flags: &[&str], max_stdout_bytes: u64) ->
         }
     }
     ensure_section(&mut text, "options");
-    let (start, end) = section_bounds(&text, "options").expect("options made above");
+    let (start, end) = section_or_error(&text, "options")?;
     match element_value(&text[start..end], "max_stdout_file_size") {
         Some((_, _, value)) => merged.kept_max_stdout = Some(value.trim().to_string()),
         None => {
@@ -196,7 +202,21 @@ pub fn merge_cc_config(existing: &str, flags: &[&str], max_stdout_bytes: u64) ->
         }
     }
     merged.text = text;
-    merged
+    Ok(merged)
+}
+
+/// [`section_bounds`], or what is wrong where (line 1-based).
+fn section_or_error(text: &str, section: &str) -> Result<(usize, usize), String> {
+    section_bounds(text, section).ok_or_else(|| {
+        let at = find_tag(text, section, 0)
+            .or_else(|| find_tag(text, "cc_config", 0))
+            .unwrap_or(0);
+        let line = text[..at].matches('\n').count() + 1;
+        format!(
+            "line {line}: expected a whole <{section}>...</{section}> inside <cc_config> (a tag \
+             cut short or not closed)"
+        )
+    })
 }
 
 /// The byte offset of `<tag>` or `<tag …>` (not `<tag_x>`) from `from`.
@@ -241,7 +261,8 @@ fn ensure_section(text: &mut String, section: &str) {
         text.replace_range(at..at + empty.len(), &format!("<{section}>\n</{section}>"));
         return;
     }
-    if section_bounds(text, section).is_some() {
+    // Present (whole, or cut short: then said by `section_or_error`).
+    if find_tag(text, section, 0).is_some() {
         return;
     }
     let Some(root) = find_tag(text, "cc_config", 0) else {
@@ -289,7 +310,7 @@ mod tests {
                         <work_fetch_debug>0</work_fetch_debug>\n    <cpu_sched_debug>1</cpu_sched_debug>\n  \
                         </log_flags>\n  <options>\n    <ncpus>3</ncpus>\n    <exclude_gpu>\n      \
                         <url>http://x/</url>\n    </exclude_gpu>\n  </options>\n</cc_config>\n";
-        let merged = merge_cc_config(existing, FLAGS_NEEDED, 64 << 20);
+        let merged = merge_cc_config(existing, FLAGS_NEEDED, 64 << 20).unwrap();
         let text = &merged.text;
         for kept in [
             "<!-- mine -->",
@@ -315,20 +336,35 @@ mod tests {
         assert_eq!(merged.turned_on, ["work_fetch_debug"]);
         assert_eq!(merged.already_on, ["cpu_sched_debug"]);
         // Merging again changes nothing.
-        assert_eq!(merge_cc_config(text, FLAGS_NEEDED, 64 << 20).text, *text);
+        assert_eq!(
+            merge_cc_config(text, FLAGS_NEEDED, 64 << 20).unwrap().text,
+            *text
+        );
     }
 
     #[test]
     fn missing_sections_and_files_are_made() {
-        let merged = merge_cc_config("<cc_config>\n  <options><ncpus>2</ncpus><max_stdout_file_size>1000</max_stdout_file_size></options>\n</cc_config>\n", &["task"], 5);
+        let merged = merge_cc_config("<cc_config>\n  <options><ncpus>2</ncpus><max_stdout_file_size>1000</max_stdout_file_size></options>\n</cc_config>\n", &["task"], 5).unwrap();
         assert!(merged.text.contains("<log_flags>"), "{}", merged.text);
         assert!(merged.text.contains("<task>1</task>"));
         assert_eq!(merged.kept_max_stdout.as_deref(), Some("1000"));
-        let fresh = merge_cc_config("", &["task"], 5).text;
+        let fresh = merge_cc_config("", &["task"], 5).unwrap().text;
         assert!(
             fresh.contains("<task>1</task>") && fresh.contains("<max_stdout_file_size>5<"),
             "{fresh}"
         );
+    }
+
+    #[test]
+    fn a_tag_cut_short_is_an_error_with_its_line() {
+        let err = merge_cc_config("<cc_config>\n<log_flags>\n<task>1</task>\n", &["task"], 5)
+            .unwrap_err();
+        assert!(
+            err.starts_with("line 2: expected a whole <log_flags>"),
+            "{err}"
+        );
+        // A root tag never closed: nothing to put the sections in.
+        assert!(merge_cc_config("<cc_config version=\"1\"", &["task"], 5).is_err());
     }
 
     #[test]

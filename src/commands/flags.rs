@@ -37,6 +37,7 @@ pub fn run(args: &FlagsArgs) -> Result<u8> {
         outln!(
             "{}",
             merge_cc_config("", &names, MAX_STDOUT_BYTES)
+                .map_err(anyhow::Error::msg)?
                 .text
                 .trim_end()
         );
@@ -49,7 +50,8 @@ pub fn run(args: &FlagsArgs) -> Result<u8> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
-    let merged = merge_cc_config(&existing, &names, MAX_STDOUT_BYTES);
+    let merged = merge_cc_config(&existing, &names, MAX_STDOUT_BYTES)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut out = path.clone().into_os_string();
     out.push(".new");
     let out = std::path::PathBuf::from(out);
