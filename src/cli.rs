@@ -418,6 +418,12 @@ pub enum PolicyCommand {
     /// List the policy profiles (client releases) with their sources and, per
     /// rule that differs from the newer neighbour, the function and the change.
     Profiles(ProfilesArgs),
+    /// List the later client changes outside the replayed rules (memory and
+    /// swap checks, project fetch flags, suspension, reply handling): the
+    /// releases that behave otherwise than today's client, the commit, and
+    /// the log lines that show the decision. `audit --since-changed` names
+    /// those a log shows.
+    Changes(ProfilesArgs),
 }
 
 /// Arguments of `policy profiles`.

@@ -231,6 +231,28 @@ pub struct SinceChanged {
     pub by_change: BTreeMap<String, usize>,
     /// The first since-changed point: today's client's value there.
     pub first: Option<Divergence>,
+    /// Changes the engine does not recompute whose decisions the log shows,
+    /// under which the release behaves otherwise than today's client.
+    #[serde(default)]
+    pub noted: Vec<NotedHit>,
+}
+
+/// One catalogued change a log shows (not recomputed: named), under a
+/// release that behaves otherwise than today's client.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NotedHit {
+    /// The change: commit(s), date, subject.
+    pub change: String,
+    /// Where the rule lives.
+    pub function: String,
+    /// The first release that behaves as today's client.
+    pub first: String,
+    /// Before and after.
+    pub rule: String,
+    /// How many lines show the decision.
+    pub lines: usize,
+    /// The first of them (`file:line:column`).
+    pub at: String,
 }
 
 /// The complete result of auditing one trace.

@@ -53,6 +53,7 @@ fn run(cli: Cli) -> Result<u8> {
         }
         Command::Policy(PolicyCommand::Params(args)) => policy::run_policy_params(&args),
         Command::Policy(PolicyCommand::Profiles(args)) => policy::run_policy_profiles(&args),
+        Command::Policy(PolicyCommand::Changes(args)) => policy::run_policy_changes(&args),
         Command::Bench(BenchCommand::Parse(args)) => bench::run_bench_parse(&args),
         Command::Bench(BenchCommand::Audit(args)) => bench::run_bench_audit(&args),
         Command::Bench(BenchCommand::Simulate(args)) => bench::run_bench_simulate(&args),

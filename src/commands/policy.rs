@@ -56,12 +56,56 @@ pub fn run_policy_profiles(args: &ProfilesArgs) -> Result<u8> {
                     writeln!(
                         out,
                         "  - {} = {} (from {} on: {today})",
-                        change.key, change.before, change.since
+                        change.key,
+                        change.before,
+                        change.since.first_label()
                     )?;
                     writeln!(out, "    function: {}", change.function)?;
                     writeln!(out, "    change:   {}", change.change)?;
                     writeln!(out, "    rule:     {}", change.rule)?;
                 }
+                writeln!(out)?;
+            }
+        }
+    }
+    out.flush().context("cannot write output")?;
+    Ok(EXIT_OK)
+}
+
+/// `policy changes`: the release catalogue beyond the replayed rules.
+pub fn run_policy_changes(args: &ProfilesArgs) -> Result<u8> {
+    use boinc_audit::replay::release_notes::NOTED_CHANGES;
+    let mut out = open_output(None)?;
+    match args.format {
+        ListFormat::Json => {
+            let rows: Vec<serde_json::Value> = NOTED_CHANGES
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "change": c.change,
+                        "function": c.function,
+                        "differs_from": c.differs.0.to_string(),
+                        "first_as_today": c.differs.1.first_label(),
+                        "rule": c.rule,
+                        "lines": c.lines,
+                    })
+                })
+                .collect();
+            serde_json::to_writer_pretty(&mut out, &rows).context("cannot write output")?;
+            writeln!(out)?;
+        }
+        ListFormat::Table => {
+            for c in NOTED_CHANGES {
+                writeln!(
+                    out,
+                    "{} up to {}: {}",
+                    c.differs.0,
+                    c.differs.1.first_label(),
+                    c.change
+                )?;
+                writeln!(out, "  function: {}", c.function)?;
+                writeln!(out, "  rule:     {}", c.rule)?;
+                writeln!(out, "  shown by: {}", c.lines)?;
                 writeln!(out)?;
             }
         }

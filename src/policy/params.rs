@@ -297,6 +297,8 @@ numeric_params! {
         "1: a zero-share project asks for one instance and 1 s when an instance is idle and it is below project_max_concurrent (8.2.14); 0: for nidle_now instances and 1 s always";
     enforce_user_cpu_limit = 1.0, "§6.3",
         "1: when the user limited the CPUs (max_ncpus_pct, ncpus), enforcement never runs a job past the limit, multithread and GPU jobs included (8.2.14); 0: the limit is only the usual NCPUS test";
+    swap_check_vm_size = 0.0, "§6.3",
+        "1: enforcement's swap check compares a task's virtual size with the swap left, as 8.2.14-8.2.15 did (ACTIVE_TASK::parse read the state file's swap_size, which held the VM size; c8925779bc added the check); 0: the swap the task uses (450b2ac8, on master after 8.2.15)";
     idle_cpus_request_fetch = 1.0, "§6.3",
         "1: enforcement that leaves CPUs idle asks for a work-fetch check (7.24.0); 0: only with the cpu_sched_debug log flag on, where the request sat before";
     gpu_overcommit_cpus = 1.0, "§6.3",

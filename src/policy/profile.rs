@@ -31,9 +31,29 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Release(pub u32, pub u32, pub u32);
 
+/// The newest client release tagged in BOINC's repository when the
+/// catalogue was last read.
+pub const NEWEST_TAG: Release = Release(8, 2, 15);
+
+/// The release a change made on master after [`NEWEST_TAG`] first reaches
+/// (the next tag cut from master); shown as not released yet.
+pub const UNRELEASED: Release = Release(8, 2, 16);
+
 impl fmt::Display for Release {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+impl Release {
+    /// How a change's first release reads: [`UNRELEASED`] says that no
+    /// tag has it yet.
+    pub fn first_label(self) -> String {
+        if self == UNRELEASED {
+            format!("{self} (no release yet: on master after {NEWEST_TAG})")
+        } else {
+            self.to_string()
+        }
     }
 }
 
@@ -318,6 +338,20 @@ pub const RULE_CHANGES: &[RuleChange] = &[
                instance and 1 s, and nothing when no instance is idle or the project is at its \
                project_max_concurrent",
     },
+    RuleChange {
+        key: "swap_check_vm_size",
+        before: 1.0,
+        since: UNRELEASED,
+        function: "app.cpp ACTIVE_TASK::parse (read by cpu_sched.cpp CLIENT_STATE::enforce_run_list)",
+        change: "commit 450b2ac8 (2026-08-16) \"client: don't use swap usage from state file\" \
+                 (the check came in c8925779bc, first in 8.2.14; a28915ebaa renamed its figure \
+                 'swap usage')",
+        rule: "enforcement skipped a job whose figure exceeded the swap left, the figure being the \
+               task's virtual size (the state file's swap_size held it, and so did the \
+               measurement), so a task with a large address space never ran ('virtual size (A \
+               GB) exceeds swap left (B GB)'); since, the swap the task uses, 0 until it is \
+               measured while running",
+    },
 ];
 
 /// The oldest release whose rules the catalogue describes completely (7.0
@@ -425,7 +459,11 @@ pub fn profiles() -> Vec<ProfileInfo> {
         generation: Generation::Current,
         releases: format!(
             "{} and later",
-            releases.last().copied().unwrap_or(OLDEST_CATALOGUED)
+            releases
+                .last()
+                .copied()
+                .unwrap_or(OLDEST_CATALOGUED)
+                .first_label()
         ),
         source: "today's client source (client/*.cpp at c5c6cb79b9); the engine's defaults",
         changes: Vec::new(),
@@ -437,7 +475,11 @@ pub fn profiles() -> Vec<ProfileInfo> {
         let (name, span, source) = match below {
             Some(below) => (
                 below.to_string(),
-                format!("{below} up to {since}{}", checked_note(below, *since)),
+                format!(
+                    "{below} up to {}{}",
+                    since.first_label(),
+                    checked_note(below, *since)
+                ),
                 "today's rules with the later changes undone",
             ),
             None => (
@@ -550,7 +592,7 @@ mod tests {
     fn release_8_2_10_keeps_the_8_2_0_change() {
         let mut params = Params::default();
         let undone = params_for_release(&mut params, Release(8, 2, 10));
-        assert!(undone.iter().all(|c| c.since == Release(8, 2, 14)));
+        assert!(undone.iter().all(|c| c.since >= Release(8, 2, 14)));
         assert_eq!(params.mc_shortfall_running_max, 0.0);
         assert_eq!(params.run_list_overfill, 1.0);
     }
@@ -579,7 +621,7 @@ mod tests {
     #[test]
     fn today_undoes_nothing() {
         let mut params = Params::default();
-        assert!(params_for_release(&mut params, Release(8, 2, 14)).is_empty());
+        assert!(params_for_release(&mut params, UNRELEASED).is_empty());
         assert_eq!(params, Params::default());
     }
 
@@ -605,7 +647,8 @@ mod tests {
         assert_eq!(profile_name(Release(8, 0, 4)), "7.24.0");
         assert_eq!(profile_name(Release(7, 22, 2)), "7.20.2");
         assert_eq!(profile_name(Release(8, 2, 8)), "8.2.0");
-        assert_eq!(profile_name(Release(8, 2, 14)), "current");
+        assert_eq!(profile_name(Release(8, 2, 15)), "8.2.14");
+        assert_eq!(profile_name(UNRELEASED), "current");
         assert_eq!(profile_name(Release(8, 3, 0)), "current");
     }
 

@@ -474,6 +474,17 @@ pub enum Decision {
         /// The MC shortfall is above 0.
         positive: bool,
     },
+    /// A job enforcement skipped for swap (`skipping X: virtual size (A GB)
+    /// exceeds swap left (B GB)`): the figure compared, and whether it is
+    /// over the swap left ([`super::swap_check`]).
+    SwapSkip {
+        /// The job.
+        job: String,
+        /// What the check compared: `virtual size` or `swap use`.
+        figure: String,
+        /// The figure exceeds the swap left (the job is skipped).
+        over: bool,
+    },
     /// A work-fetch state dump.
     FetchState(FetchDump),
     /// One line of choose_project()'s scan (7.16 on): `can fetch RSC`,
@@ -554,7 +565,7 @@ impl Decision {
             Decision::FetchState(_) => DecisionKind::FetchState,
             Decision::RrSim { .. } => DecisionKind::RrSim,
             Decision::RunList(_) => DecisionKind::RunList,
-            Decision::Enforcement(_) => DecisionKind::Enforcement,
+            Decision::Enforcement(_) | Decision::SwapSkip { .. } => DecisionKind::Enforcement,
             Decision::Priority(_) | Decision::Rec(_) | Decision::RecDiscarded { .. } => {
                 DecisionKind::Priority
             }
@@ -598,6 +609,11 @@ impl Decision {
             Decision::McShortfall { rsc, positive } => {
                 let shown = if *positive { "positive" } else { "0" };
                 out.push(Field::text("mc_shortfall", shown.to_string()).of_resource(rsc));
+            }
+            Decision::SwapSkip { job, figure, over } => {
+                out.push(Field::text("swap_figure", format!("{job}: {figure}")));
+                let shown = if *over { "skipped" } else { "not skipped" };
+                out.push(Field::text("swap_skip", format!("{job}: {shown}")));
             }
             Decision::ScanLine { rsc, reason } => {
                 let shown = match (rsc, reason.is_empty()) {

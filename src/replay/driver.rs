@@ -53,7 +53,7 @@ fn slot_of(decision: &Decision) -> Slot {
         Decision::Priority(_) => Slot::Prio,
         Decision::RrSim { .. } => Slot::RrSim,
         Decision::RunList(_) => Slot::RunList,
-        Decision::Enforcement(_) => Slot::Enforce,
+        Decision::Enforcement(_) | Decision::SwapSkip { .. } => Slot::Enforce,
         Decision::FetchState(_) => Slot::FetchState,
         // Scan lines are checked in self-consistency mode only (the anchored
         // replay checks the block they restate and never receives them).

@@ -95,9 +95,11 @@ pub mod ltd;
 pub mod mc_check;
 pub mod queue;
 pub mod recorded;
+pub mod release_notes;
 pub mod rrsim_check;
 pub mod rrsim_replay;
 pub mod selfcheck;
+pub mod swap_check;
 pub mod window;
 pub mod world;
 
@@ -1393,8 +1395,15 @@ fn checked_from_lines(
         carried.and_then(|c| c.mc_buffer),
         from,
     );
+    // Rules one line decides (an MC shortfall, a swap skip).
+    mc_points.extend(swap_check::checks_from(
+        &trace.events,
+        params.swap_check_vm_size != 0.0,
+        from,
+    ));
     mc_points.retain(|(point, _)| reports(point.event_idx));
-    // The MC points go in among the others at their lines.
+    mc_points.sort_by_key(|(point, _)| point.event_idx);
+    // They go in among the others at their lines.
     let mut all_points: Vec<&recorded::RecordedPoint> = Vec::new();
     let mut mc = mc_points.iter().map(|(point, _)| point).peekable();
     for point in points.iter().filter(|p| reports(p.event_idx)) {
@@ -1409,8 +1418,12 @@ fn checked_from_lines(
         .map(|(point, replayed)| (point.event_idx, replayed))
         .collect();
     for point in all_points {
-        let replayed = match (&point.decision, mc_replayed.get(&point.event_idx)) {
-            (decision::Decision::McShortfall { .. }, Some(&replayed)) => replayed.clone(),
+        let line_rule = matches!(
+            point.decision,
+            decision::Decision::McShortfall { .. } | decision::Decision::SwapSkip { .. }
+        );
+        let replayed = match mc_replayed.get(&point.event_idx) {
+            Some(&replayed) if line_rule => replayed.clone(),
             _ => check.replay(point),
         };
         // A run list not recomputed is still held to its priority
@@ -1529,6 +1542,18 @@ fn judge_release(
                 report.since_changed = judge_under_today(
                     trace, trace_name, options, generated, report, release, window, anchored,
                 )?;
+                // The changes the engine does not recompute, named where
+                // the log shows their decisions.
+                let noted = release_notes::hits(release, &trace.events, |idx| scope.reports(idx));
+                if !noted.is_empty() {
+                    report
+                        .since_changed
+                        .get_or_insert_with(|| SinceChanged {
+                            release: release.to_string(),
+                            ..SinceChanged::default()
+                        })
+                        .noted = noted;
+                }
                 if report.since_changed.is_none() {
                     report.unchecked.push(Unchecked {
                         what: "--since-changed".into(),
@@ -1611,7 +1636,14 @@ fn judge_under_today(
         release: release.to_string(),
         changes: undone
             .iter()
-            .map(|c| format!("{} (from {} on; {})", c.key, c.since, c.function))
+            .map(|c| {
+                format!(
+                    "{} (from {} on; {})",
+                    c.key,
+                    c.since.first_label(),
+                    c.function
+                )
+            })
             .collect(),
         ..SinceChanged::default()
     };

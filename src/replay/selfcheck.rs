@@ -1071,6 +1071,10 @@ impl<'a> SelfCheck<'a> {
                 "the pass's printed shortfall and nused_total lines and the max_concurrent \
                  limits the log tells"
             }
+            Decision::SwapSkip { .. } => {
+                "the swap-skip line's own figure, swap left and wording (which tells the figure \
+                 compared)"
+            }
         }
     }
 

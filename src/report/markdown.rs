@@ -69,6 +69,7 @@ pub fn write_markdown(report: &DivergenceReport, out: &mut dyn Write) -> io::Res
             cell(&report.input_errors[0])
         )?;
     }
+    write_since(report, out)?;
     write_first(report, out)?;
     write_kinds(report, out)?;
     write_missing(report, out)?;
@@ -77,6 +78,37 @@ pub fn write_markdown(report: &DivergenceReport, out: &mut dyn Write) -> io::Res
         "\n<sub>boinc-audit {}: `boinc-audit audit TRACE --format markdown`</sub>",
         env!("CARGO_PKG_VERSION")
     )
+}
+
+/// `--since-changed`: what upgrading the release changes.
+fn write_since(report: &DivergenceReport, out: &mut dyn Write) -> io::Result<()> {
+    let Some(since) = &report.since_changed else {
+        return Ok(());
+    };
+    if !since.changes.is_empty() {
+        writeln!(
+            out,
+            "- **Since {}:** {} checked decision(s) follow {} only (upgrading changes them), \
+             {} both rule sets",
+            since.release, since.release_only, since.release, since.both
+        )?;
+        for (commit, n) in since.by_change.iter().filter(|(_, n)| **n > 0) {
+            writeln!(out, "  - {n} by {}", cell(commit))?;
+        }
+    }
+    for hit in &since.noted {
+        writeln!(
+            out,
+            "- **Changed since {} (named, not recomputed):** {}; first release that behaves \
+             differently: {}; {} line(s) show it, first `{}`",
+            since.release,
+            cell(&hit.change),
+            cell(&hit.first),
+            hit.lines,
+            cell(&hit.at)
+        )?;
+    }
+    Ok(())
 }
 
 /// The first divergence, its rule and the log lines around it.

@@ -283,6 +283,11 @@ fn write_summary(report: &DivergenceReport, paint: &Paint, out: &mut dyn Write) 
 
 /// The release's decisions judged again under today's rules.
 fn write_since_changed(since: &SinceChanged, paint: &Paint, out: &mut dyn Write) -> io::Result<()> {
+    if since.changes.is_empty() {
+        // No replayed rule changed since the release: only the changes
+        // the log shows that the engine does not recompute.
+        return write_noted(since, paint, out);
+    }
     writeln!(
         out,
         "{} {} consistent with both {} and today's rules; {} with {} only (since-changed \
@@ -334,6 +339,31 @@ fn write_since_changed(since: &SinceChanged, paint: &Paint, out: &mut dyn Write)
             writeln!(out, "  - {n:>6}  {}", one_line(commit))?;
         }
         writeln!(out, "  rule switches: {}", since.changes.join("; "))?;
+    }
+    write_noted(since, paint, out)
+}
+
+/// The catalogued changes the log shows that the engine does not recompute.
+fn write_noted(since: &SinceChanged, paint: &Paint, out: &mut dyn Write) -> io::Result<()> {
+    if since.noted.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} {} later change(s) the log shows decisions of, named not recomputed:",
+        paint.heading(&format!("since {}:", since.release)),
+        since.noted.len()
+    )?;
+    for hit in &since.noted {
+        writeln!(
+            out,
+            "  - {} ({} line(s), first at {}); first release that behaves differently: {}",
+            one_line(&hit.change),
+            hit.lines,
+            hit.at,
+            hit.first
+        )?;
+        writeln!(out, "    {}: {}", hit.function, one_line(&hit.rule))?;
     }
     Ok(())
 }

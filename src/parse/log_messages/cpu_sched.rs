@@ -212,14 +212,16 @@ fn skipping(tail: &str) -> Option<Message> {
             left_gb,
         });
     }
-    let numbers = rest
-        .strip_prefix("swap usage (")
-        .or_else(|| rest.strip_prefix("virtual size ("))?;
+    let (numbers, virtual_size) = match rest.strip_prefix("swap usage (") {
+        Some(numbers) => (numbers, false),
+        None => (rest.strip_prefix("virtual size (")?, true),
+    };
     let (swap_gb, left_gb) = parse_pair(numbers, "swap left (")?;
     Some(Message::SkippingSwap {
         job,
         swap_gb,
         left_gb,
+        virtual_size,
     })
 }
 
@@ -799,6 +801,19 @@ mod tests {
         assert_eq!(
             msg("[cpu_sched_debug] skipping X_1: estimated RSS (1.50 GB) exceeds RAM left (1.00 GB)"),
             Message::SkippingRss { job: "X_1".into(), rss_gb: 1.5, left_gb: 1.0 }
+        );
+        assert_eq!(
+            msg("[cpu_sched_debug] skipping X_1: virtual size (84.02 GB) exceeds swap left (11.85 GB)"),
+            Message::SkippingSwap { job: "X_1".into(), swap_gb: 84.02, left_gb: 11.85, virtual_size: true }
+        );
+        assert_eq!(
+            msg("[cpu_sched_debug] skipping X_1: swap usage (2.00 GB) exceeds swap left (1.50 GB)"),
+            Message::SkippingSwap {
+                job: "X_1".into(),
+                swap_gb: 2.0,
+                left_gb: 1.5,
+                virtual_size: false
+            }
         );
         assert_eq!(
             msg("[cpu_sched_debug] skipping X_1: estimated WSS (2384.19MB) exceeds RAM left (1504.90MB)"),

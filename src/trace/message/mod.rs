@@ -810,10 +810,13 @@ messages! {
     SkippingSwap = "skipping_swap" {
         /// The job.
         job: CompactString,
-        /// Swap (virtual size), GB.
+        /// The figure compared with swap left, GB.
         swap_gb: f64,
         /// Swap left, GB.
         left_gb: f64,
+        /// The line calls the figure the task's `virtual size` (8.2.14–8.2.15,
+        /// af893b411f to a28915ebaa), else its `swap usage`.
+        virtual_size: bool,
     },
     /// `[cpu_sched_debug] scheduling %s%s` (7.4..master, `""` or ` (high priority)`;
     /// 6.6–7.2 `scheduling %s`): a job that will run, in the enforce pass.
