@@ -599,6 +599,18 @@ fn field_excerpts_say_what_their_cases_expect() {
             .iter()
             .map(|u| format!("{} {}", u["what"], u["why"]))
             .collect();
+        // Every line a client wrote is typed (a case of text that is not
+        // a client's says so with `unknown_lines = true`).
+        if !expect
+            .get("unknown_lines")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+        {
+            assert!(
+                !whys.iter().any(|why| why.contains("of no known format")),
+                "{name}: lines of no known format: {whys:#?}"
+            );
+        }
         for text in texts("unchecked_mentions") {
             assert!(
                 whys.iter().any(|why| why.contains(&text)),

@@ -485,6 +485,15 @@ pub enum Decision {
         /// The figure exceeds the swap left (the job is skipped).
         over: bool,
     },
+    /// Whether a project asked for nothing of the resource it was chosen
+    /// for is chosen at all (6.6–6.10 `chosen: CPU minor shortfall`, then
+    /// `request: CPU (0.00 sec, 0) ...`; [`super::empty_request`]).
+    EmptyRequest {
+        /// Long resource name.
+        rsc: String,
+        /// The project is chosen (and the RPC asks for nothing).
+        chosen: bool,
+    },
     /// A work-fetch state dump.
     FetchState(FetchDump),
     /// One line of choose_project()'s scan (7.16 on): `can fetch RSC`,
@@ -561,7 +570,8 @@ impl Decision {
             Decision::Choice(_) | Decision::ScanLine { .. } => DecisionKind::WorkFetchChoice,
             Decision::Request { .. }
             | Decision::RequestSecs { .. }
-            | Decision::McShortfall { .. } => DecisionKind::WorkRequest,
+            | Decision::McShortfall { .. }
+            | Decision::EmptyRequest { .. } => DecisionKind::WorkRequest,
             Decision::FetchState(_) => DecisionKind::FetchState,
             Decision::RrSim { .. } => DecisionKind::RrSim,
             Decision::RunList(_) => DecisionKind::RunList,
@@ -609,6 +619,14 @@ impl Decision {
             Decision::McShortfall { rsc, positive } => {
                 let shown = if *positive { "positive" } else { "0" };
                 out.push(Field::text("mc_shortfall", shown.to_string()).of_resource(rsc));
+            }
+            Decision::EmptyRequest { rsc, chosen } => {
+                let shown = if *chosen {
+                    "chosen, asked for nothing"
+                } else {
+                    "not chosen"
+                };
+                out.push(Field::text("empty_request", shown.to_string()).of_resource(rsc));
             }
             Decision::SwapSkip { job, figure, over } => {
                 out.push(Field::text("swap_figure", format!("{job}: {figure}")));

@@ -58,9 +58,10 @@ fn slot_of(decision: &Decision) -> Slot {
         // Scan lines are checked in self-consistency mode only (the anchored
         // replay checks the block they restate and never receives them).
         Decision::Choice(_) | Decision::ScanLine { .. } => Slot::Choice,
-        Decision::Request { .. } | Decision::RequestSecs { .. } | Decision::McShortfall { .. } => {
-            Slot::Request
-        }
+        Decision::Request { .. }
+        | Decision::RequestSecs { .. }
+        | Decision::McShortfall { .. }
+        | Decision::EmptyRequest { .. } => Slot::Request,
         // Checked in self-consistency mode only (filtered from the anchored replay).
         Decision::Backoff { .. } | Decision::RpcTiming { .. } => Slot::Backoff,
     }

@@ -88,6 +88,7 @@ pub mod choice_6_10;
 pub mod compare;
 pub mod decision;
 pub mod driver;
+pub mod empty_request;
 pub mod enforce_check;
 pub mod explain;
 pub mod joblog;
@@ -924,7 +925,11 @@ pub fn audit_window(
     let mut params = options.params.clone();
     match set_rules(&choice, options, &mut params, &mut policy_reason) {
         Rules::Replay => {}
-        Rules::SixX => return audit_6x(scope, report, &points, &policy),
+        Rules::SixX => {
+            // The 6.x rules of a line rule follow the stated release.
+            let stated = stated_release(trace, options.client_version).map(|(r, _)| r);
+            return audit_6x(scope, report, &points, &policy, stated);
+        }
         Rules::NotImplemented => {
             report.unchecked.push(Unchecked {
                 what: "every decision".into(),
@@ -1227,6 +1232,7 @@ fn audit_6x(
     mut report: DivergenceReport,
     points: &[recorded::RecordedPoint],
     policy: &str,
+    release: Option<Release>,
 ) -> Result<DivergenceReport, ReplayError> {
     let (trace, options, from, carried) =
         (scope.trace, scope.options, scope.from(), scope.carried());
@@ -1273,10 +1279,24 @@ fn audit_6x(
                 rrsim_check::GpuCpuRule::Counted,
                 from,
             );
+            // A chosen project asked for nothing: its two lines decide.
+            let empty: Vec<_> = empty_request::checks_from(&trace.events, release, from)
+                .into_iter()
+                .filter(|(point, _)| reports(point.event_idx))
+                .collect();
+            for (point, replayed) in &empty {
+                file_point(&mut report, point, replayed, trace, options);
+            }
+            let judged_by_empty = |point: &recorded::RecordedPoint| {
+                matches!(point.decision, decision::Decision::Request { .. })
+                    && empty.iter().any(|(e, _)| e.event_idx == point.event_idx)
+            };
             // Per kind: how many, and the first one's reason.
             let mut listed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
             for point in points.iter().filter(|p| reports(p.event_idx)) {
-                if matches!(point.decision, decision::Decision::Choice(_)) && same_pass(point) {
+                if matches!(point.decision, decision::Decision::Choice(_)) && same_pass(point)
+                    || judged_by_empty(point)
+                {
                     continue;
                 }
                 let refigured = fetch_states.get(&point.event_idx);
@@ -1323,9 +1343,11 @@ fn audit_6x(
                 .collect();
             audit_6_10_choices(&mut report, trace, options, &own);
             report.points.sort_by(|a, b| a.time.total_cmp(&b.time));
+            note_first_context(scope, points, &mut report);
             report.rest_unlabelled_on(
-                "the 6.x pass's own printed state block (choice), or the simulation printed \
-             before it (state block figures)",
+                "the 6.x pass's own printed state block (choice), the simulation printed \
+             before it (state block figures), or a `chosen:` line and the chosen project's \
+             `request:` line (a request for nothing)",
             );
             Ok(report)
         }
@@ -1401,12 +1423,28 @@ fn checked_from_lines(
         params.swap_check_vm_size != 0.0,
         from,
     ));
+    mc_points.extend(empty_request::checks_from(
+        &trace.events,
+        choice.release,
+        from,
+    ));
     mc_points.retain(|(point, _)| reports(point.event_idx));
     mc_points.sort_by_key(|(point, _)| point.event_idx);
+    // A request line an empty-request rule judges is that rule's point.
+    let judged_requests: std::collections::BTreeSet<usize> = mc_points
+        .iter()
+        .filter(|(point, _)| matches!(point.decision, decision::Decision::EmptyRequest { .. }))
+        .map(|(point, _)| point.event_idx)
+        .collect();
     // They go in among the others at their lines.
     let mut all_points: Vec<&recorded::RecordedPoint> = Vec::new();
     let mut mc = mc_points.iter().map(|(point, _)| point).peekable();
-    for point in points.iter().filter(|p| reports(p.event_idx)) {
+    let own_points = points.iter().filter(|p| {
+        reports(p.event_idx)
+            && !(matches!(p.decision, decision::Decision::Request { .. })
+                && judged_requests.contains(&p.event_idx))
+    });
+    for point in own_points {
         while let Some(early) = mc.next_if(|m| m.event_idx < point.event_idx) {
             all_points.push(early);
         }
@@ -1420,7 +1458,9 @@ fn checked_from_lines(
     for point in all_points {
         let line_rule = matches!(
             point.decision,
-            decision::Decision::McShortfall { .. } | decision::Decision::SwapSkip { .. }
+            decision::Decision::McShortfall { .. }
+                | decision::Decision::SwapSkip { .. }
+                | decision::Decision::EmptyRequest { .. }
         );
         let replayed = match mc_replayed.get(&point.event_idx) {
             Some(&replayed) if line_rule => replayed.clone(),

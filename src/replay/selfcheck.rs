@@ -1071,6 +1071,9 @@ impl<'a> SelfCheck<'a> {
                 "the pass's printed shortfall and nused_total lines and the max_concurrent \
                  limits the log tells"
             }
+            Decision::EmptyRequest { .. } => {
+                "the pass's `chosen:` line and the chosen project's `request:` line"
+            }
             Decision::SwapSkip { .. } => {
                 "the swap-skip line's own figure, swap left and wording (which tells the figure \
                  compared)"

@@ -375,7 +375,49 @@ fn split_fields(line: &str) -> Option<(&str, (&str, &str))> {
         let (project, body) = rest.split_once('|')?;
         return Some((time, (project, body.strip_prefix(' ').unwrap_or(body))));
     }
-    spaced_fields(line)
+    spaced_fields(line).or_else(|| single_spaced_fields(line))
+}
+
+/// Openings of the untagged 6.x bodies a Manager copy shows after the
+/// project (`chosen: CPU minor shortfall`, `Sending scheduler request: ...`).
+const UNTAGGED_OPENINGS: &[&str] = &[
+    "chosen: ",
+    "Sending scheduler request",
+    "Scheduler request ",
+    "Requesting ",
+    "Reporting ",
+    "Starting ",
+    "Started ",
+    "Finished ",
+    "Computation for task ",
+    "Restarting task ",
+    "Resuming task ",
+    "Deferring communication ",
+    "Reason: ",
+    "Fetching scheduler list",
+    "Message from server",
+    "Not reporting or requesting tasks",
+];
+
+/// Every blank collapsed to one (Trac's copy of a 6.x Manager copy:
+/// `17/04/2009 11:21:51 Einstein@Home chosen: CPU minor shortfall`): the
+/// stamp is the fewest leading words that make one; the project ends before
+/// the first tag (`[wfd]`) or untagged opening ([`UNTAGGED_OPENINGS`]); a
+/// line with neither is not framed so.
+fn single_spaced_fields(line: &str) -> Option<(&str, (&str, &str))> {
+    let ends = line.match_indices(' ').map(|(i, _)| i).take(6);
+    let end = ends
+        .filter(|&end| end > 0)
+        .find(|&end| manager_stamp(&line[..end]).is_ok())?;
+    let (time, rest) = (&line[..end], &line[end + 1..]);
+    let opens_at = |at: usize| {
+        let body = &rest[at..];
+        body.starts_with('[') || UNTAGGED_OPENINGS.iter().any(|o| body.starts_with(o))
+    };
+    let start = std::iter::once(0)
+        .chain(rest.match_indices(' ').map(|(i, _)| i + 1))
+        .find(|&at| opens_at(at))?;
+    Some((time, (rest[..start].trim_end(), &rest[start..])))
 }
 
 /// Tabs turned into runs of spaces (a wiki's or forum's copy of a 6.x
@@ -492,6 +534,27 @@ mod tests {
             split_fields("14.10.2010 07:46:47        [using 4.14 out of 8 CPUs"),
             Some(("14.10.2010 07:46:47", ("", "[using 4.14 out of 8 CPUs")))
         );
+    }
+
+    #[test]
+    fn one_blank_between_fields() {
+        assert_eq!(
+            split_fields("17/04/2009 11:21:51 Einstein@Home chosen: CPU minor shortfall"),
+            Some((
+                "17/04/2009 11:21:51",
+                ("Einstein@Home", "chosen: CPU minor shortfall")
+            ))
+        );
+        assert_eq!(
+            split_fields(
+                "17/04/2009 11:21:51 World Community Grid [wfd] request: CPU (0.00 sec, 0)"
+            ),
+            Some((
+                "17/04/2009 11:21:51",
+                ("World Community Grid", "[wfd] request: CPU (0.00 sec, 0)")
+            ))
+        );
+        assert_eq!(split_fields("17/04/2009 11:21:51 some prose here"), None);
     }
 
     #[test]

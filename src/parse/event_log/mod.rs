@@ -49,6 +49,7 @@ pub mod frame;
 pub mod gui_rpc;
 pub mod lines;
 pub mod manager;
+pub mod wiki;
 
 use crate::parse::error::{ParseError, ParseErrorKind, Parsed};
 use crate::parse::log_messages::{classify, recover_mangled};
@@ -102,6 +103,10 @@ pub fn detect_log_kind(head: &[u8]) -> Option<FileKind> {
     if head.contains(&0) {
         return None;
     }
+    if wiki::is_wiki_mangled(head) {
+        let restored = wiki::restore(&String::from_utf8_lossy(head));
+        return detect_log_kind(restored.as_bytes());
+    }
     let text = String::from_utf8_lossy(head);
     let text = text.trim_start_matches('\u{feff}');
     if text.trim_start().starts_with('<') {
@@ -121,6 +126,9 @@ pub fn detect_log_kind(head: &[u8]) -> Option<FileKind> {
 /// two is prose, not a log. A file the user names is read as a log on one
 /// line (a forum paste may carry a page of prose).
 pub fn mostly_log_lines(head: &[u8]) -> bool {
+    if wiki::is_wiki_mangled(head) {
+        return mostly_log_lines(wiki::restore(&String::from_utf8_lossy(head)).as_bytes());
+    }
     let text = String::from_utf8_lossy(head);
     let text = text.trim_start_matches('\u{feff}');
     if text.trim_start().starts_with('<') {
@@ -261,6 +269,28 @@ pub fn read_event_log(
     if kind == FileKind::GuiRpcMessages {
         read_gui_rpc(path, reader, &mut parsed, on_event);
         return parsed;
+    }
+    if reader.fill_buf().is_ok_and(wiki::is_wiki_mangled) {
+        // A copy through a wiki (a pasted excerpt, read whole): its lines
+        // are restored first, and numbered as restored.
+        let mut text = Vec::new();
+        if let Err(err) = reader.read_to_end(&mut text) {
+            parsed.push(ParseError::error(
+                Location::file(*path),
+                ParseErrorKind::Io {
+                    message: err.to_string().to_lowercase(),
+                },
+            ));
+            return parsed;
+        }
+        let restored = wiki::restore(&String::from_utf8_lossy(&text));
+        return read_event_log(
+            path,
+            kind,
+            &mut std::io::Cursor::new(restored.as_bytes()),
+            options,
+            on_event,
+        );
     }
     let mut layouts = TextLayouts::new(kind, options.date_order);
     if kind == FileKind::ManagerCopy && options.date_order == DateOrder::Auto {

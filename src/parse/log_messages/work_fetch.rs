@@ -281,6 +281,7 @@ fn ltd_resource_line(rest: &str) -> Option<Message> {
     let rsc = rsc_name(name)?;
     let (word, tail) = first_word(tail);
     match word {
+        "shortfall" if tail.contains(" est. delay ") => est_delay_state(rsc, tail),
         "shortfall" => full(
             map(
                 tuple((
@@ -305,6 +306,37 @@ fn ltd_resource_line(rest: &str) -> Option<Message> {
         "fetch" => ltd_fetch_share(rsc, tail.strip_prefix("share ")?),
         _ => None,
     }
+}
+
+/// `%.2f nidle %.2f est. delay %.2f RS fetchable %.2f runnable %.2f` after
+/// `shortfall ` (6.6–6.8), the share figures optional (a copy cut short).
+fn est_delay_state(rsc: ResourceType, tail: &str) -> Option<Message> {
+    let (rest, (shortfall, nidle, est_delay)) = tuple((
+        float,
+        preceded(tag(" nidle "), float),
+        preceded(tag(" est. delay "), float),
+    ))(tail)
+    .ok()?;
+    let (rs_fetchable, runnable) = if rest.trim().is_empty() {
+        (None, None)
+    } else {
+        let (fetchable, runnable) = full(
+            tuple((
+                preceded(tag(" RS fetchable "), float),
+                preceded(tag(" runnable "), float),
+            )),
+            rest,
+        )?;
+        (Some(fetchable), Some(runnable))
+    };
+    Some(Message::EstDelayResourceState {
+        rsc,
+        shortfall,
+        nidle,
+        est_delay,
+        rs_fetchable,
+        runnable,
+    })
 }
 
 fn ltd_fetch_share(rsc: ResourceType, tail: &str) -> Option<Message> {
@@ -396,7 +428,9 @@ fn cant_fetch(tail: &str) -> Option<(ResourceType, ResourceReason)> {
 /// `chosen: %s %s: %.2f inst, %.2f sec` (6.10 untagged, 6.12 under
 /// `[work_fetch]`).
 fn chosen(tail: &str) -> Option<Message> {
-    let (head, numbers) = tail.split_fast(": ")?;
+    let Some((head, numbers)) = tail.split_fast(": ") else {
+        return chosen_for(tail);
+    };
     let (criterion, rsc) = [
         ("idle instance ", ChooseCriterion::IdleInstance),
         ("major shortfall ", ChooseCriterion::MajorShortfall),
@@ -421,6 +455,19 @@ fn chosen(tail: &str) -> Option<Message> {
         rsc: rsc_name(rsc)?,
         inst,
         secs,
+    })
+}
+
+/// `chosen: %s %s` with the resource first (6.6–6.8).
+fn chosen_for(tail: &str) -> Option<Message> {
+    let (rsc, criterion) = tail.split_fast(' ')?;
+    let criterion = ChooseCriterion::from_text(criterion);
+    if matches!(criterion, ChooseCriterion::Other(_)) {
+        return None;
+    }
+    Some(Message::ChosenFor {
+        criterion,
+        rsc: rsc_name(rsc)?,
     })
 }
 
@@ -728,6 +775,32 @@ mod tests {
     #[test]
     fn ltd_era() {
         assert_eq!(msg("[wfd]: work fetch start"), Message::WorkFetchStart);
+        // 6.6-6.8: the estimated delay; a copy may end after it.
+        assert_eq!(
+            msg("[wfd] CUDA: shortfall 21420.16 nidle 0.00 est. delay 0.00 RS fetchable 50.00 runnable 100.00"),
+            Message::EstDelayResourceState {
+                rsc: ResourceType::Nvidia,
+                shortfall: 21420.16,
+                nidle: 0.0,
+                est_delay: 0.0,
+                rs_fetchable: Some(50.0),
+                runnable: Some(100.0)
+            }
+        );
+        assert!(matches!(
+            msg("[wfd] CPU: shortfall 0.00 nidle 0.00 est. delay 0.00"),
+            Message::EstDelayResourceState {
+                rs_fetchable: None,
+                ..
+            }
+        ));
+        assert_eq!(
+            msg("chosen: CPU minor shortfall"),
+            Message::ChosenFor {
+                criterion: ChooseCriterion::MinorShortfall,
+                rsc: ResourceType::Cpu
+            }
+        );
         assert_eq!(
             msg("[wfd] CPU: shortfall 86400.00 nidle 2.00 saturated 0.00 busy 0.00 RS fetchable 200.00 runnable 0.00"),
             Message::LtdResourceState {

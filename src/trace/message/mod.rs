@@ -236,6 +236,23 @@ messages! {
         /// The flag suffixes.
         flags: FetchShareFlags,
     },
+    /// `[wfd] %s: shortfall %.2f nidle %.2f est. delay %.2f RS fetchable %.2f runnable %.2f`
+    /// (6.6.20–6.8, but 6.6.41: the estimated delay where later releases
+    /// print saturated and busy times).
+    EstDelayResourceState = "est_delay_resource_state" {
+        /// The resource (`CPU`, 6.6 `CUDA`).
+        rsc: ResourceType,
+        /// Seconds missing.
+        shortfall: f64,
+        /// Idle instances.
+        nidle: f64,
+        /// Estimated delay, seconds.
+        est_delay: f64,
+        /// Resource share of fetchable projects (absent from a cut copy).
+        rs_fetchable: Option<f64>,
+        /// Resource share of runnable projects.
+        runnable: Option<f64>,
+    },
     /// `[wfd] %s: shortfall %.2f nidle %.2f saturated %.2f busy %.2f RS fetchable %.2f runnable %.2f`
     /// (6.6–6.12; 6.12 tag `[work_fetch]`).
     LtdResourceState = "ltd_resource_state" {
@@ -471,6 +488,15 @@ messages! {
     },
     /// `[rr_sim] piggyback: don't need work` (7.16..master, flag rr_simulation).
     PiggybackDontNeedWork = "piggyback_dont_need_work",
+    /// `chosen: %s idle instance` (also `major shortfall`, `minor shortfall`,
+    /// `starved`; 6.6–6.8, untagged: the resource first, no figures; the
+    /// request follows as `[wfd] request: ...`).
+    ChosenFor = "chosen_for" {
+        /// Why the project was chosen.
+        criterion: ChooseCriterion,
+        /// The resource.
+        rsc: ResourceType,
+    },
     /// `chosen: %s %s: %.2f inst, %.2f sec` (6.10, untagged).
     Chosen = "chosen" {
         /// Why the project was chosen.
