@@ -136,15 +136,10 @@ fn seq_violation(
 
 /// Audits W1–W9 over the series of `exchanges` into `audit`.
 pub fn audit_sequences(exchanges: &[Exchange], audit: &mut ServerAudit) {
+    // No exchange carries a sequence element (BOINC never implemented work
+    // sequences, so no client or server writes them; docs/work-sequences.md):
+    // W1-W9 have no decision to judge, and nothing is listed.
     if !has_sequence_elements(exchanges) {
-        for rule in RULES {
-            audit.unchecked.push(Unchecked {
-                what: format!("{rule} on all exchanges"),
-                why: "no sequence elements: BOINC never implemented work sequences, so no \
-                      client or server writes them (docs/work-sequences.md)"
-                    .into(),
-            });
-        }
         return;
     }
     audit.unchecked.push(Unchecked {
