@@ -213,6 +213,19 @@ pub fn exchanges(trace: &Trace) -> (Vec<Exchange>, Vec<Unchecked>) {
             .or_else(|| state_project_name(trace, &exchange.project));
         exchange.pairing = decide_pairing(trace, exchange);
     }
+    // One project, one name: an exchange whose reply names no project (a
+    // server down, an error page) takes the name another exchange of the
+    // same project has.
+    for index in 0..exchanges.len() {
+        if exchanges[index].project_name.is_some() {
+            continue;
+        }
+        let key = exchanges[index].project.clone();
+        exchanges[index].project_name = exchanges
+            .iter()
+            .find(|other| other.project == key && other.project_name.is_some())
+            .and_then(|other| other.project_name.clone());
+    }
     // Link from the last exchange backwards: a data directory keeps the
     // latest RPC, so the latest consistent log RPC is the best candidate.
     for exchange in exchanges.iter_mut().rev() {
@@ -264,13 +277,21 @@ fn parent_dir(path: &str) -> String {
         .map_or(String::new(), |(dir, _)| dir.to_string())
 }
 
+/// The name client_state.xml gives the project whose key (file-name part or
+/// master URL, escaped or not) is `project`.
 fn state_project_name(trace: &Trace, project: &str) -> Option<String> {
+    let escaped = escaped_master_url(project);
     trace
         .state
         .client_states
         .iter()
         .flat_map(|state| &state.projects)
-        .find(|p| p.master_url.as_deref().map(escaped_master_url).as_deref() == Some(project))
+        .find(|p| {
+            p.master_url
+                .as_deref()
+                .map(escaped_master_url)
+                .is_some_and(|url| url == project || url == escaped)
+        })
         .and_then(|p| p.project_name.clone())
 }
 
@@ -509,4 +530,31 @@ pub(crate) fn later_log_rpcs(trace: &Trace, project_name: &str, after: f64) -> V
         }
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::state::{ClientState, Project};
+
+    #[test]
+    fn a_project_keyed_by_its_url_takes_the_state_files_name() {
+        let mut trace = Trace::default();
+        trace.state.client_states.push(ClientState {
+            projects: vec![Project {
+                master_url: Some("http://127.0.0.1:8765/b/".into()),
+                project_name: Some("LabB".into()),
+                ..Project::default()
+            }],
+            ..ClientState::default()
+        });
+        for key in ["http://127.0.0.1:8765/b/", "127.0.0.1_8765_b"] {
+            assert_eq!(
+                state_project_name(&trace, key).as_deref(),
+                Some("LabB"),
+                "{key}"
+            );
+        }
+        assert_eq!(state_project_name(&trace, "http://elsewhere/"), None);
+    }
 }
