@@ -967,6 +967,14 @@ fn merge(into: &mut DivergenceReport, session: DivergenceReport) {
                 *a.by_change.entry(k).or_default() += n;
             }
             a.first = a.first.or(b.first);
+            // A named change shown in both: its lines add up, the first
+            // line stays the earlier one's.
+            for hit in b.noted {
+                match a.noted.iter_mut().find(|h| h.change == hit.change) {
+                    Some(known) => known.lines += hit.lines,
+                    None => a.noted.push(hit),
+                }
+            }
             Some(a)
         }
         (a, b) => a.or(b),

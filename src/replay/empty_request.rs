@@ -60,11 +60,20 @@ pub fn checks_from(
         let Some((at, resources)) = request else {
             continue;
         };
-        let Some(own) = resources.iter().find(|r| r.rsc == rsc) else {
+        // The empty RPC: the choosing resource among the request's, and
+        // nothing asked of any (a request that asks another resource is
+        // an RPC for work, whatever today's rule would choose).
+        if !resources.iter().any(|r| r.rsc == rsc)
+            || resources.iter().any(|r| r.secs > 0.0 || r.inst > 0.0)
+        {
             continue;
-        };
-        if own.secs > 0.0 || own.inst > 0.0 {
-            continue;
+        }
+        // Two `chosen:` lines before one request: the nearer one's.
+        if out
+            .last()
+            .is_some_and(|(point, _): &(RecordedPoint, Replayed)| point.event_idx == at)
+        {
+            out.pop();
         }
         let rsc_name = rsc.long_name().to_string();
         let request_event = &events[at];
@@ -151,9 +160,26 @@ mod tests {
         assert_eq!(found[0].0.event_idx, 3);
         let old = checks_from(&events, Some(Release(6, 6, 23)), 0);
         assert!(chosen(&old[0].1));
-        // A request that asks the choosing resource for work is no case.
-        let asked = PASS.replace("CPU (0.00 sec, 0) CUDA", "CPU (10.00 sec, 0) CUDA");
-        let events = crate::replay::test_events(&asked, FileKind::ManagerCopy);
-        assert!(checks_from(&events, None, 0).is_empty());
+        // A request that asks any resource for work is no case.
+        for asked in [
+            PASS.replace("CPU (0.00 sec, 0) CUDA", "CPU (10.00 sec, 0) CUDA"),
+            PASS.replace("CUDA (0.00 sec, 0)", "CUDA (3000.00 sec, 0)"),
+        ] {
+            let events = crate::replay::test_events(&asked, FileKind::ManagerCopy);
+            assert!(checks_from(&events, None, 0).is_empty());
+        }
+        // Two choices before one request: one point, the nearer choice's.
+        let twice = PASS.replace(
+            "Milkyway@home chosen: CPU minor shortfall\n",
+            "Milkyway@home chosen: CPU starved\n03/05/2009 10:02:11 Milkyway@home chosen: CPU \
+             minor shortfall\n",
+        );
+        let events = crate::replay::test_events(&twice, FileKind::ManagerCopy);
+        let found = checks_from(&events, None, 0);
+        assert_eq!(found.len(), 1);
+        match &found[0].1 {
+            Replayed::Decision { reason, .. } => assert!(reason.contains("minor shortfall")),
+            other => panic!("{other:?}"),
+        }
     }
 }

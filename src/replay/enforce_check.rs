@@ -56,6 +56,8 @@ enum Outcome {
     UserCpuLimit,
     /// Working set and RAM left, MB.
     TooBig(f64, f64),
+    /// The swap figure and the swap left, GB (8.2.14 on).
+    SwapTooBig(f64, f64),
     /// Dropped by the coprocessor assignment (`Insufficient …`).
     NoCoproc,
     /// 7.0's multithread overcommit rule (taken as given).
@@ -259,6 +261,12 @@ fn read_pass(events: &[LogEvent], start: usize, sim_use: &HashMap<String, (f64, 
                 rss_gb,
                 left_gb,
             } => (job, Outcome::TooBig(rss_gb * 1024.0, left_gb * 1024.0)),
+            Message::SkippingSwap {
+                job,
+                swap_gb,
+                left_gb,
+                ..
+            } => (job, Outcome::SwapTooBig(*swap_gb, *left_gb)),
             Message::CoprocInsufficient { job, .. }
             | Message::CoprocInsufficientUsage { job, .. } => (job, Outcome::NoCoproc),
             Message::AvoidMtOvercommit { job } => (job, Outcome::MtOvercommit),
@@ -460,6 +468,17 @@ fn verdict(
             Some(false) => {}
         },
         Some(false) => {}
+    }
+    if let Some(&Outcome::SwapTooBig(figure, left)) = outcome {
+        // Printed at 2 decimals: a figure above the swap left never
+        // prints below it. (Which figure it is: swap_check.)
+        if figure >= left {
+            return Ok((false, format!("{figure:.2} GB > {left:.2} GB of swap left")));
+        }
+        return Ok((
+            true,
+            format!("{figure:.2} GB fits in {left:.2} GB of swap left"),
+        ));
     }
     if let Some(&Outcome::TooBig(ws, left)) = outcome {
         let holds = ws > left - 0.01 && ram_left.is_none_or(|before| left <= before + 0.01);

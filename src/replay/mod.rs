@@ -1582,6 +1582,17 @@ fn judge_release(
                 report.since_changed = judge_under_today(
                     trace, trace_name, options, generated, report, release, window, anchored,
                 )?;
+                // Said whether or not the log shows a named change below
+                // (every window of a session says the same).
+                if report.since_changed.is_none() {
+                    report.unchecked.push(Unchecked {
+                        what: "--since-changed".into(),
+                        why: format!(
+                            "release {release} has today's replayed rules, or today's replay made \
+                             other decision points than the release's"
+                        ),
+                    });
+                }
                 // The changes the engine does not recompute, named where
                 // the log shows their decisions.
                 let noted = release_notes::hits(release, &trace.events, |idx| scope.reports(idx));
@@ -1593,15 +1604,6 @@ fn judge_release(
                             ..SinceChanged::default()
                         })
                         .noted = noted;
-                }
-                if report.since_changed.is_none() {
-                    report.unchecked.push(Unchecked {
-                        what: "--since-changed".into(),
-                        why: format!(
-                            "release {release} has today's rules, or today's replay made other \
-                             decision points than the release's"
-                        ),
-                    });
                 }
             }
             None => report.unchecked.push(Unchecked {

@@ -59,10 +59,12 @@ fn ram_skip(message: &Message) -> bool {
     ) || trigger_has(message, "RAM")
 }
 
+/// The swap limit's kills (the swap skip itself is replayed:
+/// `swap_check_vm_size`, not named twice).
 fn swap_figure(message: &Message) -> bool {
     matches!(
         message,
-        Message::SkippingSwap { .. } | Message::SwapLimitExceeded { .. } | Message::Killing { .. }
+        Message::SwapLimitExceeded { .. } | Message::Killing { .. }
     )
 }
 
@@ -276,8 +278,8 @@ pub const NOTED_CHANGES: &[NotedChange] = &[
         differs: (Release(8, 2, 14), UNRELEASED),
         rule: "on Linux a task's swap was its virtual size, so a task with a large address space \
                was skipped for swap or killed; since, its VmSwap is measured",
-        lines: "[cpu_sched_debug] skipping X: virtual size (A GB) exceeds swap left (B GB); \
-                virtual size limit exceeded; killing X",
+        lines: "[cpu_sched_debug] virtual size limit exceeded: A GB > B GB; killing X (the \
+                swap skip is replayed: swap_check_vm_size)",
         shows: swap_figure,
     },
 ];

@@ -69,7 +69,7 @@ pub fn checks_from(
             time_label: time_label(&event.time),
             event_idx: idx,
             project: event.project.as_deref().map(str::to_string),
-            resource: Some("CPU".to_string()),
+            resource: None,
             decision: recorded,
             piggyback: false,
             before_fetch: false,

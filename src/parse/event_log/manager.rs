@@ -401,21 +401,41 @@ const UNTAGGED_OPENINGS: &[&str] = &[
 
 /// Every blank collapsed to one (Trac's copy of a 6.x Manager copy:
 /// `17/04/2009 11:21:51 Einstein@Home chosen: CPU minor shortfall`): the
-/// stamp is the fewest leading words that make one; the project ends before
-/// the first tag (`[wfd]`) or untagged opening ([`UNTAGGED_OPENINGS`]); a
-/// line with neither is not framed so.
+/// stamp is the fewest leading words that make one, with a meridiem or a
+/// zone word after it (`1:21:51 PM`, `CEST`); the project ends before the
+/// first tag (`[wfd]`) or untagged opening ([`UNTAGGED_OPENINGS`]) and is
+/// never empty (an empty project column leaves two blanks, and a bracket
+/// right after the stamp is stdoutdae.txt's `[project]`); a line with
+/// neither is not framed so.
 fn single_spaced_fields(line: &str) -> Option<(&str, (&str, &str))> {
     let ends = line.match_indices(' ').map(|(i, _)| i).take(6);
-    let end = ends
+    let mut end = ends
         .filter(|&end| end > 0)
         .find(|&end| manager_stamp(&line[..end]).is_ok())?;
-    let (time, rest) = (&line[..end], &line[end + 1..]);
+    // A meridiem or a time zone after the clock belongs to the stamp.
+    while let Some(word) = line[end + 1..].split(' ').next() {
+        let stamp_word = matches!(word, "AM" | "PM" | "am" | "pm")
+            || (3..=5).contains(&word.len())
+                && word.bytes().all(|b| b.is_ascii_uppercase())
+                && (word.ends_with('T') || word == "UTC");
+        let longer = end + 1 + word.len();
+        if !stamp_word || manager_stamp(&line[..longer]).is_err() {
+            break;
+        }
+        end = longer;
+    }
+    let (time, rest) = (&line[..end], line.get(end + 1..)?);
+    if rest.starts_with('[') {
+        // stdoutdae.txt's `[project]`, not a Manager column.
+        return None;
+    }
     let opens_at = |at: usize| {
         let body = &rest[at..];
         body.starts_with('[') || UNTAGGED_OPENINGS.iter().any(|o| body.starts_with(o))
     };
-    let start = std::iter::once(0)
-        .chain(rest.match_indices(' ').map(|(i, _)| i + 1))
+    let start = rest
+        .match_indices(' ')
+        .map(|(i, _)| i + 1)
         .find(|&at| opens_at(at))?;
     Some((time, (rest[..start].trim_end(), &rest[start..])))
 }
@@ -555,6 +575,19 @@ mod tests {
             ))
         );
         assert_eq!(split_fields("17/04/2009 11:21:51 some prose here"), None);
+        // The meridiem is the stamp's; a bracket right after the stamp is
+        // stdoutdae.txt's project, not this form.
+        assert_eq!(
+            split_fields("4/17/2009 1:21:51 PM Einstein@Home chosen: CPU starved"),
+            Some((
+                "4/17/2009 1:21:51 PM",
+                ("Einstein@Home", "chosen: CPU starved")
+            ))
+        );
+        assert_eq!(
+            split_fields("2007-05-01 08:31:59 [simap] Requesting 5 seconds"),
+            None
+        );
     }
 
     #[test]
