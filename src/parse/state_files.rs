@@ -22,7 +22,7 @@ use crate::parse::error::{ParseError, ParseErrorKind, Parsed};
 use crate::parse::xml::XmlDoc;
 use crate::parse::{app_config, client_state, emulator_inputs, job_log, prefs, sched_rpc};
 use crate::source::{Location, SourcePath};
-use crate::trace::state::FileNote;
+use crate::trace::state::{FileNote, HostRecord};
 use crate::trace::{FileKind, Trace};
 
 /// Puts first the state file the client would read (cs_statefile.cpp
@@ -78,7 +78,92 @@ pub fn parse_state_file(
     bytes: &[u8],
     trace: &mut Trace,
 ) -> Parsed<()> {
-    // Non-XML inputs: read, noted, and their errors passed on.
+    if let Some(parsed) = parse_text_input(kind, path, bytes, trace) {
+        return parsed;
+    }
+    let mut doc = XmlDoc::new(path, bytes);
+    let state = &mut trace.state;
+    let read = match kind {
+        FileKind::ClientState => {
+            if let Some(mut value) = client_state::read_client_state_doc(&mut doc) {
+                value.truncated = doc.is_truncated();
+                // Which state file the client reads is decided once all
+                // are read ([`choose_client_state`]).
+                doc.truncation_as_warning();
+                state.client_states.push(value);
+            }
+            XmlRead::default()
+        }
+        FileKind::GlobalPrefs => read_global_prefs(&mut doc, state),
+        FileKind::CcConfig => read_cc_config(&mut doc, state),
+        FileKind::AppConfig => read_app_config(&mut doc, state),
+        FileKind::SchedRequest | FileKind::SchedReply => {
+            trace.rpcs.push(sched_rpc::read_sched_rpc_doc(&mut doc));
+            XmlRead::default()
+        }
+        FileKind::SimHost => XmlRead {
+            duplicate_of: emulator_inputs::read_sim_host_doc(&mut doc)
+                .and_then(|value| keep_first(&mut state.sim_host, value, |v| &v.path)),
+            cut: None,
+        },
+        FileKind::SimProjects => XmlRead {
+            duplicate_of: emulator_inputs::read_sim_projects_doc(&mut doc)
+                .and_then(|value| keep_first(&mut state.sim_projects, value, |v| &v.path)),
+            cut: None,
+        },
+        // Logs are read by the event-log reader; other files are not inputs.
+        _ => return Parsed::ok(()),
+    };
+    trace.state.files.push(doc.file_note(kind));
+    let mut parsed = doc.into_parsed(());
+    if let Some(message) = read.cut {
+        parsed.push(ParseError::warning(
+            Location::file(*path),
+            ParseErrorKind::Invalid { message },
+        ));
+    }
+    if let Some(first) = read.duplicate_of {
+        parsed.push(ParseError::warning(
+            Location::file(*path),
+            ParseErrorKind::Invalid {
+                message: format!(
+                    "a file of this kind was already read from {first}; this one is ignored"
+                ),
+            },
+        ));
+    }
+    parsed
+}
+
+/// What reading one XML input leaves to say about it.
+#[derive(Default)]
+struct XmlRead {
+    /// The first file of its kind, when this one is a second (ignored).
+    duplicate_of: Option<String>,
+    /// Why a file cut short is used as it is (or not at all).
+    cut: Option<String>,
+}
+
+/// Keeps `value` in an empty `slot`; else gives the path of the file the
+/// slot already holds.
+fn keep_first<T>(slot: &mut Option<T>, value: T, path: impl Fn(&T) -> &String) -> Option<String> {
+    match slot {
+        Some(first) => Some(path(first).clone()),
+        None => {
+            *slot = Some(value);
+            None
+        }
+    }
+}
+
+/// The non-XML inputs (emulator timeline, sim_out.html, job log): read,
+/// noted, and their errors passed on. None for any other kind.
+fn parse_text_input(
+    kind: FileKind,
+    path: &SourcePath,
+    bytes: &[u8],
+    trace: &mut Trace,
+) -> Option<Parsed<()>> {
     let text_input = |errors, warnings, trace: &mut Trace| {
         trace.state.files.push(FileNote {
             path: path.to_string(),
@@ -96,158 +181,110 @@ pub fn parse_state_file(
         FileKind::EmulatorTimeline => {
             let parsed = crate::parse::emulator_timeline::parse_emulator_timeline(path, bytes);
             trace.availability = parsed.value;
-            return text_input(parsed.errors, parsed.warnings, trace);
+            Some(text_input(parsed.errors, parsed.warnings, trace))
         }
         FileKind::SimOutHtml => {
             let parsed = crate::parse::emulator_timeline::parse_sim_out_html(path, bytes);
             for (job, secs) in parsed.value {
                 trace.job_runtimes.entry(job).or_insert(secs);
             }
-            return text_input(parsed.errors, parsed.warnings, trace);
+            Some(text_input(parsed.errors, parsed.warnings, trace))
         }
         FileKind::JobLog => {
             let parsed = job_log::parse_job_log(path, bytes);
             trace.state.job_logs.push(parsed.value);
-            return text_input(parsed.errors, parsed.warnings, trace);
+            Some(text_input(parsed.errors, parsed.warnings, trace))
         }
-        _ => {}
+        _ => None,
     }
-    let mut doc = XmlDoc::new(path, bytes);
-    let mut duplicate_of: Option<String> = None;
-    // Why a file cut short is used as it is (or not at all).
-    let mut cut: Option<String> = None;
-    let state = &mut trace.state;
-    match kind {
-        FileKind::ClientState => {
-            if let Some(mut value) = client_state::read_client_state_doc(&mut doc) {
-                value.truncated = doc.is_truncated();
-                // Which state file the client reads is decided once all
-                // are read ([`choose_client_state`]).
-                doc.truncation_as_warning();
-                state.client_states.push(value);
-            }
-        }
-        FileKind::GlobalPrefs => {
-            let mut read = prefs::read_global_prefs_doc(&mut doc);
-            if doc.is_truncated() {
-                // CLIENT_STATE::read_global_prefs (cs_prefs.cpp): a
-                // preferences file that does not parse is replaced by the
-                // defaults (and deleted); the override file's values read
-                // before the cut are applied all the same.
-                doc.truncation_as_warning();
-                let is_override = read.as_ref().is_some_and(|value| value.is_override);
-                cut = Some(if is_override {
-                    "cut short: the client applies the override values read before the cut \
-                     (cs_prefs.cpp read_global_prefs ignores the parse error); so does the audit"
-                        .to_string()
-                } else {
-                    read = None;
-                    "cut short: the client cannot parse it, says \"Couldn't parse preferences \
-                     file - using defaults\" and deletes it (cs_prefs.cpp read_global_prefs): the \
-                     default preferences are used"
-                        .to_string()
-                });
-            }
-            if let Some(value) = read {
-                let slot = if value.is_override {
-                    &mut state.global_prefs_override
-                } else {
-                    &mut state.global_prefs
-                };
-                match slot {
-                    Some(first) => duplicate_of = Some(first.path.clone()),
-                    None => *slot = Some(value),
-                }
-            }
-        }
-        FileKind::CcConfig => {
-            match read_cc_config_doc(&mut doc) {
-                Some(CcConfigFile::CcConfig(value)) => match &state.cc_config {
-                    Some(first) => duplicate_of = Some(first.path.clone()),
-                    None => state.cc_config = Some(*value),
-                },
-                Some(CcConfigFile::LogFlags(value)) => match &state.log_flags {
-                    Some(first) => duplicate_of = Some(first.path.clone()),
-                    None => state.log_flags = Some(value),
-                },
-                None => {}
-            }
-            if doc.is_truncated() {
-                // CC_CONFIG::parse_client (log_flags.cpp) keeps what it
-                // read before the end of the file.
-                doc.truncation_as_warning();
-                cut = Some(
-                    "cut short: the client keeps the options and log flags read before the cut \
-                     (log_flags.cpp CC_CONFIG::parse_client, notice \"Missing end tag in \
-                     cc_config.xml\"); so does the audit"
-                        .to_string(),
-                );
-            }
-        }
-        FileKind::AppConfig => {
-            let read = app_config::read_app_config_doc(&mut doc);
-            if doc.is_truncated() {
-                // app_config.cpp check_app_config: a parse error skips
-                // config_app_versions; APP_CONFIGS::parse has set the
-                // project-wide limits read before it.
-                doc.truncation_as_warning();
-                let said = read
-                    .as_ref()
-                    .and_then(|value| value.client_parse_error.as_deref())
-                    .unwrap_or("Missing </app_config> in app_config.xml");
-                cut = Some(format!(
-                    "cut short: the client says \"{said}\" and applies none of its app and \
-                     app-version settings (app_config.cpp check_app_config skips \
-                     config_app_versions); project_max_concurrent and the max_concurrent of \
-                     the complete <app> entries still count for the project's work-fetch \
-                     limits (lib/cc_config.cpp APP_CONFIGS::parse); so does the audit"
-                ));
-            }
-            if let Some(value) = read {
-                state.app_configs.push(value);
-            }
-        }
-        FileKind::SchedRequest | FileKind::SchedReply => {
-            trace.rpcs.push(sched_rpc::read_sched_rpc_doc(&mut doc));
-        }
-        FileKind::SimHost => {
-            if let Some(value) = emulator_inputs::read_sim_host_doc(&mut doc) {
-                match &state.sim_host {
-                    Some(first) => duplicate_of = Some(first.path.clone()),
-                    None => state.sim_host = Some(value),
-                }
-            }
-        }
-        FileKind::SimProjects => {
-            if let Some(value) = emulator_inputs::read_sim_projects_doc(&mut doc) {
-                match &state.sim_projects {
-                    Some(first) => duplicate_of = Some(first.path.clone()),
-                    None => state.sim_projects = Some(value),
-                }
-            }
-        }
-        // Logs are read by the event-log reader; other files are not inputs.
-        _ => return Parsed::ok(()),
+}
+
+/// Global preferences or their override.
+fn read_global_prefs(doc: &mut XmlDoc, state: &mut HostRecord) -> XmlRead {
+    let mut read = XmlRead::default();
+    let mut value_read = prefs::read_global_prefs_doc(doc);
+    if doc.is_truncated() {
+        // CLIENT_STATE::read_global_prefs (cs_prefs.cpp): a
+        // preferences file that does not parse is replaced by the
+        // defaults (and deleted); the override file's values read
+        // before the cut are applied all the same.
+        doc.truncation_as_warning();
+        let is_override = value_read.as_ref().is_some_and(|value| value.is_override);
+        read.cut = Some(if is_override {
+            "cut short: the client applies the override values read before the cut \
+             (cs_prefs.cpp read_global_prefs ignores the parse error); so does the audit"
+                .to_string()
+        } else {
+            value_read = None;
+            "cut short: the client cannot parse it, says \"Couldn't parse preferences \
+             file - using defaults\" and deletes it (cs_prefs.cpp read_global_prefs): the \
+             default preferences are used"
+                .to_string()
+        });
     }
-    trace.state.files.push(doc.file_note(kind));
-    let mut parsed = doc.into_parsed(());
-    if let Some(message) = cut {
-        parsed.push(ParseError::warning(
-            Location::file(*path),
-            ParseErrorKind::Invalid { message },
+    if let Some(value) = value_read {
+        let slot = if value.is_override {
+            &mut state.global_prefs_override
+        } else {
+            &mut state.global_prefs
+        };
+        read.duplicate_of = keep_first(slot, value, |v| &v.path);
+    }
+    read
+}
+
+/// cc_config.xml (or an emulator's log_flags.xml).
+fn read_cc_config(doc: &mut XmlDoc, state: &mut HostRecord) -> XmlRead {
+    let duplicate_of = match read_cc_config_doc(doc) {
+        Some(CcConfigFile::CcConfig(value)) => {
+            keep_first(&mut state.cc_config, *value, |v| &v.path)
+        }
+        Some(CcConfigFile::LogFlags(value)) => keep_first(&mut state.log_flags, value, |v| &v.path),
+        None => None,
+    };
+    let mut read = XmlRead {
+        duplicate_of,
+        cut: None,
+    };
+    if doc.is_truncated() {
+        // CC_CONFIG::parse_client (log_flags.cpp) keeps what it
+        // read before the end of the file.
+        doc.truncation_as_warning();
+        read.cut = Some(
+            "cut short: the client keeps the options and log flags read before the cut \
+             (log_flags.cpp CC_CONFIG::parse_client, notice \"Missing end tag in \
+             cc_config.xml\"); so does the audit"
+                .to_string(),
+        );
+    }
+    read
+}
+
+/// A project's app_config.xml.
+fn read_app_config(doc: &mut XmlDoc, state: &mut HostRecord) -> XmlRead {
+    let mut read = XmlRead::default();
+    let value_read = app_config::read_app_config_doc(doc);
+    if doc.is_truncated() {
+        // app_config.cpp check_app_config: a parse error skips
+        // config_app_versions; APP_CONFIGS::parse has set the
+        // project-wide limits read before it.
+        doc.truncation_as_warning();
+        let said = value_read
+            .as_ref()
+            .and_then(|value| value.client_parse_error.as_deref())
+            .unwrap_or("Missing </app_config> in app_config.xml");
+        read.cut = Some(format!(
+            "cut short: the client says \"{said}\" and applies none of its app and \
+             app-version settings (app_config.cpp check_app_config skips \
+             config_app_versions); project_max_concurrent and the max_concurrent of \
+             the complete <app> entries still count for the project's work-fetch \
+             limits (lib/cc_config.cpp APP_CONFIGS::parse); so does the audit"
         ));
     }
-    if let Some(first) = duplicate_of {
-        parsed.push(ParseError::warning(
-            Location::file(*path),
-            ParseErrorKind::Invalid {
-                message: format!(
-                    "a file of this kind was already read from {first}; this one is ignored"
-                ),
-            },
-        ));
+    if let Some(value) = value_read {
+        state.app_configs.push(value);
     }
-    parsed
+    read
 }
 
 #[cfg(test)]

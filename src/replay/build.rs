@@ -205,7 +205,6 @@ pub fn build_emulator_state_for(
     release: Option<Release>,
 ) -> Result<(HostState, BuildNotes), ReplayError> {
     let reads_app_config = release.is_none_or(emulator_reads_app_config);
-    let sets_no_rsc_config = release.is_none_or(emulator_sets_no_rsc_config);
     let recorded = trace
         .state
         .client_states
@@ -223,7 +222,30 @@ pub fn build_emulator_state_for(
     let host = host_of(recorded)?;
     let mut state = HostState::new(host);
     state.prefs = prefs_of(trace);
-    state.config.sets_no_rsc_config = sets_no_rsc_config;
+    state.config.sets_no_rsc_config = release.is_none_or(emulator_sets_no_rsc_config);
+    apply_client_config(&mut state, trace);
+    apply_time_stats(&mut state, recorded);
+    let mut notes = BuildNotes::default();
+    let mut loaded = Loaded::default();
+    for recorded_project in &recorded.projects {
+        let app_config = app_config_for(trace, recorded_project).filter(|_| reads_app_config);
+        let load = ProjectLoad {
+            trace,
+            recorded: recorded_project,
+            app_config,
+            reads_app_config,
+        };
+        load.into_state(&mut state, &mut notes, &mut loaded);
+    }
+    order_jobs(&mut state, &mut notes, loaded);
+    state
+        .validate()
+        .map_err(|e| ReplayError::Engine(e.to_string()))?;
+    Ok((state, notes))
+}
+
+/// cc_config.xml's options and the log flags the emulator reads.
+fn apply_client_config(state: &mut HostState, trace: &Trace) {
     if let Some(cc) = &trace.state.cc_config {
         let o = &cc.options;
         if let Some(n) = o.ncpus {
@@ -244,6 +266,10 @@ pub fn build_emulator_state_for(
             state.config.cpu_sched_debug = *on;
         }
     }
+}
+
+/// The state file's `<time_stats>` fractions (1 where absent).
+fn apply_time_stats(state: &mut HostState, recorded: &ClientState) {
     if let Some(ts) = &recorded.time_stats {
         state.time_stats.on_frac = ts.on_frac.unwrap_or(1.0);
         state.time_stats.active_frac = ts.active_frac.unwrap_or(1.0);
@@ -251,51 +277,120 @@ pub fn build_emulator_state_for(
         state.time_stats.cpu_and_network_available_frac =
             ts.cpu_and_network_available_frac.unwrap_or(1.0);
     }
-    let n_rsc = state.n_rsc();
-    let mut notes = BuildNotes::default();
-    // Per recorded project: its name and which versions miss their
-    // coprocessor; per job pushed: (that project's place, its version).
-    let mut origins: Vec<(String, Vec<bool>)> = Vec::new();
-    let mut job_origin: Vec<(usize, usize)> = Vec::new();
-    for recorded_project in &recorded.projects {
-        let name = project_name(recorded_project);
-        let app_config = app_config_for(trace, recorded_project).filter(|_| reads_app_config);
-        // A file that failed to parse gives its project-wide limits only
-        // (check_app_config skips config_app_versions).
-        let applied = app_config.filter(|config| config.client_parse_error.is_none());
+}
+
+/// Where each loaded job came from, for ordering and naming them once every
+/// project is read.
+#[derive(Default)]
+struct Loaded {
+    /// Per recorded project: its name and which versions miss their
+    /// coprocessor.
+    origins: Vec<(String, Vec<bool>)>,
+    /// Per job pushed: (its project's place in `origins`, its version).
+    job_origin: Vec<(usize, usize)>,
+}
+
+/// One recorded project read into the engine's state.
+struct ProjectLoad<'a> {
+    trace: &'a Trace,
+    recorded: &'a rec_state::Project,
+    /// Its app_config.xml, when the emulator reads one.
+    app_config: Option<&'a AppConfig>,
+    /// Whether the emulator reads app_config.xml at all.
+    reads_app_config: bool,
+}
+
+impl ProjectLoad<'_> {
+    /// A file that failed to parse gives its project-wide limits only
+    /// (check_app_config skips config_app_versions).
+    fn applied(&self) -> Option<&AppConfig> {
+        self.app_config
+            .filter(|config| config.client_parse_error.is_none())
+    }
+
+    fn into_state(self, state: &mut HostState, notes: &mut BuildNotes, loaded: &mut Loaded) {
+        let name = project_name(self.recorded);
+        let mut project = self.project_entry(&name, state);
+        let version_keys = self.push_versions(&mut project, &state.host);
+        self.mark_excluded_versions(&mut project, state);
+        self.push_apps(&mut project, &name, notes);
+        if let Some(config) = self.app_config {
+            project.project_max_concurrent = positive_limit(config.project_max_concurrent);
+            project.config_max_concurrent = config
+                .apps
+                .iter()
+                .filter_map(|entry| positive_limit(entry.max_concurrent))
+                .min();
+        }
+        // The emulator culls a project left with no usable app after
+        // process_gpu_exclusions(): its exclusions still count for
+        // has_exclusions, and its jobs were loaded and sorted with the
+        // others (they take places in the result order and its `index`).
+        let project_idx = state.projects.len();
+        let culled = project.apps.iter().all(|app| app.ignored);
+        if culled {
+            notes.dropped_projects.push(name.clone());
+            for exclusion in &mut state.config.exclude_gpus {
+                if exclusion.project == project_idx {
+                    exclusion.project = CULLED_PROJECT;
+                }
+            }
+        }
+        self.mark_no_rsc_apps(&mut project, &state.host);
+        let owner = if culled { CULLED_PROJECT } else { project_idx };
+        for (job, version_idx) in self.jobs(&project, &version_keys, owner) {
+            let mut job = job;
+            job.alloc_seq = state.jobs.len() as u64;
+            loaded.job_origin.push((loaded.origins.len(), version_idx));
+            state.jobs.push(job);
+        }
+        let missing = project
+            .app_versions
+            .iter()
+            .map(|v| v.usage.missing_coproc)
+            .collect();
+        loaded.origins.push((name, missing));
+        if !culled {
+            state.projects.push(project);
+        }
+    }
+
+    /// The project's own fields, with the emulator's start-up clearing of
+    /// backoffs and min_rpc_time.
+    fn project_entry(&self, name: &str, state: &HostState) -> Project {
+        let recorded = self.recorded;
         let mut project = Project::new(
-            &name,
-            recorded_project.resource_share.unwrap_or(100.0),
-            n_rsc,
+            name,
+            recorded.resource_share.unwrap_or(100.0),
+            state.n_rsc(),
         );
-        project.url = recorded_project
-            .master_url
-            .clone()
-            .unwrap_or_default()
-            .into();
+        project.url = recorded.master_url.clone().unwrap_or_default().into();
         project.alloc_seq = state.projects.len() as u32;
-        project.rec = recorded_project.rec.unwrap_or(0.0);
-        project.rec_time = recorded_project.rec_time.unwrap_or(0.0);
-        project.suspended_via_gui = recorded_project.suspended_via_gui;
-        project.dont_request_more_work = recorded_project.dont_request_more_work;
-        project.non_cpu_intensive = recorded_project.non_cpu_intensive;
-        project.anonymous_platform = recorded_project.anonymous_platform;
-        project.dont_use_dcf = recorded_project.dont_use_dcf;
-        project.dcf = recorded_project.duration_correction_factor.unwrap_or(1.0);
-        project.nrpc_failures = recorded_project.nrpc_failures.unwrap_or(0).clamp(0, 1000) as u32;
-        // Emulator start-up: backoffs and min_rpc_time cleared.
+        project.rec = recorded.rec.unwrap_or(0.0);
+        project.rec_time = recorded.rec_time.unwrap_or(0.0);
+        project.suspended_via_gui = recorded.suspended_via_gui;
+        project.dont_request_more_work = recorded.dont_request_more_work;
+        project.non_cpu_intensive = recorded.non_cpu_intensive;
+        project.anonymous_platform = recorded.anonymous_platform;
+        project.dont_use_dcf = recorded.dont_use_dcf;
+        project.dcf = recorded.duration_correction_factor.unwrap_or(1.0);
+        project.nrpc_failures = recorded.nrpc_failures.unwrap_or(0).clamp(0, 1000) as u32;
         project.min_rpc_time = 0.0;
-        let mut version_keys: Vec<(Option<i64>, String)> = Vec::new();
-        for version in &recorded_project.app_versions {
+        project
+    }
+
+    /// The usable app versions, app_config applied; gives each one's
+    /// (version number, plan class) for linking jobs.
+    fn push_versions(&self, project: &mut Project, host: &Host) -> Vec<(Option<i64>, String)> {
+        let mut version_keys = Vec::new();
+        for version in &self.recorded.app_versions {
             let Some(app_name) = version.app_name.as_deref() else {
                 continue;
             };
             let avg_ncpus = version.avg_ncpus.unwrap_or(1.0);
-            let flops = version
-                .flops
-                .unwrap_or(state.host.p_fpops * avg_ncpus.max(0.0));
+            let flops = version.flops.unwrap_or(host.p_fpops * avg_ncpus.max(0.0));
             let usage = match &version.coproc {
-                Some(coproc) => match rsc_index(&state.host, &coproc.rsc) {
+                Some(coproc) => match rsc_index(host, &coproc.rsc) {
                     Some(rsc) => {
                         ResourceUsage::coproc(avg_ncpus, rsc, coproc.count.unwrap_or(1.0), flops)
                     }
@@ -304,7 +399,7 @@ pub fn build_emulator_state_for(
                 },
                 None => ResourceUsage::cpu(avg_ncpus, flops),
             };
-            let usage = match applied {
+            let usage = match self.applied() {
                 Some(config) => {
                     with_app_config(config, app_name, version.plan_class.as_deref(), usage)
                 }
@@ -320,12 +415,16 @@ pub fn build_emulator_state_for(
                 needs_network: version.needs_network,
             });
         }
-        // process_gpu_exclusions() (client/log_flags.cpp), then the
-        // emulator's get_app_params(): a GPU version none of whose instances
-        // its app may use is missing its coprocessor (its jobs are never
-        // runnable), and an app with no other version is ignored.
+        version_keys
+    }
+
+    /// process_gpu_exclusions() (client/log_flags.cpp), then the emulator's
+    /// get_app_params(): a GPU version none of whose instances its app may
+    /// use is missing its coprocessor (its jobs are never runnable).
+    fn mark_excluded_versions(&self, project: &mut Project, state: &mut HostState) {
         let project_idx = state.projects.len();
-        let excluded = trace
+        let excluded = self
+            .trace
             .state
             .cc_config
             .as_ref()
@@ -334,20 +433,24 @@ pub fn build_emulator_state_for(
                     &state.host,
                     project_idx,
                     &project.url,
-                    &recorded_project.apps,
+                    &self.recorded.apps,
                     &cc.options.exclude_gpus,
                 )
             })
             .unwrap_or_default();
         state.config.exclude_gpus.extend(excluded);
-        for v in 0..project.app_versions.len() {
-            let version = &project.app_versions[v];
+        for version in &mut project.app_versions {
             let r = version.usage.rsc;
             if r != 0 && state.app_non_excluded_instances(project_idx, &version.app, r) == 0 {
-                project.app_versions[v].usage.missing_coproc = true;
+                version.usage.missing_coproc = true;
             }
         }
-        for recorded_app in &recorded_project.apps {
+    }
+
+    /// The apps with a usable version (an app with none is ignored), with
+    /// their max_concurrent as the emulator sees it.
+    fn push_apps(&self, project: &mut Project, name: &str, notes: &mut BuildNotes) {
+        for recorded_app in &self.recorded.apps {
             let Some(app_name) = recorded_app.name.as_deref() else {
                 continue;
             };
@@ -366,68 +469,54 @@ pub fn build_emulator_state_for(
             app.non_cpu_intensive = recorded_app.non_cpu_intensive;
             app.sporadic = recorded_app.sporadic;
             app.fraction_done_exact = recorded_app.fraction_done_exact;
-            if app_config.is_some() || !reads_app_config {
-                app.max_concurrent = recorded_app
-                    .max_concurrent
-                    .filter(|m| *m > 0)
-                    .map(|m| m.clamp(0, u32::MAX as i64) as u32);
+            if self.app_config.is_some() || !self.reads_app_config {
+                app.max_concurrent = positive_limit(recorded_app.max_concurrent);
             }
-            if let Some(config) = applied {
-                for entry in &config.apps {
-                    if entry.name.as_deref() == Some(app_name) {
-                        if let Some(m) = entry.max_concurrent.filter(|m| *m > 0) {
-                            app.max_concurrent = Some(m.clamp(0, u32::MAX as i64) as u32);
-                        }
-                        app.fraction_done_exact |= entry.fraction_done_exact;
+            let entries = self.applied().map(|c| c.apps.as_slice()).unwrap_or(&[]);
+            for entry in entries {
+                if entry.name.as_deref() == Some(app_name) {
+                    if let Some(m) = positive_limit(entry.max_concurrent) {
+                        app.max_concurrent = Some(m);
                     }
+                    app.fraction_done_exact |= entry.fraction_done_exact;
                 }
             }
             project.apps.push(app);
         }
-        if let Some(config) = app_config {
-            project.project_max_concurrent = config
-                .project_max_concurrent
-                .filter(|m| *m > 0)
-                .map(|m| m.clamp(0, u32::MAX as i64) as u32);
-            project.config_max_concurrent = config
-                .apps
-                .iter()
-                .filter_map(|entry| entry.max_concurrent.filter(|m| *m > 0))
-                .min()
-                .map(|m| m.clamp(0, u32::MAX as i64) as u32);
-        }
-        // The emulator culls a project left with no usable app after
-        // process_gpu_exclusions(): its exclusions still count for
-        // has_exclusions, and its jobs were loaded and sorted with the
-        // others (they take places in the result order and its `index`).
-        let culled = project.apps.iter().all(|app| app.ignored);
-        if culled {
-            notes.dropped_projects.push(name.clone());
-            for exclusion in &mut state.config.exclude_gpus {
-                if exclusion.project == project_idx {
-                    exclusion.project = CULLED_PROJECT;
-                }
-            }
-        }
-        // no_rsc_apps: the client takes it from the state file only (the
-        // scheduler sends it); it is not derived from missing app versions
-        // (gpu_no_gpu_work_backoff: CpuOnly has no GPU version, no flag, and
-        // gets a GPU share).
-        for rsc in &recorded_project.no_rsc_apps {
+    }
+
+    /// no_rsc_apps: the client takes it from the state file only (the
+    /// scheduler sends it); it is not derived from missing app versions
+    /// (gpu_no_gpu_work_backoff: CpuOnly has no GPU version, no flag, and
+    /// gets a GPU share).
+    fn mark_no_rsc_apps(&self, project: &mut Project, host: &Host) {
+        for rsc in &self.recorded.no_rsc_apps {
             let r = if !rsc.is_coproc() {
                 Some(0)
             } else {
-                rsc_index(&state.host, rsc)
+                rsc_index(host, rsc)
             };
             if let Some(entry) = r.and_then(|r| project.rsc.get_mut(r)) {
                 entry.no_rsc_apps = true;
             }
         }
-        for result in &recorded_project.results {
+    }
+
+    /// The project's jobs with the version each is linked to, recorded
+    /// times kept (re-based once all are sorted).
+    fn jobs(
+        &self,
+        project: &Project,
+        version_keys: &[(Option<i64>, String)],
+        owner: usize,
+    ) -> Vec<(Job, usize)> {
+        let mut jobs = Vec::new();
+        for result in &self.recorded.results {
             let Some(job_name) = result.name.as_deref() else {
                 continue;
             };
-            let workunit = recorded_project
+            let workunit = self
+                .recorded
                 .workunits
                 .iter()
                 .find(|wu| wu.name.is_some() && wu.name == result.wu_name);
@@ -458,40 +547,35 @@ pub fn build_emulator_state_for(
                 .and_then(|wu| wu.rsc_fpops_est)
                 .or(result.rsc_fpops_est)
                 .unwrap_or(3600e11);
-            let mut job = Job::new(
-                job_name,
-                if culled { CULLED_PROJECT } else { project_idx },
-                &app_name,
-                version.usage.clone(),
-                fpops,
-            );
+            let mut job = Job::new(job_name, owner, &app_name, version.usage.clone(), fpops);
             job.needs_network = version.needs_network;
             let received = result.received_time.unwrap_or(0.0);
-            // Recorded times for now; re-based to the start after sorting.
             job.received_time = received;
             job.report_deadline = result.report_deadline.unwrap_or(received + 864000.0);
             job.exact_flops_remaining = Some(fpops);
-            job.alloc_seq = state.jobs.len() as u64;
-            job_origin.push((origins.len(), version_idx));
-            state.jobs.push(job);
+            jobs.push((job, version_idx));
         }
-        origins.push((
-            name,
-            project
-                .app_versions
-                .iter()
-                .map(|v| v.usage.missing_coproc)
-                .collect(),
-        ));
-        if !culled {
-            state.projects.push(project);
-        }
+        jobs
     }
-    // The emulator loads the jobs of client_state.xml as the client does
-    // (client/cs_statefile.cpp sort_results: ordered by the recorded
-    // received time, then the md5 of the name; `index` is the position) and
-    // only then re-bases them to the start. Jobs it receives later keep
-    // index 0 (sim.cpp simulate_rpc does not sort).
+}
+
+/// A max_concurrent of at least 1 (0 or less means none).
+fn positive_limit(limit: Option<i64>) -> Option<u32> {
+    limit
+        .filter(|m| *m > 0)
+        .map(|m| m.clamp(0, u32::MAX as i64) as u32)
+}
+
+/// The emulator loads the jobs of client_state.xml as the client does
+/// (client/cs_statefile.cpp sort_results: ordered by the recorded received
+/// time, then the md5 of the name; `index` is the position) and only then
+/// re-bases them to the start. Jobs it receives later keep index 0
+/// (sim.cpp simulate_rpc does not sort).
+fn order_jobs(state: &mut HostState, notes: &mut BuildNotes, loaded: Loaded) {
+    let Loaded {
+        origins,
+        job_origin,
+    } = loaded;
     let mut keyed: Vec<(f64, String, (usize, usize), Job)> = std::mem::take(&mut state.jobs)
         .into_iter()
         .zip(job_origin)
@@ -527,10 +611,6 @@ pub fn build_emulator_state_for(
             job
         })
         .collect();
-    state
-        .validate()
-        .map_err(|e| ReplayError::Engine(e.to_string()))?;
-    Ok((state, notes))
 }
 
 /// A master URL as client/log_flags.cpp compares them (urls_match after

@@ -44,6 +44,7 @@
 
 use crate::resource::ResourceType;
 use crate::trace::message::{ChooseCriterion, LtdShareFlags};
+use crate::trace::time::EventTime;
 use crate::trace::{LogEvent, Message};
 
 /// One recorded 6.10 choice and what its pass's lines decide of it.
@@ -250,30 +251,63 @@ pub fn ltd_wording(events: &[LogEvent]) -> Option<LtdWording> {
 
 /// Reads every 6.10 choice in `events` (in order) with its verdict.
 pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
-    let mut out = Vec::new();
     let Some(wording) = ltd_wording(events) else {
-        return out;
+        return Vec::new();
     };
-    let new_block = || Block {
+    let mut reader = Reader {
         wording,
-        ..Block::default()
+        current: None,
+        waiting: None,
+        last_block: None,
+        block_end_time: None,
+        out: Vec::new(),
     };
-    // The block being read, and the `chosen:` line waiting for the block
-    // that follows it (print_state comes after the choice in 6.10).
-    let mut block: Option<Block> = None;
-    let mut waiting: Option<Waiting> = None;
-    let mut last_block: Option<Block> = None;
-    // The time the last block ended: `No project chosen` is printed by the
-    // same call, right after it.
-    let mut block_end_time = None;
     for (idx, event) in events.iter().enumerate() {
+        reader.see(idx, event);
+    }
+    if let Some(cut) = reader.waiting.take() {
+        reader.out.push(cut_after(cut));
+    }
+    reader.out
+}
+
+/// The 6.10 choices read so far, and the lines around the next one.
+struct Reader {
+    wording: LtdWording,
+    /// The block being read.
+    current: Option<Block>,
+    /// The `chosen:` line waiting for the block that follows it
+    /// (print_state comes after the choice in 6.10).
+    waiting: Option<Waiting>,
+    last_block: Option<Block>,
+    /// The time the last block ended: `No project chosen` is printed by the
+    /// same call, right after it.
+    block_end_time: Option<EventTime>,
+    out: Vec<Choice610>,
+}
+
+impl Reader {
+    fn new_block(&self) -> Block {
+        Block {
+            wording: self.wording,
+            ..Block::default()
+        }
+    }
+
+    /// The block being read (one begins at a line of it).
+    fn block(&mut self) -> &mut Block {
+        let fresh = self.new_block();
+        self.current.get_or_insert(fresh)
+    }
+
+    fn see(&mut self, idx: usize, event: &LogEvent) {
         let project = event.project.as_deref().map(str::to_string);
         match &event.message {
             Message::WorkFetchStart => {
-                block = None;
-                last_block = None;
-                if let Some(cut) = waiting.take() {
-                    out.push(cut_after(cut));
+                self.current = None;
+                self.last_block = None;
+                if let Some(cut) = self.waiting.take() {
+                    self.out.push(cut_after(cut));
                 }
             }
             Message::Chosen {
@@ -282,10 +316,10 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                 inst,
                 secs,
             } => {
-                if let Some(cut) = waiting.take() {
-                    out.push(cut_after(cut));
+                if let Some(cut) = self.waiting.take() {
+                    self.out.push(cut_after(cut));
                 }
-                waiting = project.map(|chosen| Waiting {
+                self.waiting = project.map(|chosen| Waiting {
                     at: idx,
                     chosen,
                     criterion: criterion.clone(),
@@ -295,17 +329,25 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                 });
             }
             Message::WorkFetchStateStart => {
-                block = Some(Block {
+                self.current = Some(Block {
                     started: true,
-                    ..new_block()
+                    ..self.new_block()
                 });
             }
+            Message::WorkFetchStateEnd => self.end_block(event),
+            Message::NoProjectChosen => self.no_project_chosen(idx, event),
+            message => self.block_line(message, project),
+        }
+    }
+
+    /// A line of the work-fetch state block.
+    fn block_line(&mut self, message: &Message, project: Option<String>) {
+        match message {
             Message::TargetWorkBuffer {
                 min_secs,
                 additional_secs,
             } => {
-                block
-                    .get_or_insert_with(new_block)
+                self.block()
                     .buffer
                     .get_or_insert((*min_secs, *additional_secs));
             }
@@ -315,7 +357,7 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                 nidle,
                 saturated,
                 ..
-            } => block.get_or_insert_with(new_block).resources.push(RscLine {
+            } => self.block().resources.push(RscLine {
                 rsc: rsc.clone(),
                 shortfall: *shortfall,
                 nidle: *nidle,
@@ -329,7 +371,7 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
                 ..
             } => {
                 if let Some(project) = project {
-                    block.get_or_insert_with(new_block).shares.push(ShareLine {
+                    self.block().shares.push(ShareLine {
                         project,
                         rsc: rsc.clone(),
                         share: *share,
@@ -340,73 +382,71 @@ pub fn choices(events: &[LogEvent]) -> Vec<Choice610> {
             }
             Message::OverallLtd { ltd } => {
                 if let Some(project) = project {
-                    block
-                        .get_or_insert_with(new_block)
-                        .overall
-                        .push((project, *ltd));
+                    self.block().overall.push((project, *ltd));
                 }
-            }
-            Message::WorkFetchStateEnd => {
-                let mut done = block.take().unwrap_or_else(new_block);
-                done.complete = true;
-                if let Some(line) = waiting.take() {
-                    let verdict = judge_chosen(&done, &line.chosen, &line.criterion, &line.rsc);
-                    let request = done.started.then(|| RequestCheck {
-                        recorded_secs: line.secs,
-                        outcome: request_secs(&done, &line),
-                    });
-                    out.push(Choice610 {
-                        event_idx: line.at,
-                        chosen: Some(line.chosen.clone()),
-                        resource: Some(line.rsc.long_name().to_string()),
-                        verdict,
-                        request,
-                        shown: shown(&done, Some((&line.chosen, &line.rsc))),
-                    });
-                }
-                last_block = Some(done);
-                block_end_time = Some(event.time);
-            }
-            Message::NoProjectChosen => {
-                if block_end_time.as_ref() != Some(&event.time) {
-                    last_block = None;
-                }
-                let verdict = match (&last_block, waiting.take()) {
-                    (_, Some(_)) => Verdict::Undecided(
-                        "a `chosen:` line comes before it in the same pass: the two lines \
-                         contradict each other (a damaged or merged excerpt)"
-                            .into(),
-                    ),
-                    (Some(done), None) if done.started => judge_none(done),
-                    _ => Verdict::Undecided(
-                        "the work-fetch state block printed just before this line (print_state \
-                         in choose_project) starts before the excerpt: which projects could \
-                         fetch is not shown"
-                            .into(),
-                    ),
-                };
-                let shown = last_block
-                    .as_ref()
-                    .map(|done| shown(done, None))
-                    .unwrap_or_default();
-                out.push(Choice610 {
-                    event_idx: idx,
-                    chosen: None,
-                    resource: None,
-                    verdict,
-                    request: None,
-                    shown,
-                });
-                last_block = None;
-                block = None;
             }
             _ => {}
         }
     }
-    if let Some(cut) = waiting.take() {
-        out.push(cut_after(cut));
+
+    /// The end of a block: the `chosen:` line waiting for it is judged.
+    fn end_block(&mut self, event: &LogEvent) {
+        let mut done = self.current.take().unwrap_or_else(|| self.new_block());
+        done.complete = true;
+        if let Some(line) = self.waiting.take() {
+            let verdict = judge_chosen(&done, &line.chosen, &line.criterion, &line.rsc);
+            let request = done.started.then(|| RequestCheck {
+                recorded_secs: line.secs,
+                outcome: request_secs(&done, &line),
+            });
+            self.out.push(Choice610 {
+                event_idx: line.at,
+                chosen: Some(line.chosen.clone()),
+                resource: Some(line.rsc.long_name().to_string()),
+                verdict,
+                request,
+                shown: shown(&done, Some((&line.chosen, &line.rsc))),
+            });
+        }
+        self.last_block = Some(done);
+        self.block_end_time = Some(event.time);
     }
-    out
+
+    /// `No project chosen`: judged from the block printed just before.
+    fn no_project_chosen(&mut self, idx: usize, event: &LogEvent) {
+        if self.block_end_time.as_ref() != Some(&event.time) {
+            self.last_block = None;
+        }
+        let verdict = match (&self.last_block, self.waiting.take()) {
+            (_, Some(_)) => Verdict::Undecided(
+                "a `chosen:` line comes before it in the same pass: the two lines \
+                 contradict each other (a damaged or merged excerpt)"
+                    .into(),
+            ),
+            (Some(done), None) if done.started => judge_none(done),
+            _ => Verdict::Undecided(
+                "the work-fetch state block printed just before this line (print_state \
+                 in choose_project) starts before the excerpt: which projects could \
+                 fetch is not shown"
+                    .into(),
+            ),
+        };
+        let shown = self
+            .last_block
+            .as_ref()
+            .map(|done| shown(done, None))
+            .unwrap_or_default();
+        self.out.push(Choice610 {
+            event_idx: idx,
+            chosen: None,
+            resource: None,
+            verdict,
+            request: None,
+            shown,
+        });
+        self.last_block = None;
+        self.current = None;
+    }
 }
 
 /// A `chosen:` line waiting for the block printed after it.

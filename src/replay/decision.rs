@@ -596,20 +596,7 @@ impl Decision {
             Decision::Request {
                 resources,
                 set_requests,
-            } => {
-                for line in resources {
-                    out.push(Field::num("req_secs", line.secs, 2).of_resource(&line.rsc));
-                    out.push(
-                        Field::num_within("req_instances", line.inst, 2, line.inst_slack)
-                            .of_resource(&line.rsc),
-                    );
-                }
-                for line in set_requests {
-                    out.push(Field::num("nused_total", line.nused_total, 2).of_resource(&line.rsc));
-                    out.push(Field::num("nidle_now", line.nidle_now, 2).of_resource(&line.rsc));
-                    out.push(Field::num("fetch_share", line.fetch_share, 2).of_resource(&line.rsc));
-                }
-            }
+            } => request_fields(resources, set_requests, &mut out),
             Decision::RpcTiming { verdict, .. } => {
                 out.push(Field::text("scheduler_rpc", verdict.clone()));
             }
@@ -645,59 +632,7 @@ impl Decision {
                     None => field,
                 });
             }
-            Decision::FetchState(dump) => {
-                if let Some((min, additional)) = dump.buffer {
-                    out.push(Field::num("buf_min", min, 2));
-                    out.push(Field::num("buf_additional", additional, 2));
-                }
-                for project in &dump.projects {
-                    let p = project.project.as_str();
-                    out.push(Field::num("rec", project.rec, 3).of_project(p));
-                    out.push(Field::num("prio", project.prio, 3).of_project(p));
-                    let reason = if project.reason.is_empty() {
-                        "can request work".to_string()
-                    } else {
-                        project.reason.clone()
-                    };
-                    out.push(Field::text("reason", reason).of_project(p));
-                    if let Some(backoff) = project.backoff {
-                        out.push(Field::num("rpc_backoff", backoff, 2).of_project(p));
-                    }
-                }
-                for rsc in &dump.resources {
-                    let r = rsc.rsc.as_str();
-                    let s = &rsc.slack;
-                    for (name, value, slack) in [
-                        ("shortfall", rsc.shortfall, s.shortfall),
-                        ("nidle", rsc.nidle, s.nidle),
-                        ("saturated", rsc.saturated, s.saturated),
-                        ("busy", rsc.busy, s.busy),
-                    ] {
-                        out.push(Field::num_within(name, value, 2, slack).of_resource(r));
-                    }
-                    for share in &rsc.shares {
-                        let p = share.project.as_str();
-                        out.push(
-                            Field::num("share", share.share, 3)
-                                .of_project(p)
-                                .of_resource(r),
-                        );
-                        out.push(
-                            Field::text("rsc_reason", share.reason.clone())
-                                .of_project(p)
-                                .of_resource(r),
-                        );
-                        if let Some((left, inc)) = share.backoff {
-                            out.push(Field::num("backoff", left, 2).of_project(p).of_resource(r));
-                            out.push(
-                                Field::num("backoff_inc", inc, 2)
-                                    .of_project(p)
-                                    .of_resource(r),
-                            );
-                        }
-                    }
-                }
-            }
+            Decision::FetchState(dump) => fetch_state_fields(dump, &mut out),
             Decision::RrSim {
                 finishes,
                 misses,
@@ -765,6 +700,83 @@ impl Decision {
     /// The one-line text of a decision point (byte-stable).
     pub fn line(&self) -> String {
         fields_line(&self.fields())
+    }
+}
+
+/// A work-fetch state block's fields: the buffer, each project's REC,
+/// priority, reason and backoff, each resource's figures and shares.
+fn fetch_state_fields(dump: &FetchDump, out: &mut Vec<Field>) {
+    if let Some((min, additional)) = dump.buffer {
+        out.push(Field::num("buf_min", min, 2));
+        out.push(Field::num("buf_additional", additional, 2));
+    }
+    for project in &dump.projects {
+        let p = project.project.as_str();
+        out.push(Field::num("rec", project.rec, 3).of_project(p));
+        out.push(Field::num("prio", project.prio, 3).of_project(p));
+        let reason = if project.reason.is_empty() {
+            "can request work".to_string()
+        } else {
+            project.reason.clone()
+        };
+        out.push(Field::text("reason", reason).of_project(p));
+        if let Some(backoff) = project.backoff {
+            out.push(Field::num("rpc_backoff", backoff, 2).of_project(p));
+        }
+    }
+    for rsc in &dump.resources {
+        let r = rsc.rsc.as_str();
+        let s = &rsc.slack;
+        for (name, value, slack) in [
+            ("shortfall", rsc.shortfall, s.shortfall),
+            ("nidle", rsc.nidle, s.nidle),
+            ("saturated", rsc.saturated, s.saturated),
+            ("busy", rsc.busy, s.busy),
+        ] {
+            out.push(Field::num_within(name, value, 2, slack).of_resource(r));
+        }
+        for share in &rsc.shares {
+            let p = share.project.as_str();
+            out.push(
+                Field::num("share", share.share, 3)
+                    .of_project(p)
+                    .of_resource(r),
+            );
+            out.push(
+                Field::text("rsc_reason", share.reason.clone())
+                    .of_project(p)
+                    .of_resource(r),
+            );
+            if let Some((left, inc)) = share.backoff {
+                out.push(Field::num("backoff", left, 2).of_project(p).of_resource(r));
+                out.push(
+                    Field::num("backoff_inc", inc, 2)
+                        .of_project(p)
+                        .of_resource(r),
+                );
+            }
+        }
+    }
+}
+
+/// A request's fields: per resource the seconds and instances asked, then
+/// each `set_request()` line's figures.
+fn request_fields(
+    resources: &[RscRequestLine],
+    set_requests: &[SetRequestLine],
+    out: &mut Vec<Field>,
+) {
+    for line in resources {
+        out.push(Field::num("req_secs", line.secs, 2).of_resource(&line.rsc));
+        out.push(
+            Field::num_within("req_instances", line.inst, 2, line.inst_slack)
+                .of_resource(&line.rsc),
+        );
+    }
+    for line in set_requests {
+        out.push(Field::num("nused_total", line.nused_total, 2).of_resource(&line.rsc));
+        out.push(Field::num("nidle_now", line.nidle_now, 2).of_resource(&line.rsc));
+        out.push(Field::num("fetch_share", line.fetch_share, 2).of_resource(&line.rsc));
     }
 }
 

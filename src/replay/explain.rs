@@ -493,14 +493,71 @@ fn explain_resource(
     let asked = request
         .iter()
         .find(|r| r.rsc == rsc.rsc && (r.secs > 0.0 || r.inst > 0.0));
+    let ctx = ResourceContext {
+        dump,
+        rsc,
+        chosen,
+        asked,
+        low,
+        buf_min,
+        buf_total,
+    };
     let mut projects = Vec::new();
     for project in scan_order(dump) {
         let name = project.project.as_str();
         if !matches(options.project.as_deref(), name) {
             continue;
         }
+        let Answer { asked, why } = ctx.project(project);
+        projects.push(ProjectWhy {
+            project: name.to_string(),
+            asked,
+            why,
+        });
+    }
+    let outcome = match (chosen, asked) {
+        (Some(p), Some(r)) => format!(
+            "{p} was asked for {:.2} s and {:.2} instance(s) of {}",
+            r.secs, r.inst, rsc.rsc
+        ),
+        _ => format!("no project was asked for {}", rsc.rsc),
+    };
+    ResourceWhy {
+        resource: rsc.rsc.clone(),
+        state,
+        projects,
+        outcome,
+    }
+}
+
+/// One resource of a work-fetch block, with the pass's choice and request.
+struct ResourceContext<'a> {
+    dump: &'a FetchDump,
+    rsc: &'a RscState,
+    chosen: Option<&'a str>,
+    /// The request line that asked for this resource, if one did.
+    asked: Option<&'a RscRequestLine>,
+    /// The buffer is low (saturated < work_buf_min).
+    low: bool,
+    buf_min: f64,
+    buf_total: f64,
+}
+
+/// Whether a project was asked for the resource, and why (not).
+struct Answer {
+    asked: bool,
+    why: String,
+}
+
+impl ResourceContext<'_> {
+    /// Why `project` was (not) asked for this resource.
+    fn project(&self, project: &ProjectState) -> Answer {
+        let (dump, rsc, chosen, asked, low) =
+            (self.dump, self.rsc, self.chosen, self.asked, self.low);
+        let (buf_min, buf_total) = (self.buf_min, self.buf_total);
+        let name = project.project.as_str();
         let share = rsc.shares.iter().find(|s| s.project == name);
-        let why = if !project.reason.is_empty() {
+        if !project.reason.is_empty() {
             let mut why = format!(
                 "not asked: {} (a project-level reason: choose_project skips it)",
                 project.reason
@@ -508,11 +565,7 @@ fn explain_resource(
             if let Some(secs) = project.backoff {
                 why.push_str(&format!("; {secs:.2} s left"));
             }
-            ProjectWhy {
-                project: name.to_string(),
-                asked: false,
-                why,
-            }
+            Answer { asked: false, why }
         } else if let Some(share) = share.filter(|s| !s.reason.is_empty()) {
             let detail = match (share.reason.as_str(), share.backoff) {
                 ("project is backed off", Some((left, inc))) => format!(
@@ -527,21 +580,18 @@ fn explain_resource(
                 ),
                 (reason, _) => format!("{reason} (the block's reason for {})", rsc.rsc),
             };
-            ProjectWhy {
-                project: name.to_string(),
+            Answer {
                 asked: false,
                 why: format!("not asked: {detail}"),
             }
         } else if share.is_none() {
-            ProjectWhy {
-                project: name.to_string(),
+            Answer {
                 asked: false,
                 why: format!("no share line for {} in the block", rsc.rsc),
             }
         } else if chosen == Some(name) {
             match asked {
-                Some(r) => ProjectWhy {
-                    project: name.to_string(),
+                Some(r) => Answer {
                     asked: true,
                     why: format!(
                         "asked for {:.2} s and {:.2} instance(s) (share {:.3})",
@@ -550,8 +600,7 @@ fn explain_resource(
                         share.map_or(0.0, |s| s.share)
                     ),
                 },
-                None => ProjectWhy {
-                    project: name.to_string(),
+                None => Answer {
                     asked: false,
                     why: if rsc.saturated >= buf_total {
                         format!(
@@ -568,8 +617,7 @@ fn explain_resource(
                 },
             }
         } else if let Some(other) = chosen {
-            ProjectWhy {
-                project: name.to_string(),
+            Answer {
                 asked: false,
                 why: format!(
                     "can fetch {}, but {other} was chosen (one project per pass, by priority)",
@@ -577,8 +625,7 @@ fn explain_resource(
                 ),
             }
         } else if !low {
-            ProjectWhy {
-                project: name.to_string(),
+            Answer {
                 asked: false,
                 why: format!(
                     "can fetch {}, but the buffer is not low (saturated {:.2} s >= work_buf_min \
@@ -587,8 +634,7 @@ fn explain_resource(
                 ),
             }
         } else {
-            ProjectWhy {
-                project: name.to_string(),
+            Answer {
                 asked: false,
                 why: format!(
                     "can fetch {} and the buffer is low, yet no request was made: the request \
@@ -601,21 +647,7 @@ fn explain_resource(
                     }
                 ),
             }
-        };
-        projects.push(why);
-    }
-    let outcome = match (chosen, asked) {
-        (Some(p), Some(r)) => format!(
-            "{p} was asked for {:.2} s and {:.2} instance(s) of {}",
-            r.secs, r.inst, rsc.rsc
-        ),
-        _ => format!("no project was asked for {}", rsc.rsc),
-    };
-    ResourceWhy {
-        resource: rsc.rsc.clone(),
-        state,
-        projects,
-        outcome,
+        }
     }
 }
 

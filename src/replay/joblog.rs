@@ -183,93 +183,122 @@ impl Tracker {
             self.projects.push(project.to_string());
         }
         match &event.message {
-            Message::ClientStart { .. } => {
-                // A new process allocates its projects anew.
-                self.projects.clear();
-                self.startup_ncpus = None;
-                if self.jobs.is_empty() && self.unknown.is_none() {
-                    self.started = true;
-                } else {
-                    // A restart: the client restores each unfinished task
-                    // without a process, as preempted (ACTIVE_TASK_SET::init).
-                    // The new process counts its CPUs afresh: the priority
-                    // step rests on the count it starts with.
-                    self.ncpus_changed = false;
-                    self.first_ncpus = None;
-                    self.tasks.retain(|t| t.state != TaskState::Exited);
-                    for task in &mut self.tasks {
-                        task.state = TaskState::Uninitialized;
-                        task.scheduled = false;
-                    }
-                }
-            }
-            Message::ResultStateChange { state, job, .. } => match state {
-                ResultState::New => {
-                    if !self.jobs.iter().any(|j| j.name == job.as_str()) {
-                        let order = (self.replies, name_md5(job));
-                        let at = self.jobs.partition_point(|j| j.order < order);
-                        self.jobs.insert(
-                            at,
-                            TrackedJob {
-                                name: job.to_string(),
-                                order,
-                                project: project.to_string(),
-                                arrived_only: true,
-                                downloaded: false,
-                                done: false,
-                                suspended: false,
-                                postponed: false,
-                            },
-                        );
-                    }
-                }
-                ResultState::FilesDownloading => {
-                    if let Some(j) = self.job_mut(job) {
-                        j.downloaded = false;
-                        j.arrived_only = false;
-                    }
-                }
-                ResultState::FilesDownloaded => {
-                    if let Some(j) = self.job_mut(job) {
-                        j.downloaded = true;
-                        j.arrived_only = false;
-                    }
-                }
-                _ => {
-                    if let Some(j) = self.job_mut(job) {
-                        j.done = true;
-                    }
-                    if matches!(
-                        state,
-                        ResultState::FilesUploaded
-                            | ResultState::ComputeError
-                            | ResultState::Aborted
-                            | ResultState::UploadFailed
-                    ) {
-                        let list = self.unreported.entry(project.to_string()).or_default();
-                        if !list.iter().any(|j| j == job.as_str()) {
-                            list.push(job.to_string());
-                        }
-                    }
-                }
-            },
-            Message::SendingSchedulerRequest { .. } => {
-                let ready = self.unreported.get(project).cloned().unwrap_or_default();
-                self.in_flight.insert(project.to_string(), ready);
+            Message::ClientStart { .. } => self.see_client_start(),
+            Message::ResultStateChange { state, job, .. } => {
+                self.see_result_state(project, state, job)
             }
             // A start on no state file after a restart: nothing carries over.
             Message::CreatingStateFile if !self.jobs.is_empty() || self.unknown.is_some() => {
-                // The start-up block's facts are this process's.
-                *self = Tracker {
-                    facts: std::mem::take(&mut self.facts),
-                    acks_logged: self.acks_logged,
-                    projects: std::mem::take(&mut self.projects),
-                    startup_ncpus: self.startup_ncpus,
-                    first_ncpus: self.first_ncpus,
-                    utc_offset_hours: self.utc_offset_hours,
-                    started: true,
-                    ..Tracker::default()
-                };
+                self.restart_without_state()
+            }
+            other => {
+                if !self.see_rpc(project, other) && !self.see_task(project, other) {
+                    self.see_host(project, other)
+                }
+            }
+        }
+    }
+
+    /// A client start: a new process, or a restart that restores each
+    /// unfinished task.
+    fn see_client_start(&mut self) {
+        // A new process allocates its projects anew.
+        self.projects.clear();
+        self.startup_ncpus = None;
+        if self.jobs.is_empty() && self.unknown.is_none() {
+            self.started = true;
+        } else {
+            // A restart: the client restores each unfinished task
+            // without a process, as preempted (ACTIVE_TASK_SET::init).
+            // The new process counts its CPUs afresh: the priority
+            // step rests on the count it starts with.
+            self.ncpus_changed = false;
+            self.first_ncpus = None;
+            self.tasks.retain(|t| t.state != TaskState::Exited);
+            for task in &mut self.tasks {
+                task.state = TaskState::Uninitialized;
+                task.scheduled = false;
+            }
+        }
+    }
+
+    /// A result's state change: an arrival (in the client's result order),
+    /// its download, or its end (ready to report once uploaded or failed).
+    fn see_result_state(&mut self, project: &str, state: &ResultState, job: &str) {
+        match state {
+            ResultState::New => {
+                if !self.jobs.iter().any(|j| j.name == job) {
+                    let order = (self.replies, name_md5(job));
+                    let at = self.jobs.partition_point(|j| j.order < order);
+                    self.jobs.insert(
+                        at,
+                        TrackedJob {
+                            name: job.to_string(),
+                            order,
+                            project: project.to_string(),
+                            arrived_only: true,
+                            downloaded: false,
+                            done: false,
+                            suspended: false,
+                            postponed: false,
+                        },
+                    );
+                }
+            }
+            ResultState::FilesDownloading => {
+                if let Some(j) = self.job_mut(job) {
+                    j.downloaded = false;
+                    j.arrived_only = false;
+                }
+            }
+            ResultState::FilesDownloaded => {
+                if let Some(j) = self.job_mut(job) {
+                    j.downloaded = true;
+                    j.arrived_only = false;
+                }
+            }
+            _ => {
+                if let Some(j) = self.job_mut(job) {
+                    j.done = true;
+                }
+                if matches!(
+                    state,
+                    ResultState::FilesUploaded
+                        | ResultState::ComputeError
+                        | ResultState::Aborted
+                        | ResultState::UploadFailed
+                ) {
+                    let list = self.unreported.entry(project.to_string()).or_default();
+                    if !list.iter().any(|j| j == job) {
+                        list.push(job.to_string());
+                    }
+                }
+            }
+        }
+    }
+
+    /// A start on no state file after a restart: only the start-up block's
+    /// facts (this process's) carry over.
+    fn restart_without_state(&mut self) {
+        *self = Tracker {
+            facts: std::mem::take(&mut self.facts),
+            acks_logged: self.acks_logged,
+            projects: std::mem::take(&mut self.projects),
+            startup_ncpus: self.startup_ncpus,
+            first_ncpus: self.first_ncpus,
+            utc_offset_hours: self.utc_offset_hours,
+            started: true,
+            ..Tracker::default()
+        };
+    }
+
+    /// A scheduler RPC's lines: what it reports, and what the server
+    /// acknowledged. False when the line is none of these.
+    fn see_rpc(&mut self, project: &str, message: &Message) -> bool {
+        match message {
+            Message::SendingSchedulerRequest { .. } => {
+                let ready = self.unreported.get(project).cloned().unwrap_or_default();
+                self.in_flight.insert(project.to_string(), ready);
             }
             Message::LogFlags { flags } if flags.iter().any(|f| f == "sched_op_debug") => {
                 self.acks_logged = true;
@@ -293,6 +322,15 @@ impl Tracker {
             Message::SchedulerRequestFailed { .. } => {
                 self.in_flight.remove(project);
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// A task's or project's state line. False when the line is none of
+    /// these.
+    fn see_task(&mut self, project: &str, message: &Message) -> bool {
+        match message {
             Message::TaskStateChange { state, job, .. } => {
                 self.saw_task_states = true;
                 let state = state.clone();
@@ -360,8 +398,9 @@ impl Tracker {
             Message::ProjectResumedByUser => {
                 self.suspended_projects.remove(project);
             }
-            other => self.see_host(project, other),
+            _ => return false,
         }
+        true
     }
 
     /// The host facts a line tells: max_concurrent limits, the usable
@@ -1027,6 +1066,65 @@ pub fn views_at(
 }
 
 fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
+    let ncpus = recompute_inputs(tracker, pass)?;
+    let ncpus_f = f64::from(ncpus);
+    let step_ncpus = match tracker.first_ncpus {
+        Some(first) if tracker.ncpus_changed && first > 0 => f64::from(first),
+        _ => ncpus_f,
+    };
+    // (project, priority, rsf, slack): a priority lowered from a printed
+    // one is known to within half a printed unit plus the steps' error
+    // from the printed rsf.
+    let prio: Vec<(String, f64, f64, f64)> = pass
+        .prio
+        .iter()
+        .map(|(p, x, rsf)| (p.clone(), *x, *rsf, 0.0))
+        .collect();
+    if let Some(zero) = prio.iter().find(|p| p.2 <= 0.0) {
+        return Err(format!(
+            "project {} has a zero resource share: its priority step is not recomputed",
+            zero.0
+        ));
+    }
+    let mut build = Build {
+        tracker,
+        pass,
+        ncpus: ncpus_f,
+        step_ncpus,
+        prio,
+        app_n: HashMap::new(),
+        project_n: HashMap::new(),
+        used_st: 0.0,
+        used_mt: 0.0,
+        entries: Vec::new(),
+        skipped: Vec::new(),
+        ties: Vec::new(),
+    };
+    let mut selected: HashSet<String> = HashSet::new();
+    let mut next: HashMap<String, String> = HashMap::new();
+    edf_phase(&mut build, &mut selected)?;
+    for _ in 0..tracker.jobs.len() + tracker.tasks.len() + 1 {
+        if build.stop() {
+            break;
+        }
+        next_per_project(tracker, &selected, &mut next);
+        selected.extend(next.values().cloned());
+        let Some(b) = highest_priority(&build.prio, &next)? else {
+            break;
+        };
+        let project = build.prio[b].0.clone();
+        let Some(job) = next.remove(&project) else {
+            break;
+        };
+        build.offer(&job, &project, false)?;
+    }
+    let reason = run_list_reason(&build, ncpus);
+    Ok((build.entries, reason))
+}
+
+/// The usable CPUs, or why this pass's run list cannot be recomputed from
+/// the log's lines.
+fn recompute_inputs(tracker: &Tracker, pass: &Pass) -> Result<u32, String> {
     if !tracker.started {
         return Err(
             "the run list is built from every runnable job, and this log does not \
@@ -1075,131 +1173,101 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
             job.name
         ));
     }
-    let Some(ncpus) = tracker.ncpus.filter(|&n| n > 0) else {
-        return Err(
+    tracker.ncpus.filter(|&n| n > 0).ok_or_else(|| {
+        String::from(
             "the usable CPUs are not told before this pass (no `set_request() for CPU: \
-                    ninst N` line)"
-                .into(),
-        );
-    };
-    let ncpus_f = f64::from(ncpus);
-    let step_ncpus = match tracker.first_ncpus {
-        Some(first) if tracker.ncpus_changed && first > 0 => f64::from(first),
-        _ => ncpus_f,
-    };
-    // (project, priority, rsf, slack): a priority lowered from a printed
-    // one is known to within half a printed unit plus the steps' error
-    // from the printed rsf.
-    let prio: Vec<(String, f64, f64, f64)> = pass
-        .prio
-        .iter()
-        .map(|(p, x, rsf)| (p.clone(), *x, *rsf, 0.0))
-        .collect();
-    if let Some(zero) = prio.iter().find(|p| p.2 <= 0.0) {
-        return Err(format!(
-            "project {} has a zero resource share: its priority step is not recomputed",
-            zero.0
-        ));
-    }
-    let mut build = Build {
-        tracker,
-        pass,
-        ncpus: ncpus_f,
-        step_ncpus,
-        prio,
-        app_n: HashMap::new(),
-        project_n: HashMap::new(),
-        used_st: 0.0,
-        used_mt: 0.0,
-        entries: Vec::new(),
-        skipped: Vec::new(),
-        ties: Vec::new(),
-    };
-    let mut selected: HashSet<String> = HashSet::new();
-    let mut next: HashMap<String, String> = HashMap::new();
-    edf_phase(&mut build, &mut selected)?;
+                    ninst N` line)",
+        )
+    })
+}
+
+/// assign_results_to_projects(): each project's next runnable job, a task
+/// with a process (or one already scheduled) before one without.
+fn next_per_project(
+    tracker: &Tracker,
+    selected: &HashSet<String>,
+    next: &mut HashMap<String, String>,
+) {
     let job_of = |name: &str| tracker.jobs.iter().find(|j| j.name == name);
-    for _ in 0..tracker.jobs.len() + tracker.tasks.len() + 1 {
-        if build.stop() {
-            break;
+    for task in &tracker.tasks {
+        if !task.runnable() || selected.contains(&task.job) {
+            continue;
         }
-        // assign_results_to_projects()
-        for task in &tracker.tasks {
-            if !task.runnable() || selected.contains(&task.job) {
-                continue;
+        let Some(job) = job_of(&task.job) else {
+            continue;
+        };
+        if !tracker.job_runnable(job) {
+            continue;
+        }
+        match next.get(&job.project) {
+            None => {
+                next.insert(job.project.clone(), job.name.clone());
             }
-            let Some(job) = job_of(&task.job) else {
-                continue;
-            };
-            if !tracker.job_runnable(job) {
-                continue;
-            }
-            match next.get(&job.project) {
-                None => {
+            Some(current) => {
+                let better = tracker
+                    .tasks
+                    .iter()
+                    .find(|t| t.job == *current)
+                    .is_some_and(|held| {
+                        (held.state == TaskState::Uninitialized && task.process_exists())
+                            || (!held.scheduled && task.scheduled)
+                    });
+                if better {
                     next.insert(job.project.clone(), job.name.clone());
                 }
-                Some(current) => {
-                    let better = tracker
-                        .tasks
-                        .iter()
-                        .find(|t| t.job == *current)
-                        .is_some_and(|held| {
-                            (held.state == TaskState::Uninitialized && task.process_exists())
-                                || (!held.scheduled && task.scheduled)
-                        });
-                    if better {
-                        next.insert(job.project.clone(), job.name.clone());
-                    }
-                }
             }
         }
-        for job in &tracker.jobs {
-            if selected.contains(&job.name)
-                || tracker.tasks.iter().any(|t| t.job == job.name)
-                || !tracker.job_runnable(job)
-                || next.contains_key(&job.project)
-            {
-                continue;
-            }
-            next.insert(job.project.clone(), job.name.clone());
-        }
-        selected.extend(next.values().cloned());
-        // highest_prio_project_best_result()
-        let prio = &build.prio;
-        if let Some(project) = next.keys().find(|p| !prio.iter().any(|q| q.0 == **p)) {
-            return Err(format!(
-                "{project} has a runnable job but no `[prio]` line in this pass"
-            ));
-        }
-        let mut best: Option<usize> = None;
-        for (k, p) in prio.iter().enumerate() {
-            if !next.contains_key(&p.0) {
-                continue;
-            }
-            // Every printed priority is itself rounded (half a unit of its
-            // sixth decimal): closer than the two uncertainties is a tie.
-            let close =
-                |b: usize| (p.1 - prio[b].1).abs() <= p.3.max(0.5e-6) + prio[b].3.max(0.5e-6);
-            match best {
-                None => best = Some(k),
-                Some(b) if close(b) => {
-                    return Err(format!(
-                        "projects {} and {} tie at the printed priority {:.6}: which one the \
-                         client took first is below the log's precision",
-                        prio[b].0, p.0, p.1
-                    ));
-                }
-                Some(b) if p.1 > prio[b].1 => best = Some(k),
-                Some(_) => {}
-            }
-        }
-        let Some(b) = best else { break };
-        let project = prio[b].0.clone();
-        let Some(job) = next.remove(&project) else {
-            break;
-        };
-        build.offer(&job, &project, false)?;
     }
+    for job in &tracker.jobs {
+        if selected.contains(&job.name)
+            || tracker.tasks.iter().any(|t| t.job == job.name)
+            || !tracker.job_runnable(job)
+            || next.contains_key(&job.project)
+        {
+            continue;
+        }
+        next.insert(job.project.clone(), job.name.clone());
+    }
+}
+
+/// highest_prio_project_best_result(): the place in `prio` of the
+/// highest-priority project with a next job; an error where two are
+/// closer than the printed priorities tell apart.
+fn highest_priority(
+    prio: &[(String, f64, f64, f64)],
+    next: &HashMap<String, String>,
+) -> Result<Option<usize>, String> {
+    if let Some(project) = next.keys().find(|p| !prio.iter().any(|q| q.0 == **p)) {
+        return Err(format!(
+            "{project} has a runnable job but no `[prio]` line in this pass"
+        ));
+    }
+    let mut best: Option<usize> = None;
+    for (k, p) in prio.iter().enumerate() {
+        if !next.contains_key(&p.0) {
+            continue;
+        }
+        // Every printed priority is itself rounded (half a unit of its
+        // sixth decimal): closer than the two uncertainties is a tie.
+        let close = |b: usize| (p.1 - prio[b].1).abs() <= p.3.max(0.5e-6) + prio[b].3.max(0.5e-6);
+        match best {
+            None => best = Some(k),
+            Some(b) if close(b) => {
+                return Err(format!(
+                    "projects {} and {} tie at the printed priority {:.6}: which one the \
+                     client took first is below the log's precision",
+                    prio[b].0, p.0, p.1
+                ));
+            }
+            Some(b) if p.1 > prio[b].1 => best = Some(k),
+            Some(_) => {}
+        }
+    }
+    Ok(best)
+}
+
+/// What a recomputed run list rested on.
+fn run_list_reason(build: &Build, ncpus: u32) -> String {
     let mut reason = format!(
         "§6 make_run_list from the log's own lines: the projects' printed priorities, {} \
          usable CPUs, each round the highest-priority project's next runnable job, its \
@@ -1228,7 +1296,7 @@ fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
             build.ties.join("; ")
         ));
     }
-    Ok((build.entries, reason))
+    reason
 }
 
 /// The run list being built (PROC_RESOURCES and the projects' priorities).

@@ -925,11 +925,7 @@ pub fn audit_window(
     let mut params = options.params.clone();
     match set_rules(&choice, options, &mut params, &mut policy_reason) {
         Rules::Replay => {}
-        Rules::SixX => {
-            // The 6.x rules of a line rule follow the stated release.
-            let stated = stated_release(trace, options.client_version).map(|(r, _)| r);
-            return audit_6x(scope, report, &points, &policy, stated);
-        }
+        Rules::SixX => return audit_6x(scope, report, &points, &policy),
         Rules::NotImplemented => {
             report.unchecked.push(Unchecked {
                 what: "every decision".into(),
@@ -958,16 +954,11 @@ pub fn audit_window(
     )?;
     // A session read in windows was pre-scanned by a first pass.
     let mut anchored = anchored.filter(|_| window.is_some());
-    let prescan = match &anchored {
-        Some(_) => None,
-        None => (emulator_clock && state.is_some()).then(|| queue::Prescan::of(&trace.events)),
-    };
-    let delta = match (&anchored, &prescan) {
-        (Some(slot), _) if state.is_some() && emulator_clock => slot.prescan().time_step(),
-        (_, Some(prescan)) => prescan.time_step(),
-        _ => None,
-    }
-    .unwrap_or(0.0);
+    let (prescan, delta) = loop_clock(
+        trace,
+        anchored.as_deref(),
+        emulator_clock && state.is_some(),
+    );
     let settings = driver::CompareSettings {
         tolerance: options.tolerance,
         coarse_rsc_names: policy == V7_2,
@@ -1030,6 +1021,25 @@ pub fn audit_window(
     judge_release(scope, trace_name, generated, &mut report, &choice, anchored)?;
     note_first_context(scope, &points, &mut report);
     Ok(report)
+}
+
+/// The emulator's pre-scan (none when a first pass over the windows made
+/// it) and its time step (0: the record is not replayed by the loop).
+fn loop_clock(
+    trace: &Trace,
+    anchored: Option<&anchored::AnchoredSlot>,
+    replayable: bool,
+) -> (Option<queue::Prescan>, f64) {
+    let prescan = match anchored {
+        Some(_) => None,
+        None => replayable.then(|| queue::Prescan::of(&trace.events)),
+    };
+    let delta = match (anchored, &prescan) {
+        (Some(slot), _) if replayable => slot.prescan().time_step(),
+        (_, Some(prescan)) => prescan.time_step(),
+        _ => None,
+    };
+    (prescan, delta.unwrap_or(0.0))
 }
 
 /// An emulator's record replayed by the client loop anchored on its
@@ -1232,10 +1242,11 @@ fn audit_6x(
     mut report: DivergenceReport,
     points: &[recorded::RecordedPoint],
     policy: &str,
-    release: Option<Release>,
 ) -> Result<DivergenceReport, ReplayError> {
     let (trace, options, from, carried) =
         (scope.trace, scope.options, scope.from(), scope.carried());
+    // The 6.x rules of a line rule follow the stated release.
+    let release = stated_release(trace, options.client_version).map(|(r, _)| r);
     let reports = |idx: usize| scope.reports(idx);
     match ltd::audit(trace, options.tolerance) {
         Ok(audit) => {

@@ -1222,6 +1222,53 @@ fn bounded(
 
 /// The block's figures from the tracker's last simulation.
 fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpuRule) -> Refigured {
+    let (pass, old) = followed_pass(tracker, time)?;
+    let pass = pass.as_ref();
+    // 6.6-6.12 count every job's CPUs in the CPU use, GPU suspended or not
+    // (RR_SIM_STATUS::activate at 6.10.60).
+    let (rule, gpu) = match (old, pass.six) {
+        (true, _) => (GpuCpuRule::Dropped, tracker.gpu_at(pass.time)),
+        (_, true) => (GpuCpuRule::Counted, GpuState::Running),
+        _ => (rule, tracker.gpu_at(pass.time)),
+    };
+    let buf = match dump.buffer {
+        Some((min, additional)) => (min + additional).max(1.0),
+        None => pass.buf_total.max(1.0),
+    };
+    let has_gpu_jobs = pass
+        .steps
+        .iter()
+        .any(|s| s.usage.cpu_of_gpu_jobs.hi > HALF_CENT + IDLE_EPS);
+    if pass.mc_limits > 0 {
+        return bounded(tracker, pass, dump, rule, buf, has_gpu_jobs);
+    }
+    let block = Block {
+        pass,
+        ncpus: tracker.ncpus,
+        rule,
+        gpu,
+        has_gpu_jobs,
+        buf,
+    };
+    let mut notes = Vec::new();
+    let resources = dump
+        .resources
+        .iter()
+        .map(|printed| block.resource(printed, &mut notes))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut replayed = dump.clone();
+    replayed.resources = resources;
+    let reason = fetch_state_reason(pass, old, buf, &notes);
+    Ok((Decision::FetchState(replayed), reason))
+}
+
+/// The simulation a block reports, closed, when the log lets it be
+/// followed whole; with whether it is in the 7.0-7.4 form (every pick
+/// printed).
+fn followed_pass(
+    tracker: &Tracker,
+    time: Option<f64>,
+) -> Result<(std::borrow::Cow<'_, Pass>, bool), String> {
     let Some(pass) = &tracker.pass else {
         return Err("no `[rr_sim] start` line of the simulation this block reports".into());
     };
@@ -1245,79 +1292,39 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
     // its GFLOPs at its rate; and they reset the CPU use after the GPU
     // jobs (before 7.16).
     let old = pass.picks.is_some();
-    let pass = pass.closed()?;
-    let pass = pass.as_ref();
-    // 6.6-6.12 count every job's CPUs in the CPU use, GPU suspended or not
-    // (RR_SIM_STATUS::activate at 6.10.60).
-    let (rule, gpu) = match (old, pass.six) {
-        (true, _) => (GpuCpuRule::Dropped, tracker.gpu_at(pass.time)),
-        (_, true) => (GpuCpuRule::Counted, GpuState::Running),
-        _ => (rule, tracker.gpu_at(pass.time)),
-    };
-    let buf = match dump.buffer {
-        Some((min, additional)) => (min + additional).max(1.0),
-        None => pass.buf_total.max(1.0),
-    };
-    let has_gpu_jobs = pass
-        .steps
-        .iter()
-        .any(|s| s.usage.cpu_of_gpu_jobs.hi > HALF_CENT + IDLE_EPS);
-    if pass.mc_limits > 0 {
-        return bounded(tracker, pass, dump, rule, buf, has_gpu_jobs);
-    }
-    let mut resources = Vec::with_capacity(dump.resources.len());
-    let mut notes = Vec::new();
-    for printed in &dump.resources {
+    Ok((pass.closed()?, old))
+}
+
+/// A whole simulation and what the figures of its block rest on.
+struct Block<'a> {
+    pass: &'a Pass,
+    /// The usable CPUs the log printed last.
+    ncpus: Option<u32>,
+    rule: GpuCpuRule,
+    gpu: GpuState,
+    has_gpu_jobs: bool,
+    /// The buffer's length, seconds.
+    buf: f64,
+}
+
+impl Block<'_> {
+    /// One resource's figures recomputed, with a note of what they rest on.
+    fn resource(&self, printed: &RscState, notes: &mut Vec<String>) -> Result<RscState, String> {
         let rsc = resource_of(printed)?;
         let mut outcomes = Vec::new();
-        for gpu_cpu in gpu_cpu_ways(&rsc, rule, gpu, has_gpu_jobs) {
-            let (mut counts, source) =
-                instance_counts(pass, &rsc, gpu_cpu, printed, tracker.ncpus, false);
-            if pass.rebuilt {
-                counts.retain(|&n| picks_fill(pass, &rsc, gpu_cpu, n));
-                if counts.is_empty() {
-                    return Err(format!(
-                        "the simulation before this block cannot be followed: it prints no \
-                         `starting` lines (rrsim_detail off), and with every {} count tried, \
-                         the steps its `finishes` lines give leave {} idle while a job of it \
-                         starts later: a job sat out a pick (the usages or a limit differ), and \
-                         no line says when",
-                        printed.rsc, printed.rsc
-                    ));
-                }
-            }
-            if counts.is_empty() {
-                return Err(format!(
-                    "{}: no instance count fits the printed idle count {:.2}",
-                    printed.rsc, printed.nidle
-                ));
-            }
-            let tried: Vec<(f64, Figures)> = counts
-                .iter()
-                .map(|&n| (n, figures(pass, &rsc, gpu_cpu, n, buf, printed)))
-                .collect();
-            // The first count that fits; else the one that leaves the
-            // fewest figures off (the last of those), so that a divergence
-            // names the figure that is off, not those a wrong count moves.
-            let pick = tried.iter().position(|(_, f)| f.fits).unwrap_or_else(|| {
-                let fewest = tried.iter().map(|(_, f)| f.misfits).min().unwrap_or(0);
-                tried
-                    .iter()
-                    .rposition(|(_, f)| f.misfits == fewest)
-                    .unwrap_or(tried.len() - 1)
-            });
-            let (n, f) = tried.into_iter().nth(pick).ok_or("no instance count")?;
+        for gpu_cpu in gpu_cpu_ways(&rsc, self.rule, self.gpu, self.has_gpu_jobs) {
+            let (n, f, source) = self.best_count(&rsc, gpu_cpu, printed)?;
             outcomes.push((gpu_cpu, n, f, source));
         }
         if outcomes.len() == 2 && outcomes[0].2.fits != outcomes[1].2.fits {
             let mut missing = Vec::new();
-            if rule == GpuCpuRule::Unknown {
+            if self.rule == GpuCpuRule::Unknown {
                 missing.push(
                     "the client version (before 7.16, commit 40f0cb44f4, the simulation left \
                      GPU jobs' CPUs out; its start-up lines or --client-version tell)",
                 );
             }
-            if gpu == GpuState::Unknown {
+            if self.gpu == GpuState::Unknown {
                 missing.push(
                     "whether GPU computing was suspended (then GPU jobs' CPUs are left out; \
                      the `Suspending GPU computation` and `Resuming GPU computation` lines \
@@ -1336,7 +1343,7 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
             ));
         }
         let (gpu_cpu, n, f, source) = outcomes.swap_remove(0);
-        let gpu_note = gpu_cpu_note(&rsc, has_gpu_jobs, gpu_cpu);
+        let gpu_note = gpu_cpu_note(&rsc, self.has_gpu_jobs, gpu_cpu);
         let (nidle, nidle_slack) = centred(f.nidle.0, f.nidle.1);
         let (shortfall, shortfall_slack) = centred(f.shortfall.0, f.shortfall.1);
         let (busy, busy_slack) = match f.busy {
@@ -1362,7 +1369,7 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
             f.saturated,
             f.busy.map(|b| format!(", busy {b:.2}")).unwrap_or_default()
         ));
-        resources.push(RscState {
+        Ok(RscState {
             nidle,
             shortfall,
             saturated: f.saturated,
@@ -1374,10 +1381,59 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
                 busy: busy_slack,
             },
             ..printed.clone()
-        });
+        })
     }
-    let mut replayed = dump.clone();
-    replayed.resources = resources;
+
+    /// The instance count whose figures fit the printed ones (else the one
+    /// closest to them), its figures and where the count comes from.
+    fn best_count(
+        &self,
+        rsc: &ResourceType,
+        gpu_cpu: bool,
+        printed: &RscState,
+    ) -> Result<(f64, Figures, String), String> {
+        let pass = self.pass;
+        let (mut counts, source) = instance_counts(pass, rsc, gpu_cpu, printed, self.ncpus, false);
+        if pass.rebuilt {
+            counts.retain(|&n| picks_fill(pass, rsc, gpu_cpu, n));
+            if counts.is_empty() {
+                return Err(format!(
+                    "the simulation before this block cannot be followed: it prints no \
+                     `starting` lines (rrsim_detail off), and with every {} count tried, \
+                     the steps its `finishes` lines give leave {} idle while a job of it \
+                     starts later: a job sat out a pick (the usages or a limit differ), and \
+                     no line says when",
+                    printed.rsc, printed.rsc
+                ));
+            }
+        }
+        if counts.is_empty() {
+            return Err(format!(
+                "{}: no instance count fits the printed idle count {:.2}",
+                printed.rsc, printed.nidle
+            ));
+        }
+        let tried: Vec<(f64, Figures)> = counts
+            .iter()
+            .map(|&n| (n, figures(pass, rsc, gpu_cpu, n, self.buf, printed)))
+            .collect();
+        // The first count that fits; else the one that leaves the
+        // fewest figures off (the last of those), so that a divergence
+        // names the figure that is off, not those a wrong count moves.
+        let pick = tried.iter().position(|(_, f)| f.fits).unwrap_or_else(|| {
+            let fewest = tried.iter().map(|(_, f)| f.misfits).min().unwrap_or(0);
+            tried
+                .iter()
+                .rposition(|(_, f)| f.misfits == fewest)
+                .unwrap_or(tried.len() - 1)
+        });
+        let (n, f) = tried.into_iter().nth(pick).ok_or("no instance count")?;
+        Ok((n, f, source))
+    }
+}
+
+/// What a block's recomputed figures rested on.
+fn fetch_state_reason(pass: &Pass, old: bool, buf: f64, notes: &[String]) -> String {
     let (section, functions, restated) = if pass.six {
         (
             "policy-legacy B",
@@ -1392,7 +1448,7 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
             "the projects' REC, priorities, shares and reasons",
         )
     };
-    let reason = format!(
+    format!(
         "{section} the figures of the simulation printed before the block ({} step(s), {} job(s), \
          buffer {buf:.2} s; {functions}), within the roundings of its printed times and usages{}: \
          {}; {restated} restated, not recomputed",
@@ -1417,8 +1473,7 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
             String::new()
         },
         notes.join("; ")
-    );
-    Ok((Decision::FetchState(replayed), reason))
+    )
 }
 
 #[cfg(test)]

@@ -42,6 +42,24 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
         return family;
     }
     match word {
+        "Starting" | "-" | "Local" | "log" | "URL" | "Computing" | "General" | "Host"
+        | "Computer" | "Coprocessor" | "Found" | "Libraries:" | "Data" | "libc:" | "Processor:"
+        | "Processor" | "OS:" | "Memory:" | "Disk:" | "Config:" => startup(word, tail),
+        "Got" | "RPC:" | "RPC" | "job" | "starting" | "simulate_rpc:" => emulator(word, tail),
+        "Warning:" if tail.starts_with("GUI RPC password is empty") => {
+            Some(Message::GuiRpcPasswordEmpty)
+        }
+        "Checking" | "Received" | "request_exit():" | "Started" | "Finished" | "Max" | "Number" => {
+            client_event(word, tail)
+        }
+        _ => name_first(text).or_else(|| server_text(text)),
+    }
+}
+
+/// The start-up block's host and configuration lines (and a preference
+/// line given as `- NAME`).
+fn startup(word: &str, tail: &str) -> Option<Message> {
+    match word {
         "Starting" => client_start(tail),
         "-" => Some(preference(tail.trim_start())),
         "Local" => local_time(tail),
@@ -99,9 +117,52 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
                 None => Message::ConfigOption { text: tail.into() },
             },
         ),
-        "Warning:" if tail.starts_with("GUI RPC password is empty") => {
-            Some(Message::GuiRpcPasswordEmpty)
-        }
+        _ => None,
+    }
+}
+
+/// The emulator's own lines (its RPCs, jobs and simulation parameters).
+fn emulator(word: &str, tail: &str) -> Option<Message> {
+    match word {
+        "Got" => full(
+            map(terminated(uint, tag(" tasks")), |count| {
+                Message::EmuGotTasks { count }
+            }),
+            tail,
+        ),
+        "RPC:" => Some(Message::EmuRpcRequest {
+            resources: request_list(tail.strip_prefix("[work_fetch] request: ")?)?,
+        }),
+        "RPC" => emulator_rpc(tail),
+        "job" => emulator_job(tail.strip_prefix("for ")?),
+        "starting" => full(
+            map(
+                tuple((
+                    preceded(tag("simultion. delta "), float),
+                    preceded(tag(" duration "), float),
+                )),
+                |(delta, duration)| Message::EmuStartingSimulation { delta, duration },
+            ),
+            tail,
+        ),
+        "simulate_rpc:" => full(
+            map(
+                tuple((
+                    preceded(tag("too soon "), float),
+                    preceded(tag(" < "), float),
+                )),
+                |(now, next)| Message::EmuRpcTooSoon { now, next },
+            ),
+            tail,
+        ),
+
+        _ => None,
+    }
+}
+
+/// The client's other untagged events: signals, exits, transfers, limits.
+fn client_event(word: &str, tail: &str) -> Option<Message> {
+    match word {
         "Checking" => full(
             map(
                 delimited(tag("presence of "), uint, tag(" project files")),
@@ -153,38 +214,7 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
             ),
             tail,
         ),
-        "Got" => full(
-            map(terminated(uint, tag(" tasks")), |count| {
-                Message::EmuGotTasks { count }
-            }),
-            tail,
-        ),
-        "RPC:" => Some(Message::EmuRpcRequest {
-            resources: request_list(tail.strip_prefix("[work_fetch] request: ")?)?,
-        }),
-        "RPC" => emulator_rpc(tail),
-        "job" => emulator_job(tail.strip_prefix("for ")?),
-        "starting" => full(
-            map(
-                tuple((
-                    preceded(tag("simultion. delta "), float),
-                    preceded(tag(" duration "), float),
-                )),
-                |(delta, duration)| Message::EmuStartingSimulation { delta, duration },
-            ),
-            tail,
-        ),
-        "simulate_rpc:" => full(
-            map(
-                tuple((
-                    preceded(tag("too soon "), float),
-                    preceded(tag(" < "), float),
-                )),
-                |(now, next)| Message::EmuRpcTooSoon { now, next },
-            ),
-            tail,
-        ),
-        _ => name_first(text).or_else(|| server_text(text)),
+        _ => None,
     }
 }
 
