@@ -84,7 +84,13 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<u8> {
         keep_transcripts: args.trace_out.is_some(),
         release,
     };
+    // An output's folder is made when missing (`--log-out D/outputs/log.txt`
+    // beside a scenario `scenario random --out D` just wrote).
     let create = |path: &std::path::Path| -> Result<std::io::BufWriter<std::fs::File>> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
         let file = std::fs::File::create(path)
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(std::io::BufWriter::new(file))

@@ -760,6 +760,12 @@ impl Availability {
         Prescan::of(events).availability(steps)
     }
 
+    /// Whether the emulator's timeline.html rows are here (they alone tell
+    /// the steps with GPUs disabled).
+    pub fn has_timeline(&self) -> bool {
+        !self.steps.is_empty()
+    }
+
     fn step(&self, now: f64) -> Option<&StepAvailability> {
         self.steps.get(&(now.round() as i64))
     }

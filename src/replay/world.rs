@@ -409,12 +409,13 @@ impl client_loop::World for RecordedWorld {
             .map(|e| (e, false))
             .collect();
         let on = self.availability.on(now);
-        let recorded = client_loop::Availability {
+        let mut recorded = client_loop::Availability {
             on,
             active: on,
             connected: self.availability.connected(now),
             gpu_active: self.availability.gpu_active(now),
         };
+        let has_timeline = self.availability.has_timeline();
         if let Some(shadow) = self.shadow() {
             shadow.changes_due(now);
             let drawn = shadow.availability(now, delta);
@@ -431,6 +432,10 @@ impl client_loop::World for RecordedWorld {
             };
             if let Some(why) = why {
                 self.lose_shadow(now, format!("its draw of {why} differs from the log's"));
+            } else if !has_timeline {
+                // Without timeline.html the log never tells when GPUs were
+                // disabled: the replica's draw does, while it follows.
+                recorded.gpu_active = recorded.on && drawn.gpu_active;
             }
         }
         recorded

@@ -186,7 +186,11 @@ pub fn recorded_run(scenario: &str) -> Option<RecordedRun> {
     }
     let scenario_md = root.join("SCENARIO.md");
     let text = std::fs::read_to_string(&scenario_md).ok()?;
-    let line = text.lines().find(|l| l.contains("Emulator options"))?;
+    // The reference sets write `Emulator options:`, `scenario random`
+    // writes `emulator options:`.
+    let line = text
+        .lines()
+        .find(|l| l.to_ascii_lowercase().contains("emulator options"))?;
     let words: Vec<&str> = line
         .split(|c: char| c.is_whitespace() || c == '`' || c == ',')
         .filter(|w| !w.is_empty())
@@ -877,6 +881,33 @@ pub fn from_notation(text: &str) -> Result<World, SimError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The options line is found whichever way SCENARIO.md capitalises it:
+    /// the reference sets write `Emulator options:`, `scenario random`
+    /// writes `emulator options:`.
+    #[test]
+    fn scenario_md_options_either_case() {
+        let root = std::env::temp_dir().join(format!("ba-scenario-md-{}", std::process::id()));
+        for (line, duration, delta) in [
+            (
+                "- Emulator options: `--duration 86400 --delta 120`. The emulator ...",
+                86400.0,
+                120.0,
+            ),
+            (
+                "- emulator options: `--duration 3600 --delta 180`",
+                3600.0,
+                180.0,
+            ),
+        ] {
+            std::fs::create_dir_all(&root).unwrap();
+            std::fs::write(root.join("SCENARIO.md"), format!("# S\n\n{line}\n")).unwrap();
+            let run = recorded_run(root.to_str().unwrap()).expect("options read");
+            assert_eq!(run.duration, Some(duration));
+            assert_eq!(run.delta, Some(delta));
+        }
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     #[test]
     fn seed_002_notation() {
