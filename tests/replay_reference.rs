@@ -10,6 +10,8 @@ use boinc_audit::trace::Trace;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+mod common;
+
 /// `shared/reference/emulator` beside some ancestor of the crate: CI clones
 /// the repository to X with the reference at `X/../shared/reference`; a
 /// worktree sits deeper.
@@ -35,8 +37,7 @@ fn scenario_dirs() -> Vec<PathBuf> {
 /// Every trimmed copy of a current-client reference: `traces/valid/*`
 /// (hand-written scenarios) and `traces/valid-gen/*` (generated ones).
 fn trimmed_copies() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    for folder in [
+    common::scenario_folders(&[
         "traces/valid",
         "traces/valid-gen",
         "traces/valid-7.20.5",
@@ -44,28 +45,11 @@ fn trimmed_copies() -> Vec<PathBuf> {
         "traces/valid-8.0.4",
         "traces/valid-7.2.42-gen",
         "traces/valid-7.14.2-gen",
-    ] {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
-        if let Ok(entries) = std::fs::read_dir(root) {
-            dirs.extend(
-                entries
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.join("inputs").is_dir()),
-            );
-        }
-    }
-    dirs.sort();
-    dirs
+    ])
 }
 
 fn log_path(dir: &Path) -> PathBuf {
-    let plain = dir.join("outputs/log.txt");
-    if plain.exists() {
-        plain
-    } else {
-        dir.join("outputs/log.txt.gz")
-    }
+    common::scenario_log(dir)
 }
 
 fn load(dir: &Path, log: &Path) -> Trace {

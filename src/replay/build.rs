@@ -159,6 +159,14 @@ fn app_config_for<'a>(trace: &'a Trace, project: &rec_state::Project) -> Option<
     })
 }
 
+/// Whether the project the log names `name` has its app_config.xml among
+/// the inputs; None when the state file has no such project.
+pub fn has_app_config(trace: &Trace, name: &str) -> Option<bool> {
+    let recorded = trace.state.client_states.first()?;
+    let project = recorded.projects.iter().find(|p| project_name(p) == name)?;
+    Some(app_config_for(trace, project).is_some())
+}
+
 /// The host of the 6.10 emulator's inputs: sim_host.xml (CPUs, FLOPS,
 /// memory; its `<gpu>` is never used by that harness, so no coprocessors)
 /// and sim_prefs.xml; no projects yet.

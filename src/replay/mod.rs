@@ -91,6 +91,7 @@ pub mod driver;
 pub mod empty_request;
 pub mod enforce_check;
 pub mod explain;
+pub mod inputs;
 pub mod joblog;
 pub mod ltd;
 pub mod mc_check;
@@ -952,6 +953,12 @@ pub fn audit_window(
         &mut unchecked,
         &mut report,
     )?;
+    if let Some(built) = state.as_ref().filter(|_| emulator_clock) {
+        let missing = inputs::missing(trace, built, |p| build::has_app_config(trace, p));
+        if !missing.is_empty() {
+            return Ok(not_checked_for_inputs(scope, report, &points, &missing));
+        }
+    }
     // A session read in windows was pre-scanned by a first pass.
     let mut anchored = anchored.filter(|_| window.is_some());
     let (prescan, delta) = loop_clock(
@@ -1021,6 +1028,39 @@ pub fn audit_window(
     judge_release(scope, trace_name, generated, &mut report, &choice, anchored)?;
     note_first_context(scope, &points, &mut report);
     Ok(report)
+}
+
+/// Every decision of the scope "not checked": the log proves the client
+/// read inputs that are not given ([`inputs::missing`]), and a replay
+/// without them would diverge for want of a file, not for the policy.
+fn not_checked_for_inputs(
+    scope: Scope<'_>,
+    mut report: DivergenceReport,
+    points: &[recorded::RecordedPoint],
+    missing: &[inputs::MissingInput],
+) -> DivergenceReport {
+    let why = missing
+        .iter()
+        .map(inputs::MissingInput::sentence)
+        .collect::<Vec<_>>()
+        .join("; ");
+    let replayed = compare::Replayed::NotReplayed(why.clone());
+    let options = scope.options;
+    for point in points.iter().filter(|p| scope.reports(p.event_idx)) {
+        let (point, _) = compare::compare_point(
+            point,
+            &replayed,
+            options.tolerance,
+            &scope.trace.events,
+            !options.summary,
+        );
+        report.points.push(point);
+    }
+    report.unchecked.push(Unchecked {
+        what: "every decision".into(),
+        why,
+    });
+    report
 }
 
 /// The emulator's pre-scan (none when a first pass over the windows made
@@ -1403,6 +1443,7 @@ fn checked_from_lines(
         facts,
     )
     .with_rec_half_life(rec_half_life_secs(trace, state.is_some()))
+    .with_rec_decays(selfcheck::rec_decays(points))
     .with_rr_sims(rrsim_replay::resimulate_from(
         &trace.events,
         points,

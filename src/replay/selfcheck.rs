@@ -774,10 +774,27 @@ const HALF_CENT: f64 = 0.005;
 /// `NEW = OLD·w + (1−w)·X/T_days`, `w = 2^(−T/half-life)`. Each input is
 /// known to its printed digits: the recomputed REC carries the spread over
 /// the corners of those intervals.
-fn rec_from_printed(entries: &[RecEntry], half_life_secs: f64) -> Replayed {
+///
+/// After an ignored period (`adjust_rec: elapsed time ... Ignoring this
+/// period`, cpu_sched.cpp adjust_rec) the accounting interval restarts but
+/// the REC time does not: the decay runs from the last update
+/// ([`RecDecay::Since`]), while the printed interval is the new one.
+fn rec_from_printed(entries: &[RecEntry], half_life_secs: f64, decay: RecDecay) -> Replayed {
     if entries.is_empty() {
         return Replayed::NotReplayed("priority: the REC update prints no project".into());
     }
+    let (decay_secs, decay_slack) =
+        match decay {
+            RecDecay::Printed => (None, HALF_CENT),
+            // Two stamps of one second each.
+            RecDecay::Since(secs) => (Some(secs), 1.0),
+            RecDecay::Unknown => return Replayed::NotReplayed(
+                "priority: an adjust_rec period was ignored (`Ignoring this period`) since the \
+                 last REC update the log shows, or before the first: the decay runs from the \
+                 projects' last update (rec_time), which the log does not print"
+                    .into(),
+            ),
+        };
     let update = |old: f64, credit: f64, secs: f64| {
         let mut avg = old;
         let mut avg_time = 1.0;
@@ -800,11 +817,12 @@ fn rec_from_printed(entries: &[RecEntry], half_life_secs: f64) -> Replayed {
                 e.project, e.secs
             ));
         }
-        let centre = update(e.old, e.credit, e.secs);
+        let secs = decay_secs.unwrap_or(e.secs);
+        let centre = update(e.old, e.credit, secs);
         let mut slack: f64 = 0.0;
         for old in [e.old - HALF_MICRO, e.old + HALF_MICRO] {
             for credit in [(e.credit - HALF_CENT).max(0.0), e.credit + HALF_CENT] {
-                for secs in [e.secs - HALF_CENT, e.secs + HALF_CENT] {
+                for secs in [secs - decay_slack, secs + decay_slack] {
                     slack = slack.max((update(old.max(0.0), credit, secs) - centre).abs());
                 }
             }
@@ -820,10 +838,55 @@ fn rec_from_printed(entries: &[RecEntry], half_life_secs: f64) -> Replayed {
         reason: format!(
             "§5.2 update_rec (work_fetch.cpp) with update_average (lib/util.cpp) over the \
              printed credit, interval and REC before, half-life {:.2} days, within the \
-             rounding of the printed digits",
-            half_life_secs / 86400.0
+             rounding of the printed digits{}",
+            half_life_secs / 86400.0,
+            match decay_secs {
+                Some(secs) => format!(
+                    "; decayed over the {secs:.0} s since the last update (a period was \
+                     ignored in between), within the stamps' second"
+                ),
+                None => String::new(),
+            }
         ),
     }
+}
+
+/// How long a REC update's decay ran (update_average's `now − rec_time`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RecDecay {
+    /// The printed interval (no period ignored since the last update).
+    Printed,
+    /// Seconds since the last update the log shows (periods ignored since).
+    Since(f64),
+    /// A period was ignored and no earlier update is in the log.
+    Unknown,
+}
+
+/// Per REC update point (event index) whose decay is not its printed
+/// interval: an ignored adjust_rec period resets the accounting interval
+/// (reset_rec_accounting) but not the projects' REC time.
+pub fn rec_decays(points: &[RecordedPoint]) -> HashMap<usize, RecDecay> {
+    let mut out = HashMap::new();
+    let mut last_update: Option<f64> = None;
+    let mut ignored = false;
+    for point in points {
+        match point.decision {
+            Decision::RecDiscarded { .. } => ignored = true,
+            Decision::Rec(_) => {
+                if ignored {
+                    let decay = match last_update {
+                        Some(t) => RecDecay::Since(point.time - t),
+                        None => RecDecay::Unknown,
+                    };
+                    out.insert(point.event_idx, decay);
+                }
+                last_update = Some(point.time);
+                ignored = false;
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn priority_from_printed(entries: &[PrioEntry]) -> Replayed {
@@ -938,6 +1001,9 @@ pub struct SelfCheck<'a> {
     facts: super::joblog::LogFacts,
     /// The REC half-life in force, seconds, or why it is not known.
     rec_half_life_secs: Result<f64, String>,
+    /// Per REC update (event index) how long its decay ran, where not the
+    /// printed interval.
+    rec_decays: HashMap<usize, RecDecay>,
     /// Each backoff's range re-derived from the lines before it.
     backoffs: BTreeMap<usize, super::backoff_check::Bounded>,
     /// Each simulation run again over the host the log tells.
@@ -949,6 +1015,12 @@ impl<'a> SelfCheck<'a> {
     /// unknown, and the updates are not checked).
     pub fn with_rec_half_life(mut self, secs: Result<f64, String>) -> Self {
         self.rec_half_life_secs = secs;
+        self
+    }
+
+    /// How long each REC update's decay ran ([`rec_decays`]).
+    pub fn with_rec_decays(mut self, decays: HashMap<usize, RecDecay>) -> Self {
+        self.rec_decays = decays;
         self
     }
 
@@ -974,6 +1046,7 @@ impl<'a> SelfCheck<'a> {
             fetch_states,
             facts,
             rec_half_life_secs: Err("the REC half-life is not known".into()),
+            rec_decays: HashMap::new(),
             backoffs: BTreeMap::new(),
             rr_sims: BTreeMap::new(),
         }
@@ -1126,7 +1199,14 @@ impl<'a> SelfCheck<'a> {
             }
             // So does each line of a REC update, with the half-life.
             Decision::Rec(entries) => match &self.rec_half_life_secs {
-                Ok(half_life) => rec_from_printed(entries, *half_life),
+                Ok(half_life) => rec_from_printed(
+                    entries,
+                    *half_life,
+                    self.rec_decays
+                        .get(&point.event_idx)
+                        .copied()
+                        .unwrap_or(RecDecay::Printed),
+                ),
                 Err(why) => Replayed::NotReplayed(format!("priority: REC update: {why}")),
             },
             _ if point.cut_before => Replayed::NotReplayed(format!(
@@ -1379,7 +1459,11 @@ mod tests {
             let Replayed::Decision {
                 decision: Decision::Rec(entries),
                 ..
-            } = rec_from_printed(std::slice::from_ref(&line), half_life_days * 86400.0)
+            } = rec_from_printed(
+                std::slice::from_ref(&line),
+                half_life_days * 86400.0,
+                RecDecay::Printed,
+            )
             else {
                 panic!("recomputed")
             };
@@ -1394,7 +1478,42 @@ mod tests {
             ..line.clone()
         };
         assert!(matches!(
-            rec_from_printed(&[instant], 864000.0),
+            rec_from_printed(&[instant], 864000.0, RecDecay::Printed),
+            Replayed::NotReplayed(_)
+        ));
+    }
+
+    /// After an ignored period the decay runs from the last update: the
+    /// generated reference cpu16_amd_3proj_tinybuf_appmc_partial_susp
+    /// printed `Ignoring this period` at 01:40:00 (its last update at
+    /// 01:24:00), then at 01:42:00 `[Lyra] recent est credit: 45.16G in
+    /// 120.00 sec, 22.131736 + 3.109807 ->25.241542`: 1080 s of decay fit,
+    /// the printed 120 s do not, and without the earlier update the line
+    /// is not checked.
+    #[test]
+    fn rec_decay_spans_an_ignored_period() {
+        let line = RecEntry {
+            project: "Lyra".into(),
+            credit: 45.16,
+            secs: 120.0,
+            old: 22.131736,
+            new: 25.241542,
+            new_slack: 0.0,
+        };
+        let within = |decay| {
+            let Replayed::Decision {
+                decision: Decision::Rec(entries),
+                ..
+            } = rec_from_printed(std::slice::from_ref(&line), 864000.0, decay)
+            else {
+                panic!("recomputed")
+            };
+            (entries[0].new - line.new).abs() <= entries[0].new_slack
+        };
+        assert!(within(RecDecay::Since(1080.0)));
+        assert!(!within(RecDecay::Printed));
+        assert!(matches!(
+            rec_from_printed(std::slice::from_ref(&line), 864000.0, RecDecay::Unknown),
             Replayed::NotReplayed(_)
         ));
     }

@@ -92,3 +92,34 @@ pub fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
         (state % n.max(1) as u64) as usize
     }
 }
+
+/// The scenario folders (those with an `inputs/`) under each of `folders`
+/// (relative to the crate), sorted.
+#[allow(dead_code)]
+pub fn scenario_folders(folders: &[&str]) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for folder in folders {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+        if let Ok(entries) = std::fs::read_dir(root) {
+            dirs.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.join("inputs").is_dir()),
+            );
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+/// A scenario folder's emulator log: outputs/log.txt, else its .gz.
+#[allow(dead_code)]
+pub fn scenario_log(dir: &Path) -> PathBuf {
+    let plain = dir.join("outputs/log.txt");
+    if plain.exists() {
+        plain
+    } else {
+        dir.join("outputs/log.txt.gz")
+    }
+}
