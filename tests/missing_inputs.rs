@@ -15,11 +15,13 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-/// Emulator traces of today's client, 7.20.5 and 7.2.42, with their inputs.
-const FOLDERS: [&str; 3] = [
+/// Emulator traces of today's client, 7.20.5, 7.2.42 and 6.10.60, with
+/// their inputs.
+const FOLDERS: [&str; 4] = [
     "traces/valid-gen",
     "traces/valid-7.20.5",
     "traces/valid-7.2.42",
+    "traces/valid-6.10.60",
 ];
 
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -36,14 +38,17 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The trace's inputs: every file under inputs/, then timeline.html.
+/// The trace's inputs: every file under inputs/, then the emulator's
+/// timeline.html (6.10: sim_out_0.html).
 fn extra_inputs(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     files_under(&dir.join("inputs"), &mut files);
     files.sort();
-    let timeline = dir.join("outputs/timeline.html");
-    if timeline.is_file() {
-        files.push(timeline);
+    for name in ["outputs/timeline.html", "outputs/sim_out_0.html"] {
+        let path = dir.join(name);
+        if path.is_file() {
+            files.push(path);
+        }
     }
     files
 }
@@ -90,6 +95,12 @@ fn each_input_left_out_is_not_checked_and_named() {
         assert!(
             whole.divergences.is_empty(),
             "{}: diverges with every input",
+            dir.display()
+        );
+        let flagged = serde_json::to_string(&whole.unchecked).unwrap_or_default();
+        assert!(
+            !flagged.contains("is not among the inputs"),
+            "{}: an input is taken for missing with every input given: {flagged}",
             dir.display()
         );
         for file in extra_inputs(&dir) {

@@ -12,7 +12,7 @@
 //! Architecture Invariant: reads the trace's start-up lines and the state
 //! built from its files; decides nothing.
 
-use crate::policy::state::HostState;
+use crate::policy::state::{HostState, Prefs};
 use crate::trace::{LogEvent, Message, Trace};
 
 /// Log flags a client has on without any cc_config.xml (client/log_flags.cpp
@@ -110,35 +110,39 @@ pub fn missing(
             );
         }
     }
-    // Emulators that do not restate the preferences print the buffer in
-    // every work-fetch state block (`target work buffer: MIN + ADD sec`).
-    let buffer = trace.events.iter().find_map(|e| match e.message {
+    if let Some(found) = buffer_mismatch(&trace.events, prefs, PREFS) {
+        push(found.file, found.evidence);
+    }
+    out
+}
+
+/// The preferences file (`file`) a run's printed buffer proves was not
+/// the one given: emulators that do not restate the preferences print the
+/// buffer in every work-fetch state block (`target work buffer: MIN + ADD
+/// sec`); the first one is held against `prefs`.
+pub fn buffer_mismatch(events: &[LogEvent], prefs: &Prefs, file: &str) -> Option<MissingInput> {
+    let (min_secs, additional_secs) = events.iter().find_map(|e| match e.message {
         Message::TargetWorkBuffer {
             min_secs,
             additional_secs,
         } => Some((min_secs, additional_secs)),
         _ => None,
-    });
-    if let Some((min_secs, additional_secs)) = buffer {
-        let read = (
-            prefs.work_buf_min_days * 86400.0,
-            prefs.work_buf_additional_days * 86400.0,
-        );
-        // The client floors the minimum at 180 s (work_buf_min, 7.x on).
-        let min_fits = (min_secs - read.0).abs() <= HALF_CENT
-            || (read.0 < MIN_BUF_FLOOR && (min_secs - MIN_BUF_FLOOR).abs() <= HALF_CENT);
-        if !min_fits || (additional_secs - read.1).abs() > HALF_CENT {
-            push(
-                PREFS.into(),
-                format!(
-                    "`target work buffer: {min_secs:.2} + {additional_secs:.2} sec`, where the \
-                     preferences given make {:.2} + {:.2}",
-                    read.0, read.1
-                ),
-            );
-        }
-    }
-    out
+    })?;
+    let read = (
+        prefs.work_buf_min_days * 86400.0,
+        prefs.work_buf_additional_days * 86400.0,
+    );
+    // The client floors the minimum at 180 s (work_buf_min, 7.x on).
+    let min_fits = (min_secs - read.0).abs() <= HALF_CENT
+        || (read.0 < MIN_BUF_FLOOR && (min_secs - MIN_BUF_FLOOR).abs() <= HALF_CENT);
+    (!min_fits || (additional_secs - read.1).abs() > HALF_CENT).then(|| MissingInput {
+        file: file.to_string(),
+        evidence: format!(
+            "`target work buffer: {min_secs:.2} + {additional_secs:.2} sec`, where the \
+             preferences given make {:.2} + {:.2}",
+            read.0, read.1
+        ),
+    })
 }
 
 /// The least minimum buffer the client uses, seconds.

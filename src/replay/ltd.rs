@@ -604,6 +604,8 @@ pub struct LtdRun {
     divergences: Vec<Divergence>,
 }
 
+const STOPPED: &str = "(not checked: the replay stopped before it; the report says why)";
+
 const CUT: &str = "(not checked: the log ends inside this time step (a truncated or \
                    still-growing file): only its start is recorded)";
 
@@ -680,6 +682,17 @@ impl LtdRun {
             points: Vec::new(),
             divergences: Vec::new(),
         };
+        // The buffer every state block prints is sim_prefs.xml's: another
+        // one means the file given is not the one the emulator read.
+        if let Some(missing) =
+            super::inputs::buffer_mismatch(&trace.events, &state.prefs, "sim_prefs.xml")
+        {
+            run.stopped = Some(format!(
+                "the replay could not start: {}",
+                missing.sentence()
+            ));
+            return Ok(run);
+        }
         match ClientLoop::new(state, options, &mut run.world, &mut run.printer) {
             Ok(client) => run.suspended = Some(client.suspend()),
             Err(e) => run.stopped = Some(format!("the replay could not start: {e}")),
@@ -787,8 +800,12 @@ impl LtdRun {
         let tol = self.tol;
         let tolerance = self.tolerance;
         let recorded_text = render(&rec.items, &[]);
-        let checked = !self.cut(rec.time);
+        // After the replay stopped, a decision it did not make is not
+        // checked (the reason is in the report's unchecked list).
+        let stopped = rep.is_none() && self.stopped.is_some();
+        let checked = !self.cut(rec.time) && !stopped;
         let (replayed_text, diff) = match rep {
+            _ if stopped => (STOPPED.to_string(), None),
             _ if !checked => (CUT.to_string(), None),
             Some(rep) => (
                 render(&rep.items, &rep.text),

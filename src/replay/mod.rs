@@ -1301,7 +1301,17 @@ fn audit_6x(
         Err(ReplayError::MissingState(why)) => {
             // `why` names the emulator's input file, which a volunteer
             // would not know: each kind's note says what it stands for.
-            let _ = why;
+            // A 6.10 emulator's own log (`starting simultion`) gets it.
+            let emulator_run = trace
+                .events
+                .iter()
+                .any(|e| matches!(e.message, Message::EmuStartingSimulation { .. }));
+            if emulator_run {
+                report.unchecked.push(Unchecked {
+                    what: "the 6.10 emulator's replay".into(),
+                    why: format!("{why}: each kind is checked from its own lines only"),
+                });
+            }
             // The choice of 6.6-6.12 follows from its own printed state
             // block (choice_6_10): those points replace the listed ones.
             let choices = if policy == V6_10 {

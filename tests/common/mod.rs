@@ -113,13 +113,13 @@ pub fn scenario_folders(folders: &[&str]) -> Vec<PathBuf> {
     dirs
 }
 
-/// A scenario folder's emulator log: outputs/log.txt, else its .gz.
+/// A scenario folder's emulator log: outputs/log.txt, the 6.10
+/// emulator's outputs/sim_log.txt, else log.txt.gz.
 #[allow(dead_code)]
 pub fn scenario_log(dir: &Path) -> PathBuf {
-    let plain = dir.join("outputs/log.txt");
-    if plain.exists() {
-        plain
-    } else {
-        dir.join("outputs/log.txt.gz")
-    }
+    ["outputs/log.txt", "outputs/sim_log.txt"]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.exists())
+        .unwrap_or_else(|| dir.join("outputs/log.txt.gz"))
 }
