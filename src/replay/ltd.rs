@@ -586,6 +586,9 @@ pub struct LtdRun {
     next_now: f64,
     end: f64,
     stopped: Option<String>,
+    /// The time the replay stopped at (before its first step when it
+    /// could not start): a decision from then on is not checked.
+    stopped_at: Option<f64>,
     extract: Extract,
     /// The time of the last line read.
     read: Option<f64>,
@@ -664,6 +667,7 @@ impl LtdRun {
             next_now: start,
             end,
             stopped: None,
+            stopped_at: None,
             extract: Extract::default(),
             read: None,
             replayed: BTreeMap::new(),
@@ -687,6 +691,7 @@ impl LtdRun {
         if let Some(missing) =
             super::inputs::buffer_mismatch(&trace.events, &state.prefs, "sim_prefs.xml")
         {
+            run.stopped_at = Some(f64::NEG_INFINITY);
             run.stopped = Some(format!(
                 "the replay could not start: {}",
                 missing.sentence()
@@ -695,7 +700,10 @@ impl LtdRun {
         }
         match ClientLoop::new(state, options, &mut run.world, &mut run.printer) {
             Ok(client) => run.suspended = Some(client.suspend()),
-            Err(e) => run.stopped = Some(format!("the replay could not start: {e}")),
+            Err(e) => {
+                run.stopped_at = Some(f64::NEG_INFINITY);
+                run.stopped = Some(format!("the replay could not start: {e}"));
+            }
         }
         Ok(run)
     }
@@ -734,6 +742,7 @@ impl LtdRun {
             before,
             self.end + 0.5,
         ) {
+            self.stopped_at = Some(self.next_now);
             self.stopped = Some(format!("the replay stopped: {e}"));
         }
         for point in self.printer.out.drain(..) {
@@ -800,9 +809,9 @@ impl LtdRun {
         let tol = self.tol;
         let tolerance = self.tolerance;
         let recorded_text = render(&rec.items, &[]);
-        // After the replay stopped, a decision it did not make is not
+        // A decision the replay did not make because it had stopped is not
         // checked (the reason is in the report's unchecked list).
-        let stopped = rep.is_none() && self.stopped.is_some();
+        let stopped = rep.is_none() && self.stopped_at.is_some_and(|t| rec.time >= t - 0.5);
         let checked = !self.cut(rec.time) && !stopped;
         let (replayed_text, diff) = match rep {
             _ if stopped => (STOPPED.to_string(), None),
