@@ -413,7 +413,8 @@ fn single_spaced_fields(line: &str) -> Option<(&str, (&str, &str))> {
         .filter(|&end| end > 0)
         .find(|&end| manager_stamp(&line[..end]).is_ok())?;
     // A meridiem or a time zone after the clock belongs to the stamp.
-    while let Some(word) = line[end + 1..].split(' ').next() {
+    // (A stamp that ends the line has nothing after it.)
+    while let Some(word) = line.get(end + 1..).and_then(|rest| rest.split(' ').next()) {
         let stamp_word = matches!(word, "AM" | "PM" | "am" | "pm")
             || (3..=5).contains(&word.len())
                 && word.bytes().all(|b| b.is_ascii_uppercase())
@@ -494,6 +495,13 @@ mod tests {
         let (_, parts) = manager_stamp(stamp).ok()?;
         let raw = resolve(&parts, order)?;
         DateCache::default().datetime(&raw).map(EventTime::Local)
+    }
+
+    #[test]
+    fn a_line_that_is_only_a_stamp_is_not_framed() {
+        for line in ["24:00:00 Fri 24 Apr 2015 PM", "Fri 24 Apr 2015 10:11:09 PM"] {
+            assert_eq!(single_spaced_fields(line), None, "{line}");
+        }
     }
 
     #[test]
