@@ -151,3 +151,17 @@ fn fleet_rows_are_the_single_audits_and_shards_add_up() {
     assert_eq!(parts, rows(&frame), "the shards make the same table");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The README shows the batch files CI runs, as they are.
+#[test]
+fn readme_shows_the_batch_files_as_they_are() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for file in ["tools/fleet.sbatch", "tools/fleet-indexed-job.yaml"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        assert!(
+            readme.contains(&text),
+            "README.md no longer shows {file} as it is"
+        );
+    }
+}

@@ -29,7 +29,7 @@
 //! BundleReports) and nothing else. This is the only module that uses
 //! polars; its errors leave it as text. A single report's frame is encoded
 //! in memory and then written, so a failing output is an I/O error like in
-//! every other renderer; the fleet's table is written bundle by bundle.
+//! every other renderer; the fleet's table is written in row groups as bundles finish.
 
 use crate::divergence::{BundleReport, DecisionPoint, DivergenceReport};
 use crate::report::ReportError;
@@ -142,10 +142,19 @@ fn bundle_frame(bundle: &BundleReport) -> Result<DataFrame, PolarsError> {
     Ok(frame)
 }
 
-/// One Parquet table for a whole fleet audit, written bundle by bundle
-/// (one row group each): memory holds one bundle's rows, not the fleet's.
+/// Rows gathered before a fleet table's row group is written: a few MB of
+/// rows, so that the footer (one entry per row group and column, with each
+/// column's minimum and maximum) stays small however many bundles there
+/// are, while memory holds a row group's rows, not the fleet's.
+const FLEET_ROW_GROUP_ROWS: usize = 65_536;
+
+/// One Parquet table for a whole fleet audit, written as bundles finish in
+/// row groups of about [`FLEET_ROW_GROUP_ROWS`] rows (a large bundle alone
+/// makes one): memory holds one row group's rows, not the fleet's.
 pub struct FleetWriter<W: Write> {
     writer: BatchedWriter<W>,
+    /// Rows not written yet (whole bundles).
+    pending: Option<DataFrame>,
     rows: u64,
 }
 
@@ -163,21 +172,45 @@ impl<W: Write> FleetWriter<W> {
             .with_compression(ParquetCompression::Zstd(None))
             .batched(empty.schema())
             .map_err(frame_error("parquet"))?;
-        Ok(FleetWriter { writer, rows: 0 })
+        Ok(FleetWriter {
+            writer,
+            pending: None,
+            rows: 0,
+        })
     }
 
     /// Appends the rows of `bundle`; returns how many.
     pub fn write_bundle(&mut self, bundle: &BundleReport) -> Result<usize, ReportError> {
         let frame = bundle_frame(bundle).map_err(frame_error("parquet"))?;
-        self.writer
-            .write_batch(&frame)
-            .map_err(frame_error("parquet"))?;
-        self.rows += frame.height() as u64;
-        Ok(frame.height())
+        let height = frame.height();
+        self.rows += height as u64;
+        let pending = match self.pending.as_mut() {
+            Some(pending) => {
+                pending.vstack_mut(&frame).map_err(frame_error("parquet"))?;
+                pending
+            }
+            None => self.pending.insert(frame),
+        };
+        if pending.height() >= FLEET_ROW_GROUP_ROWS {
+            self.flush()?;
+        }
+        Ok(height)
+    }
+
+    /// Writes the pending rows as one row group.
+    fn flush(&mut self) -> Result<(), ReportError> {
+        if let Some(mut pending) = self.pending.take() {
+            pending.rechunk_mut();
+            self.writer
+                .write_batch(&pending)
+                .map_err(frame_error("parquet"))?;
+        }
+        Ok(())
     }
 
     /// Closes the table; returns the rows written.
-    pub fn finish(self) -> Result<u64, ReportError> {
+    pub fn finish(mut self) -> Result<u64, ReportError> {
+        self.flush()?;
         self.writer.finish().map_err(frame_error("parquet"))?;
         Ok(self.rows)
     }
