@@ -269,14 +269,23 @@ pub struct WindowSizes {
     pub settle: usize,
 }
 
+/// The most events [`Sessions`] reserves room for up front (about 50 MB
+/// of address space, resident only as it fills).
+const MAX_RESERVED_EVENTS: usize = 1 << 18;
+
 impl Default for WindowSizes {
-    /// About 100 MB of lines and decisions at the most: a whole pass of
-    /// thousands of jobs fits in the prefix and in the tail.
+    /// About 5 MB of lines at a time (an event is about 200 bytes). The
+    /// sizes bound memory, not results: a window ends only where a pass
+    /// starts with its tail read ([`Window::plan`] reads on until then),
+    /// and tests/windowed.rs checks windows of any size against the whole
+    /// session. Larger windows are a little faster (fewer prefixes read
+    /// twice) and hold more: 131,072/16,384/32,768 lines took a 75,000-line
+    /// emulator log to 75-85 MB resident.
     fn default() -> Self {
         WindowSizes {
-            span: 131_072,
-            prefix: 16_384,
-            tail: 32_768,
+            span: 16_384,
+            prefix: 2_048,
+            tail: 4_096,
             settle: 524_288,
         }
     }
@@ -360,6 +369,19 @@ impl<'a> Sessions<'a> {
         }
         if !self.skeleton.rpcs.is_empty() && server::reads_event(&event) {
             self.rpc_events.push(event.clone());
+        }
+        if self.current.capacity() == 0 {
+            // Room for a whole window at once: the vector never grows by
+            // doubling (each step's copy on fresh pages), and the room a
+            // short log leaves unused is never touched, so never resident.
+            // (Capped: a session read whole grows past it as it must.)
+            let sizes = self.sizes;
+            let window = sizes
+                .prefix
+                .saturating_add(sizes.span)
+                .saturating_add(sizes.tail)
+                .saturating_add(sizes.span / 4);
+            self.current.reserve(window.min(MAX_RESERVED_EVENTS));
         }
         if self.split.begins(&event, !self.current.is_empty()) {
             self.flush();

@@ -14,6 +14,9 @@ use commands::{EXIT_OK, EXIT_TROUBLE};
 use std::io;
 use std::process::ExitCode;
 
+// `--features system-alloc` keeps glibc's malloc, which heap profilers
+// (heaptrack, valgrind massif) follow.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
