@@ -149,8 +149,9 @@ fn bundle_frame(bundle: &BundleReport) -> Result<DataFrame, PolarsError> {
 const FLEET_ROW_GROUP_ROWS: usize = 65_536;
 
 /// One Parquet table for a whole fleet audit, written as bundles finish in
-/// row groups of about [`FLEET_ROW_GROUP_ROWS`] rows (a large bundle alone
-/// makes one): memory holds one row group's rows, not the fleet's.
+/// row groups of whole bundles, each closed once it holds at least
+/// [`FLEET_ROW_GROUP_ROWS`] rows: memory holds one row group's rows, not
+/// the fleet's.
 pub struct FleetWriter<W: Write> {
     writer: BatchedWriter<W>,
     /// Rows not written yet (whole bundles).
