@@ -59,6 +59,10 @@ pub struct LogHeader {
     pub coproc_missing_marks: Vec<(String, String)>,
     /// `Missing coprocessor for task JOB` (init_result_resource_usage()).
     pub missing_coproc_tasks: Vec<(String, String)>,
+    /// A global_prefs_override.xml was among the inputs: read_global_prefs()
+    /// says so between the web preferences' lines and the preferences it
+    /// prints.
+    pub prefs_override: bool,
 }
 
 impl LogHeader {
@@ -137,6 +141,7 @@ impl LogHeader {
             exclusions,
             coproc_missing_marks: Vec::new(),
             missing_coproc_tasks: Vec::new(),
+            prefs_override: trace.state.global_prefs_override.is_some(),
             suspend_cpu_usage: (25.0, 25.0),
             idle_time_to_run: 3.0,
         }
@@ -597,10 +602,11 @@ impl<W: Write> LogWriter<W> {
             "General prefs: from  (last modified ---)",
             "Host location: none",
             "General prefs: using your defaults",
-            "Preferences:",
         ] {
             self.emit(now, None, line);
         }
+        self.override_read(header);
+        self.emit(now, None, "Preferences:");
         const MEGA: f64 = 1024.0 * 1024.0;
         let busy = mem * prefs.ram_max_used_busy_frac / MEGA;
         let idle = mem * prefs.ram_max_used_idle_frac / MEGA;
@@ -634,6 +640,14 @@ impl<W: Write> LogWriter<W> {
         );
     }
 
+    /// The line read_global_prefs() prints once it has read an override
+    /// file (every release).
+    fn override_read(&mut self, header: &LogHeader) {
+        if header.prefs_override {
+            self.emit(0.0, None, "Reading preferences override file");
+        }
+    }
+
     /// CLIENT_STATE::print_global_prefs (client/cs_prefs.cpp).
     fn prefs(&mut self, state: &HostState, header: &LogHeader) {
         if !self.wording.computing_prefs {
@@ -647,6 +661,12 @@ impl<W: Write> LogWriter<W> {
         let lines = [
             "Computing prefs: from  (last modified ---)".to_string(),
             "Computing prefs: computer location unspecified; using default".to_string(),
+        ];
+        for line in &lines {
+            self.emit(now, None, line);
+        }
+        self.override_read(header);
+        let lines = [
             "Computing preferences:".to_string(),
             "-  When computer is in use".to_string(),
             format!(
