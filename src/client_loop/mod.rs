@@ -386,7 +386,7 @@ pub struct Profile {
     /// step is a series of poll passes its log marks (see [`ltd`]).
     pub sim_6_10: bool,
     /// WORK_FETCH::setup sorts the client's project list itself by
-    /// priority (7.0–7.2; since, it sorts a copy), and the harness puts it
+    /// priority (7.0–7.4; since 7.5.0, it sorts a copy), and the harness puts it
     /// back in name order at the end of every step (write_recs): in
     /// between, every loop over projects (and its log lines) follows the
     /// priority order.
@@ -414,6 +414,8 @@ impl Profile {
             Some(r) if is_7_2(r) => Profile::v7_2(),
             Some(r) => Profile {
                 new_jobs_inherit_missing_coproc: r >= Release(8, 2, 9),
+                // WORK_FETCH::setup sorts a copy from ef22b2bd4b (7.5.0).
+                sorts_projects_in_place: r < Release(7, 5, 0),
                 ..Profile::of(Generation::Current)
             },
             None => Profile::of(Generation::Current),

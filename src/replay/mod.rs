@@ -789,6 +789,13 @@ pub enum WindowStart {
 /// figures: from 7.16 on (commit 40f0cb44f4); 7.0 to 7.15 did not. A
 /// release stated (by the trace or the options) decides; a release guessed
 /// from the wording decides only when the wording's era lies on one side.
+/// Run-list lines before 7.6.8 tell a job's resource only as CPU or
+/// `coprocessor job` (`scheduling JOB (KIND)` to 7.3, `add to run list: JOB
+/// (KIND)` from 7.4.0; 7.6.8 names the GPU type).
+fn coarse_run_list_names(release: Release) -> bool {
+    release < Release(7, 6, 8)
+}
+
 fn gpu_cpu_rule(choice: &PolicyChoice) -> rrsim_check::GpuCpuRule {
     use rrsim_check::GpuCpuRule;
     let stated = choice.reason.starts_with("client ") || choice.reason.starts_with("--policy");
@@ -968,7 +975,7 @@ pub fn audit_window(
     );
     let settings = driver::CompareSettings {
         tolerance: options.tolerance,
-        coarse_rsc_names: policy == V7_2,
+        coarse_rsc_names: policy == V7_2 || choice.release.is_some_and(coarse_run_list_names),
         delta,
         lines: !options.summary,
     };

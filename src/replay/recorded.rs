@@ -252,8 +252,21 @@ pub fn extract_window(
     (extractor.points, snapshot)
 }
 
-/// How 6.6–7.2 run-list lines name any GPU: `coprocessor job`.
+/// How 6.6–7.6.7 run-list lines name any GPU: `coprocessor job`.
 pub const COPROCESSOR: &str = "coprocessor";
+
+/// A 6.6–7.5 run-list kind as today's resource and order: the resource is
+/// told only as CPU or coprocessor, and a CPU job in priority (or debt)
+/// order is the non-EDF pick today's log calls FIFO.
+fn coarse_pick(kind: &ScheduleKind) -> (&'static str, &'static str) {
+    match kind {
+        ScheduleKind::CoprocEdf => (COPROCESSOR, "EDF"),
+        ScheduleKind::CoprocFifo => (COPROCESSOR, "FIFO"),
+        ScheduleKind::CpuEdf => ("CPU", "EDF"),
+        ScheduleKind::CpuDebtOrder | ScheduleKind::CpuPriorityOrder => ("CPU", "FIFO"),
+        ScheduleKind::Other(_) => ("CPU", "?"),
+    }
+}
 
 fn rsc_name(rsc: &crate::resource::ResourceType) -> String {
     rsc.long_name().to_string()
@@ -863,10 +876,16 @@ impl Extractor<'_> {
                 rsc,
                 order,
                 prio,
+                schedule_kind,
             } => {
+                let rsc = match (rsc, schedule_kind) {
+                    (Some(rsc), _) => rsc_name(rsc),
+                    (None, Some(kind)) => coarse_pick(kind).0.to_string(),
+                    (None, None) => "CPU".into(),
+                };
                 let entry = RunListEntry {
                     job: job.to_string(),
-                    rsc: rsc.as_ref().map(rsc_name).unwrap_or_else(|| "CPU".into()),
+                    rsc,
                     order: order.to_string(),
                     prio: *prio,
                     prio_slack: 0.0,
@@ -899,13 +918,7 @@ impl Extractor<'_> {
                 schedule_kind,
                 prio,
             } => {
-                let (rsc, order) = match schedule_kind {
-                    ScheduleKind::CoprocEdf => (COPROCESSOR, "EDF"),
-                    ScheduleKind::CoprocFifo => (COPROCESSOR, "FIFO"),
-                    ScheduleKind::CpuEdf => ("CPU", "EDF"),
-                    ScheduleKind::CpuDebtOrder | ScheduleKind::CpuPriorityOrder => ("CPU", "FIFO"),
-                    ScheduleKind::Other(_) => ("CPU", "?"),
-                };
+                let (rsc, order) = coarse_pick(schedule_kind);
                 let entry = RunListEntry {
                     job: job.to_string(),
                     rsc: rsc.to_string(),

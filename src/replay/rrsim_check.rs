@@ -74,7 +74,7 @@ use super::enforce_check::printed_ncpus;
 use super::recorded::RecordedPoint;
 use crate::resource::ResourceType;
 use crate::trace::event::LogEvent;
-use crate::trace::message::{JobResources, Message};
+use crate::trace::message::{JobResources, Message, ScheduleKind};
 use compact_str::CompactString;
 use std::collections::{BTreeMap, HashMap};
 
@@ -757,6 +757,10 @@ impl Tracker {
             Message::AddToRunList { rsc: Some(rsc), .. } if *rsc != ResourceType::Cpu => {
                 self.gpu_job_listed = event.time.secs();
             }
+            Message::AddToRunList {
+                schedule_kind: Some(ScheduleKind::CoprocEdf | ScheduleKind::CoprocFifo),
+                ..
+            } => self.gpu_job_listed = event.time.secs(),
             Message::JobListEntry {
                 resources:
                     Some(JobResources {

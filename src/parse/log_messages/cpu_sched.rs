@@ -148,11 +148,26 @@ fn gb_pair(input: &str) -> Res<'_, (f64, f64)> {
     ))(input)
 }
 
-/// `%s (%s, %s) (prio %f)` (7.6+) or `%s (%s) (prio %f)` (7.4).
+/// `%s (%s, %s) (prio %f)` (7.6.8+) or `%s (%s) (prio %f)` (7.4.0–7.6.7,
+/// whose `%s` is a schedule kind: `coprocessor job, FIFO`).
 fn add_to_run_list(text: &str) -> Option<Message> {
     let (head, prio) = text.strip_suffix(')')?.rsplit_fast(") (prio ")?;
     let prio = full(float, prio)?;
     let (job, inner) = head.rsplit_fast(" (")?;
+    let kind = ScheduleKind::from_text(inner);
+    if !matches!(kind, ScheduleKind::Other(_)) {
+        let order = match kind {
+            ScheduleKind::CoprocEdf | ScheduleKind::CpuEdf => RunListOrder::Edf,
+            _ => RunListOrder::Fifo,
+        };
+        return Some(Message::AddToRunList {
+            job: job.into(),
+            rsc: None,
+            order,
+            prio,
+            schedule_kind: Some(kind),
+        });
+    }
     let (rsc, order) = match inner.split_fast(", ") {
         Some((rsc, order)) => (Some(rsc_name(rsc)?), order),
         None => (None, inner),
@@ -162,6 +177,7 @@ fn add_to_run_list(text: &str) -> Option<Message> {
         rsc,
         order: RunListOrder::from_text(order),
         prio,
+        schedule_kind: None,
     })
 }
 
@@ -654,7 +670,41 @@ mod tests {
                 job: "A_0".into(),
                 rsc: Some(ResourceType::Nvidia),
                 order: RunListOrder::Fifo,
-                prio: -0.0
+                prio: -0.0,
+                schedule_kind: None,
+            }
+        );
+        // 7.4.0–7.6.7 print the older kind in place of resource and order.
+        assert_eq!(
+            msg("[cpu_sched_debug] add to run list: G_3 (coprocessor job, FIFO) (prio -0.250000)"),
+            Message::AddToRunList {
+                job: "G_3".into(),
+                rsc: None,
+                order: RunListOrder::Fifo,
+                prio: -0.25,
+                schedule_kind: Some(ScheduleKind::CoprocFifo),
+            }
+        );
+        assert_eq!(
+            msg("[cpu_sched_debug] add to run list: C_1 (CPU job, EDF) (prio -0.500000)"),
+            Message::AddToRunList {
+                job: "C_1".into(),
+                rsc: None,
+                order: RunListOrder::Edf,
+                prio: -0.5,
+                schedule_kind: Some(ScheduleKind::CpuEdf),
+            }
+        );
+        assert_eq!(
+            msg(
+                "[cpu_sched_debug] add to run list: C_2 (CPU job, priority order) (prio -0.500000)"
+            ),
+            Message::AddToRunList {
+                job: "C_2".into(),
+                rsc: None,
+                order: RunListOrder::Fifo,
+                prio: -0.5,
+                schedule_kind: Some(ScheduleKind::CpuPriorityOrder),
             }
         );
         assert_eq!(

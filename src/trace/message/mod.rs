@@ -745,17 +745,22 @@ messages! {
         /// The job.
         job: CompactString,
     },
-    /// `[cpu_sched_debug] add to run list: %s (%s, %s) (prio %f)` (7.6..master;
-    /// 7.4 `add to run list: %s (%s) (prio %f)`).
+    /// `[cpu_sched_debug] add to run list: %s (%s, %s) (prio %f)` (7.6.8..master);
+    /// 7.4.0–7.6.7 `add to run list: %s (%s) (prio %f)` with 6.6–7.3's kind
+    /// (`coprocessor job, FIFO`, `CPU job, priority order`).
     AddToRunList = "add_to_run_list" {
         /// The job.
         job: CompactString,
-        /// The resource (7.6+).
+        /// The resource (7.6.8+; `None` for the kind's coarse naming).
         rsc: Option<ResourceType>,
-        /// `EDF` or `FIFO`.
+        /// `EDF` or `FIFO` (before 7.6.8 derived from the kind: any order
+        /// but EDF is FIFO).
         order: RunListOrder,
         /// Project priority.
         prio: f64,
+        /// The kind 7.4.0–7.6.7 print, which tells a job's resource only as
+        /// CPU or coprocessor.
+        schedule_kind: Option<ScheduleKind>,
     },
     /// `[cpu_sched_debug] insufficient %s for %s` (7.0..master).
     InsufficientResource = "insufficient_resource" {
