@@ -443,6 +443,8 @@ fn checked_note(from: Release, to: Release) -> &'static str {
         " (7.16.21 checked against its own emulator)"
     } else if within(Release(7, 14, 2)) {
         " (7.14.2 checked against its own emulator)"
+    } else if within(Release(7, 6, 7)) {
+        " (7.6.7 checked against its own emulator)"
     } else if within(Release(7, 4, 42)) {
         " (7.4.42 checked against its own emulator)"
     } else {
