@@ -785,10 +785,6 @@ pub enum WindowStart {
     Never,
 }
 
-/// Whether the session's simulations count GPU jobs' CPUs in the CPU
-/// figures: from 7.16 on (commit 40f0cb44f4); 7.0 to 7.15 did not. A
-/// release stated (by the trace or the options) decides; a release guessed
-/// from the wording decides only when the wording's era lies on one side.
 /// Run-list lines before 7.6.8 tell a job's resource only as CPU or
 /// `coprocessor job` (`scheduling JOB (KIND)` to 7.3, `add to run list: JOB
 /// (KIND)` from 7.4.0; 7.6.8 names the GPU type).
@@ -796,6 +792,10 @@ fn coarse_run_list_names(release: Release) -> bool {
     release < Release(7, 6, 8)
 }
 
+/// Whether the session's simulations count GPU jobs' CPUs in the CPU
+/// figures: from 7.16 on (commit 40f0cb44f4); 7.0 to 7.15 did not. A
+/// release stated (by the trace or the options) decides; a release guessed
+/// from the wording decides only when the wording's era lies on one side.
 fn gpu_cpu_rule(choice: &PolicyChoice) -> rrsim_check::GpuCpuRule {
     use rrsim_check::GpuCpuRule;
     let stated = choice.reason.starts_with("client ") || choice.reason.starts_with("--policy");

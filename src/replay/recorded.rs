@@ -255,7 +255,7 @@ pub fn extract_window(
 /// How 6.6–7.6.7 run-list lines name any GPU: `coprocessor job`.
 pub const COPROCESSOR: &str = "coprocessor";
 
-/// A 6.6–7.5 run-list kind as today's resource and order: the resource is
+/// A 6.6–7.6.7 run-list kind as today's resource and order: the resource is
 /// told only as CPU or coprocessor, and a CPU job in priority (or debt)
 /// order is the non-EDF pick today's log calls FIFO.
 fn coarse_pick(kind: &ScheduleKind) -> (&'static str, &'static str) {
