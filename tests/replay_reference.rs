@@ -45,6 +45,7 @@ fn trimmed_copies() -> Vec<PathBuf> {
         "traces/valid-8.0.4",
         "traces/valid-7.2.42-gen",
         "traces/valid-7.14.2-gen",
+        "traces/valid-7.3.19-gen",
         "traces/valid-7.4.42-gen",
         "traces/valid-7.6.7-gen",
     ])

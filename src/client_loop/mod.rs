@@ -375,8 +375,10 @@ impl Observer for Ignore {
 pub struct Profile {
     /// The generation whose policy code decides.
     pub generation: Generation,
-    /// Seconds a project is deferred after each reply (the 7.2.42 emulator
-    /// harness: 900; today's: 0).
+    /// Seconds a project is deferred after each reply: 900 in the emulator
+    /// harness up to 7.4.27 (client/sim.cpp `simulate_rpc`; 789637f637,
+    /// first in 7.4.28, and eafd70ecc6 on master, 7.5.0, dropped it); 0
+    /// since.
     pub rpc_deferral: f64,
     /// The 6.10.60 emulator's harness (its client/sim.cpp), the one that
     /// wrote the 6.10 reference traces: tasks progress in CPU seconds
@@ -413,6 +415,11 @@ impl Profile {
         match release {
             Some(r) if is_7_2(r) => Profile::v7_2(),
             Some(r) => Profile {
+                rpc_deferral: if r < Release(7, 4, 28) {
+                    RPC_DEFERRAL_7_2
+                } else {
+                    0.0
+                },
                 new_jobs_inherit_missing_coproc: r >= Release(8, 2, 9),
                 // WORK_FETCH::setup sorts a copy from ef22b2bd4b (7.5.0).
                 sorts_projects_in_place: r < Release(7, 5, 0),
@@ -423,8 +430,9 @@ impl Profile {
     }
 }
 
-/// The 7.2.42 emulator harness defers a project this long after every
-/// completed RPC (client/sim.cpp 7.2.42 `simulate_rpc`; today's: none).
+/// The emulator harness up to 7.4.27 (7.2.42's included) defers a project
+/// this long after every completed RPC (client/sim.cpp `simulate_rpc`;
+/// today's: none).
 pub const RPC_DEFERRAL_7_2: f64 = 900.0;
 
 impl Profile {
@@ -1565,8 +1573,8 @@ impl<'a> ClientLoop<'a> {
             self.note(now, LoopNote::WorkFetchRequested("simulate_rpc"));
         }
         if self.core.profile.rpc_deferral > 0.0 {
-            // The 7.2.42 emulator harness defers a project after every
-            // completed RPC (policy-legacy C.1).
+            // The emulator harness up to 7.4.27 defers a project after
+            // every completed RPC (policy-legacy C.1).
             let project = &mut self.core.state.projects[p];
             project.min_rpc_time = project
                 .min_rpc_time
