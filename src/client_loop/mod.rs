@@ -423,6 +423,9 @@ impl Profile {
                 new_jobs_inherit_missing_coproc: r >= Release(8, 2, 9),
                 // WORK_FETCH::setup sorts a copy from ef22b2bd4b (7.5.0).
                 sorts_projects_in_place: r < Release(7, 5, 0),
+                // RESULT::clear() sets unfinished_time_slice from
+                // 0ce3f7d996 (7.8.0).
+                new_jobs_reuse_freed_uts: r < Release(7, 8, 0),
                 ..Profile::of(Generation::Current)
             },
             None => Profile::of(Generation::Current),

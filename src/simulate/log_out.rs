@@ -15,7 +15,7 @@
 use crate::client_loop::{Availability, LoopEvent, LoopNote, Observer, TaskAction};
 use crate::policy::coproc_sched::CoprocNote;
 use crate::policy::cpu_sched::{
-    EnforceAction, EnforceOutcome, RunListOutcome, RunListPhase, RunNote, SkipReason,
+    EnforceAction, EnforceOutcome, RunListEntry, RunListOutcome, RunListPhase, RunNote, SkipReason,
 };
 use crate::policy::profile::Release;
 use crate::policy::rec::{PriorityInit, RecAdjustment};
@@ -187,6 +187,27 @@ struct Wording {
     /// lines, no app_config or GPU announcement at start-up, memory in
     /// `MB` without a space.
     v7_2: bool,
+    /// The emulator reads the projects' app_config.xml and says so
+    /// (`Found app_config.xml`, then show_app_config()'s limits): client/sim.cpp
+    /// calls check_app_config from 4a7bb390af on (first tag 7.16.1).
+    app_config: bool,
+    /// Memory in ` MB`, with a space (8008b32bd7, 7.8.0); before, `MB`.
+    mb_spaced: bool,
+    /// Run-list lines name a job's kind only as `CPU job` or `coprocessor
+    /// job`, with `EDF`, `FIFO` or `priority order` (7.4.0-7.6.7; 7.6.8
+    /// names the GPU type, 0f2adb5ab7).
+    coarse_run_list: bool,
+    /// choose_project() and piggyback_work_request() print their scan
+    /// (`choose_project(): NOW`, `scanning`, `piggyback: …`): 40f0cb44f4,
+    /// first tag 7.16.1; before, those lines were compiled out (WF_DEBUG)
+    /// and only set_request() printed.
+    wf_scan: bool,
+    /// WORK_FETCH::setup sorts the project list itself before it prints
+    /// the state block (7.0-7.4; ef22b2bd4b, 7.5.0, sorts a copy).
+    state_in_priority_order: bool,
+    /// The start-up names a configured coprocessor `Type KIND (GPU); count
+    /// N` (8adcd872f6, 7.5.0); before, `type KIND count N`.
+    coproc_kind_said: bool,
 }
 
 impl Wording {
@@ -202,7 +223,24 @@ impl Wording {
             request_quit: at_least(Release(8, 2, 9)),
             rr_sim_7_20: at_least(Release(7, 20, 0)),
             v7_2: !at_least(Release(7, 3, 0)),
+            app_config: at_least(Release(7, 16, 1)),
+            mb_spaced: at_least(Release(7, 8, 0)),
+            coarse_run_list: !at_least(Release(7, 6, 8)),
+            wf_scan: at_least(Release(7, 16, 1)),
+            state_in_priority_order: !at_least(Release(7, 5, 0)),
+            coproc_kind_said: at_least(Release(7, 5, 0)),
         }
+    }
+}
+
+/// A run-list pick's kind as 7.0-7.6.7 print it (PROC_RESOURCES::schedule's
+/// description): CPU or coprocessor, EDF or not.
+fn coarse_kind(rsc: usize, edf: bool) -> &'static str {
+    match (rsc != 0, edf) {
+        (true, true) => "coprocessor job, EDF",
+        (true, false) => "coprocessor job, FIFO",
+        (false, true) => "CPU job, EDF",
+        (false, false) => "CPU job, priority order",
     }
 }
 
@@ -465,15 +503,15 @@ impl<W: Write> LogWriter<W> {
             .collect();
         let v7_2 = self.wording.v7_2;
         for (kind, count) in header.config_coprocs.iter().filter(|_| !v7_2) {
-            self.emit(
-                now,
-                None,
-                &format!(
-                    "Coprocessor specified in cc_config.xml. Type {kind} (GPU); count {count}"
-                ),
-            );
+            let message = if self.wording.coproc_kind_said {
+                format!("Coprocessor specified in cc_config.xml. Type {kind} (GPU); count {count}")
+            } else {
+                format!("Coprocessor specified in cc_config.xml: type {kind} count {count}")
+            };
+            self.emit(now, None, &message);
         }
-        for project in state.projects.iter().filter(|_| !v7_2) {
+        let app_config = self.wording.app_config;
+        for project in state.projects.iter().filter(|_| app_config) {
             if header
                 .app_config_projects
                 .iter()
@@ -483,7 +521,7 @@ impl<W: Write> LogWriter<W> {
             }
         }
         // show_app_config(): project limits, then app limits.
-        for project in state.projects.iter().filter(|_| !v7_2) {
+        for project in state.projects.iter().filter(|_| app_config) {
             if let Some(n) = project.project_max_concurrent.filter(|&n| n > 0) {
                 self.emit(
                     now,
@@ -492,7 +530,7 @@ impl<W: Write> LogWriter<W> {
                 );
             }
         }
-        for project in state.projects.iter().filter(|_| !v7_2) {
+        for project in state.projects.iter().filter(|_| app_config) {
             for app in &project.apps {
                 if let Some(n) = app.max_concurrent.filter(|&n| n > 0) {
                     self.emit(
@@ -610,7 +648,7 @@ impl<W: Write> LogWriter<W> {
         const MEGA: f64 = 1024.0 * 1024.0;
         let busy = mem * prefs.ram_max_used_busy_frac / MEGA;
         let idle = mem * prefs.ram_max_used_idle_frac / MEGA;
-        let mb = if self.wording.v7_2 { "MB" } else { " MB" };
+        let mb = if self.wording.mb_spaced { " MB" } else { "MB" };
         self.emit(
             now,
             None,
@@ -803,11 +841,12 @@ impl<W: Write> LogWriter<W> {
     fn simulation(&mut self, now: f64, state: &HostState, why: &str, sim: &RrSimOutcome) {
         let f = self.flags;
         let v7_2 = self.wording.v7_2;
-        // 7.0–7.2 simulate at every call, unannounced.
-        if f.rr_simulation && !v7_2 {
+        // Before 7.16.1 every call simulates afresh, unannounced.
+        let every_call = v7_2 || self.params.rr_sim_once_per_moment == 0.0;
+        if f.rr_simulation && !every_call {
             self.emit(now, None, &format!("[rr_sim] doing sim: {why}"));
         }
-        if self.last_sim == sim.now && !v7_2 {
+        if self.last_sim == sim.now && !every_call {
             if f.rr_simulation {
                 self.emit(now, None, "[rr_sim] already did at this time");
             }
@@ -967,6 +1006,43 @@ impl<W: Write> LogWriter<W> {
         }
     }
 
+    /// PROC_RESOURCES::schedule's pick: `scheduling JOB (KIND)` to 7.2,
+    /// `add to run list: JOB (KIND)` from 7.4.0 (the GPU type named from
+    /// 7.6.8).
+    fn run_list_add(&mut self, now: f64, state: &HostState, entry: &RunListEntry) {
+        let edf = entry.phase == RunListPhase::Edf;
+        let kind = if self.wording.coarse_run_list {
+            coarse_kind(entry.rsc, edf).to_string()
+        } else {
+            let order = if edf { "EDF" } else { "FIFO" };
+            format!("{}, {order}", Self::rsc_long(state, entry.rsc))
+        };
+        let verb = if self.wording.v7_2 {
+            "scheduling"
+        } else {
+            "add to run list:"
+        };
+        let message = format!(
+            "[cpu_sched_debug] {verb} {} ({kind}) (prio {:.6})",
+            Self::job_name(state, entry.job),
+            entry.priority
+        );
+        self.job_line(now, state, entry.job, &message);
+    }
+
+    /// PROC_RESOURCES::reserve_coprocs().
+    fn reserving(&mut self, now: f64, state: &HostState, j: JobIdx) {
+        let Some(job) = state.jobs.get(j) else {
+            return;
+        };
+        let message = format!(
+            "[cpu_sched_debug] reserving {:.6} of coproc {}",
+            job.usage.coproc_usage,
+            Self::rsc_type_name(state, job.usage.rsc)
+        );
+        self.job_line(now, state, j, &message);
+    }
+
     /// make_run_list() (client/cpu_sched.cpp).
     fn run_list(&mut self, now: f64, state: &HostState, run: &RunListOutcome) {
         let debug = self.flags.cpu_sched_debug;
@@ -998,7 +1074,7 @@ impl<W: Write> LogWriter<W> {
                 self.prio(now, state, &run.prio_init);
             }
             match *note {
-                RunNote::Reserve(j) if self.wording.v7_2 => reserved = Some(j),
+                RunNote::Reserve(j) if self.wording.coarse_run_list => reserved = Some(j),
                 RunNote::EdfPick(j) if self.wording.v7_2 && debug => {
                     // earliest_deadline_result() names each EDF pick, even
                     // one can_schedule() then refuses.
@@ -1008,40 +1084,6 @@ impl<W: Write> LogWriter<W> {
                         Self::job_name(state, j)
                     );
                     self.job_line(now, state, j, &message);
-                }
-                RunNote::Add(i) if self.wording.v7_2 => {
-                    let Some(entry) = run.run_list.get(i) else {
-                        continue;
-                    };
-                    let j = entry.job;
-                    let edf = entry.phase == RunListPhase::Edf;
-                    if debug {
-                        // PROC_RESOURCES::schedule (7.2.42).
-                        let kind = match (entry.rsc != 0, edf) {
-                            (true, true) => "coprocessor job, EDF",
-                            (true, false) => "coprocessor job, FIFO",
-                            (false, true) => "CPU job, EDF",
-                            (false, false) => "CPU job, priority order",
-                        };
-                        let message = format!(
-                            "[cpu_sched_debug] scheduling {} ({kind}) (prio {:.6})",
-                            Self::job_name(state, j),
-                            entry.priority
-                        );
-                        self.job_line(now, state, j, &message);
-                    }
-                    if let Some(r) = reserved.take() {
-                        if debug {
-                            if let Some(job) = state.jobs.get(r) {
-                                let message = format!(
-                                    "[cpu_sched_debug] reserving {:.6} of coproc {}",
-                                    job.usage.coproc_usage,
-                                    Self::rsc_type_name(state, job.usage.rsc)
-                                );
-                                self.job_line(now, state, r, &message);
-                            }
-                        }
-                    }
                 }
                 RunNote::Domino(j) | RunNote::Thrashing(j) if debug => {
                     let kind = if matches!(note, RunNote::Domino(_)) {
@@ -1064,33 +1106,19 @@ impl<W: Write> LogWriter<W> {
                     );
                     self.job_line(now, state, j, &message);
                 }
-                RunNote::Reserve(j) if debug => {
-                    let Some(job) = state.jobs.get(j) else {
-                        continue;
-                    };
-                    let message = format!(
-                        "[cpu_sched_debug] reserving {:.6} of coproc {}",
-                        job.usage.coproc_usage,
-                        Self::rsc_type_name(state, job.usage.rsc)
-                    );
-                    self.job_line(now, state, j, &message);
-                }
-                RunNote::Add(i) if debug => {
+                RunNote::Reserve(j) if debug => self.reserving(now, state, j),
+                RunNote::Add(i) => {
                     let Some(entry) = run.run_list.get(i) else {
                         continue;
                     };
-                    let message = format!(
-                        "[cpu_sched_debug] add to run list: {} ({}, {}) (prio {:.6})",
-                        Self::job_name(state, entry.job),
-                        Self::rsc_long(state, entry.rsc),
-                        if entry.phase == RunListPhase::Edf {
-                            "EDF"
-                        } else {
-                            "FIFO"
-                        },
-                        entry.priority
-                    );
-                    self.job_line(now, state, entry.job, &message);
+                    if debug {
+                        self.run_list_add(now, state, entry);
+                    }
+                    // Before 7.6.8 PROC_RESOURCES::schedule prints a
+                    // coprocessor job's reservation after its pick.
+                    if let Some(r) = reserved.take().filter(|_| debug) {
+                        self.reserving(now, state, r);
+                    }
                 }
                 _ => {}
             }
@@ -1459,8 +1487,8 @@ impl<W: Write> LogWriter<W> {
         );
         self.emit(now, None, &message);
         self.emit(now, None, "[work_fetch] --- project states ---");
-        // 7.0–7.2 print after sorting the project list itself.
-        let order: Vec<ProjectIdx> = if v7_2 {
+        // 7.0–7.4 print after sorting the project list itself.
+        let order: Vec<ProjectIdx> = if self.wording.state_in_priority_order {
             setup.projects_sorted.clone()
         } else {
             (0..state.projects.len()).collect()
@@ -1553,13 +1581,14 @@ impl<W: Write> LogWriter<W> {
         let v7_2 = self.wording.v7_2;
         self.piggyback_project = report;
         if let Some(p) = report {
-            if f.work_fetch_debug && !v7_2 {
+            if f.work_fetch_debug && self.wording.wf_scan {
                 self.project_line(now, state, p, "piggyback_work_request()");
             }
         } else {
             if v7_2 && f.work_fetch_debug {
                 self.emit(now, None, "[work_fetch] entering choose_project()");
-            } else if self.wording.choose_project_time && f.work_fetch_debug {
+            } else if self.wording.choose_project_time && self.wording.wf_scan && f.work_fetch_debug
+            {
                 self.emit(now, None, &format!("choose_project(): {now:.6}"));
             }
             if outcome.nci {
@@ -1573,9 +1602,9 @@ impl<W: Write> LogWriter<W> {
             self.fetch_state(now, state, setup);
         }
         for note in &outcome.scan {
-            // 7.0–7.2 print only set_request() of the scan (its other lines
-            // are DEBUG() macros compiled out).
-            if !v7_2 || matches!(note, ScanNote::SetRequest { .. }) {
+            // Before 7.16.1 only set_request() of the scan prints (its
+            // other lines are macros compiled out).
+            if self.wording.wf_scan || matches!(note, ScanNote::SetRequest { .. }) {
                 self.scan_note(now, state, note);
             }
         }
