@@ -1,8 +1,8 @@
 //! `simulate --log-out` writes the client emulator's log.txt line for line.
 //!
 //! Every trimmed copy of a reference under `traces/valid*/` (today's client,
-//! generated scenarios, releases 7.20.5, 7.16.21, 8.0.4, 7.6.7, 7.4.42 and
-//! 7.2.42) is simulated up to the last instant its log shows and the written
+//! generated scenarios, releases 8.0.4, 7.24.1, 7.20.5, 7.16.21, 7.6.7, 7.4.42
+//! and 7.2.42) is simulated up to the last instant its log shows and the written
 //! log must equal that log byte for byte.
 //! The expected bytes are the real emulator's, never ours.
 //!
@@ -31,6 +31,7 @@ fn cases() -> Vec<PathBuf> {
         "traces/valid-7.2.42",
         "traces/valid-7.4.42-gen",
         "traces/valid-7.6.7-gen",
+        "traces/valid-7.24.1-gen",
     ] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
         if let Ok(entries) = std::fs::read_dir(root) {

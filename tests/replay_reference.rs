@@ -48,6 +48,7 @@ fn trimmed_copies() -> Vec<PathBuf> {
         "traces/valid-7.3.19-gen",
         "traces/valid-7.4.42-gen",
         "traces/valid-7.6.7-gen",
+        "traces/valid-7.24.1-gen",
     ])
 }
 

@@ -432,23 +432,35 @@ pub struct ProfileInfo {
     pub changes: Vec<RuleChange>,
 }
 
+/// The releases each checked against its own emulator (built from its tag)
+/// at 100% of the decisions of generated scenarios.
+const CHECKED: [Release; 9] = [
+    Release(7, 4, 42),
+    Release(7, 6, 7),
+    Release(7, 6, 33),
+    Release(7, 14, 2),
+    Release(7, 16, 21),
+    Release(7, 18, 1),
+    Release(7, 20, 5),
+    Release(7, 24, 1),
+    Release(8, 0, 4),
+];
+
 /// The releases whose own emulator checked the profile for [from, to).
-fn checked_note(from: Release, to: Release) -> &'static str {
-    let within = |r: Release| from <= r && r < to;
-    if within(Release(7, 20, 5)) {
-        " (7.20.5 checked against its own emulator)"
-    } else if within(Release(8, 0, 4)) {
-        " (8.0.4 checked against its own emulator)"
-    } else if within(Release(7, 16, 21)) {
-        " (7.16.21 checked against its own emulator)"
-    } else if within(Release(7, 14, 2)) {
-        " (7.14.2 checked against its own emulator)"
-    } else if within(Release(7, 6, 7)) {
-        " (7.6.7 checked against its own emulator)"
-    } else if within(Release(7, 4, 42)) {
-        " (7.4.42 checked against its own emulator)"
+fn checked_note(from: Release, to: Release) -> String {
+    let within: Vec<String> = CHECKED
+        .iter()
+        .filter(|r| from <= **r && **r < to)
+        .map(Release::to_string)
+        .collect();
+    if within.is_empty() {
+        String::new()
     } else {
-        ""
+        let each = if within.len() == 1 { "its" } else { "each its" };
+        format!(
+            " ({} checked against {each} own emulator)",
+            within.join(", ")
+        )
     }
 }
 

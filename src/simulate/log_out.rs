@@ -208,6 +208,10 @@ struct Wording {
     /// The start-up names a configured coprocessor `Type KIND (GPU); count
     /// N` (8adcd872f6, 7.5.0); before, `type KIND count N`.
     coproc_kind_said: bool,
+    /// print_global_prefs shows every preference, in use and not
+    /// (d8e6d4e115, 7.22.0); before, the memory limits and the CPU-load
+    /// limit only.
+    prefs_detailed: bool,
 }
 
 impl Wording {
@@ -229,6 +233,7 @@ impl Wording {
             wf_scan: at_least(Release(7, 16, 1)),
             state_in_priority_order: !at_least(Release(7, 5, 0)),
             coproc_kind_said: at_least(Release(7, 5, 0)),
+            prefs_detailed: at_least(Release(7, 22, 0)),
         }
     }
 }
@@ -688,7 +693,7 @@ impl<W: Write> LogWriter<W> {
 
     /// CLIENT_STATE::print_global_prefs (client/cs_prefs.cpp).
     fn prefs(&mut self, state: &HostState, header: &LogHeader) {
-        if !self.wording.computing_prefs {
+        if !self.wording.prefs_detailed {
             self.general_prefs(state, header);
             return;
         }
@@ -696,16 +701,30 @@ impl<W: Write> LogWriter<W> {
         let prefs = &state.prefs;
         let ncpus = state.host.p_ncpus as f64;
         let mem = state.host.m_nbytes;
-        let lines = [
-            "Computing prefs: from  (last modified ---)".to_string(),
-            "Computing prefs: computer location unspecified; using default".to_string(),
-        ];
-        for line in &lines {
+        let computing = self.wording.computing_prefs;
+        let sources: &[&str] = if computing {
+            &[
+                "Computing prefs: from  (last modified ---)",
+                "Computing prefs: computer location unspecified; using default",
+            ]
+        } else {
+            &[
+                "General prefs: from  (last modified ---)",
+                "Host location: none",
+                "General prefs: using your defaults",
+            ]
+        };
+        for line in sources {
             self.emit(now, None, line);
         }
         self.override_read(header);
         let lines = [
-            "Computing preferences:".to_string(),
+            if computing {
+                "Computing preferences:"
+            } else {
+                "Preferences:"
+            }
+            .to_string(),
             "-  When computer is in use".to_string(),
             format!(
                 "-     'In use' means mouse/keyboard input in last {:.2} minutes",
@@ -768,10 +787,17 @@ impl<W: Write> LogWriter<W> {
             None,
             &format!("-  Store up to an additional {more:.2} days of work"),
         );
+        let manager = if computing {
+            "'Options / Computing preferences...'"
+        } else {
+            "Preferences"
+        };
         self.emit(
             now,
             None,
-            "-  (to change preferences, visit a project web site or select 'Options / Computing preferences...' in the Manager)",
+            &format!(
+                "-  (to change preferences, visit a project web site or select {manager} in the Manager)"
+            ),
         );
     }
 
