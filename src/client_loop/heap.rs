@@ -1,6 +1,7 @@
 //! The memory a new job's `RESULT` reuses in the 7.2.42 emulator, for the
 //! one field that release reads before setting: `unfinished_time_slice`
-//! (RESULT::clear() sets it only since 0ce3f7d996, 7.8.0). A new job's
+//! (RESULT::clear() sets it only since 0ce3f7d996: 7.8.0, and 7.6.13 on the
+//! 7.6 branch). A new job's
 //! first preliminary job list shows whatever the reused memory held.
 //!
 //! The chunks that matter are the three large objects the emulator makes
@@ -54,6 +55,12 @@
 //! it (an `ACTIVE_TASK` is then no exact fit, and a scan files more), and a
 //! few chunks last held text of other requests; both need every address
 //! from the start-up layout on, which no model of these three objects has.
+//!
+//! Every release before 7.6.13 has the same defect, and the loop uses this
+//! model for their emulators too, with 7.2.42's sizes (the others' were not
+//! traced). On the 48 generated scenarios of 7.4.42 and 7.6.7 it fixes some
+//! of the `UTS` flags the plain `false` got wrong; 5 of those logs still
+//! first differ at one.
 //!
 //! Architecture Invariant: pure bookkeeping; no I/O.
 

@@ -394,9 +394,10 @@ pub struct Profile {
     /// priority order.
     pub sorts_projects_in_place: bool,
     /// A new job's `unfinished_time_slice` is the one the memory it reuses
-    /// held: 7.2.42 never sets the flag of a new `RESULT`, whose memory is
-    /// a freed result's as glibc hands it out ([`heap`]). Its first
-    /// preliminary job list shows that flag.
+    /// held: before 7.6.13 (0ce3f7d996) the client never sets the flag of a
+    /// new `RESULT`, whose memory is a freed result's as glibc hands it out
+    /// ([`heap`], sized as 7.2.42's objects). Its first preliminary job
+    /// list shows that flag.
     pub new_jobs_reuse_freed_uts: bool,
     /// A job the emulator's server makes takes its version's
     /// missing-coprocessor mark (client/sim.cpp make_job copies the
@@ -424,8 +425,8 @@ impl Profile {
                 // WORK_FETCH::setup sorts a copy from ef22b2bd4b (7.5.0).
                 sorts_projects_in_place: r < Release(7, 5, 0),
                 // RESULT::clear() sets unfinished_time_slice from
-                // 0ce3f7d996 (7.8.0).
-                new_jobs_reuse_freed_uts: r < Release(7, 8, 0),
+                // 0ce3f7d996 (7.8.0; on the 7.6 branch from 7.6.13).
+                new_jobs_reuse_freed_uts: r < Release(7, 6, 13),
                 ..Profile::of(Generation::Current)
             },
             None => Profile::of(Generation::Current),
