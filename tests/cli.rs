@@ -845,7 +845,7 @@ fn real_client_runs_are_audited_from_their_own_lines() {
             .map(|r| r["basis"].as_str().unwrap().to_string())
             .unwrap_or_default();
         assert!(
-            rr_sim_basis.contains("engine's round-robin simulation"),
+            rr_sim_basis.contains("client loop's round-robin simulation"),
             "{name}: rr_sim rested on {rr_sim_basis:?}"
         );
         let points = json["decision_points"].as_u64().unwrap_or(0);

@@ -18,7 +18,9 @@
 //!   come from. `simulate` plugs in simulated servers and a seeded generator
 //!   (`simulate::world`); `audit` plugs in the recording
 //!   (`replay::world`): the time steps, availability, arrivals, skips and
-//!   drawn backoffs the log shows.
+//!   drawn backoffs the log shows. A real client's record plugs in the
+//!   host it reconstructs (`replay::rrsim_replay`), which the loop runs
+//!   at the record's moments rather than by `delta` ([`anchored`]).
 //! - the **policy generation** ([`Profile`]): today's REC policy, 7.0–7.2's
 //!   variant of it (a fresh simulation at every pass, GPU jobs' CPU outside
 //!   the simulation, the 7.2.42 harness's 900-s deferral after each reply),
@@ -27,7 +29,8 @@
 //!   too: `audit` replays the 6.10 reference traces through it).
 //!
 //! `audit` and `simulate` both step time only through [`ClientLoop::run`]
-//! and [`ClientLoop::run_steps`].
+//! and [`ClientLoop::run_steps`]; a reconstructed host is not stepped but
+//! anchored at its moments ([`ClientLoop::run_moments`]).
 //!
 //! Each step of `delta` seconds at `now` (spec policy-current §8):
 //! 1. the world's scheduled changes are applied; host availability is taken
@@ -52,6 +55,7 @@
 //! `policy` only; it knows nothing of parsers, traces or output formats.
 //! Deterministic: all randomness comes from the world.
 
+pub mod anchored;
 pub(crate) mod debt;
 pub mod heap;
 pub mod host;
@@ -210,6 +214,13 @@ pub trait World {
     /// index of their project; added so that the loop stays anchored.
     fn unsolicited_jobs(&mut self, _state: &HostState, _now: f64) -> Vec<Job> {
         Vec::new()
+    }
+    /// A world that reconstructs its host from a record sets `state` to
+    /// the host at its moment `k` and gives that moment's time; `Err`
+    /// names what the record lacks there. A simulated world has no
+    /// moments: `None` ([`anchored`]).
+    fn anchor(&mut self, _k: usize, _state: &mut HostState) -> Option<Result<f64, String>> {
+        None
     }
 }
 

@@ -1274,7 +1274,8 @@ fn host_state(
             why: "a real client's log (wall-clock times): its client_state.xml is a snapshot \
                   taken after the log, not the state each decision saw; each decision is \
                   checked from the log's own lines and the host they tell at that line (each \
-                  simulation run again by the engine), and its reason says what it rested on"
+                  simulation made again by the client loop over that host), and its reason \
+                  says what it rested on"
                 .into(),
         });
     }

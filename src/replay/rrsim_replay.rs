@@ -1,4 +1,4 @@
-//! A real client's round-robin simulation run again by the engine
+//! A real client's round-robin simulation made again by the client loop
 //! (spec/policy-current.md §4: client/rr_sim.cpp `RR_SIM::simulate`,
 //! `init_pending_lists`, `pick_jobs_to_run`) over the host its log tells at
 //! the simulation's start line, and compared with what the client printed:
@@ -32,13 +32,16 @@
 //! the buffer's half second) is not decided: the point is not checked and
 //! says why. GPU jobs are not recomputed here.
 //!
-//! Architecture Invariant: pure; reads events and recorded points, runs
-//! the policy engine on a state built from them.
+//! Architecture Invariant: pure; reads events and recorded points, and
+//! runs the client loop on the host built from them (the world it plugs
+//! in is that host, anchored at each recorded simulation).
 
 use super::decision::{Decision, FetchDump, RscSlack, RscState};
 use super::joblog::{HostView, JobCarry, JobFacts, SeenJob};
 use super::recorded::RecordedPoint;
-use crate::policy::rr_sim::{rr_simulate, RrSimNote, RrSimOutcome};
+use crate::client_loop::{self, anchored::Decide, ClientLoop, LoopOptions, Profile};
+use crate::policy::generation::Generation;
+use crate::policy::rr_sim::{RrSimNote, RrSimOutcome};
 use crate::policy::state::{
     App, AppVersion, Host, HostState, Job, JobState, Project, ResourceUsage,
 };
@@ -75,7 +78,9 @@ const CPU_HALF_UNIT: f64 = 0.005;
 const NCPUS_REACH: usize = 4096;
 
 /// Each recorded simulation from `from` on run again (keyed by its start
-/// line's event index), the lines before `from` told by `carry`.
+/// line's event index), the lines before `from` told by `carry`: the host
+/// each one's lines tell is reconstructed, and the client loop makes the
+/// simulations there ([`ClientLoop::run_moments`]).
 pub fn resimulate_from(
     events: &[LogEvent],
     points: &[RecordedPoint],
@@ -94,14 +99,148 @@ pub fn resimulate_from(
         .collect();
     let starts: Vec<usize> = sims.iter().map(|(idx, _)| *idx).collect();
     let views = super::joblog::views_at(events, facts, carry, from, &starts);
+    let mut moments: Vec<Result<Moment, String>> = sims
+        .iter()
+        .map(|&(idx, _)| match views.get(&idx) {
+            Some(Ok(view)) => prepare(events, idx, view, facts),
+            Some(Err(why)) => Err(why.clone()),
+            None => Err("the log ends before this simulation".into()),
+        })
+        .collect();
+    let made = run_loop(&mut moments, params);
     sims.iter()
-        .map(|&(idx, recorded_misses)| {
-            let outcome = match views.get(&idx) {
-                Some(Ok(view)) => resimulate(events, idx, view, facts, params, recorded_misses),
-                Some(Err(why)) => Err(why.clone()),
-                None => Err("the log ends before this simulation".into()),
-            };
+        .zip(moments)
+        .zip(made)
+        .map(|((&(idx, recorded_misses), moment), made)| {
+            let outcome = moment.and_then(|moment| {
+                let (state, outcome) = made?;
+                Ok(judge(&moment, &state, &outcome, params, recorded_misses))
+            });
             (idx, outcome)
+        })
+        .collect()
+}
+
+/// A recorded simulation's moment: the host it reconstructs and what the
+/// comparison needs of the record.
+struct Moment {
+    /// The host; taken by the loop when it anchors there.
+    state: Option<HostState>,
+    /// Each state job's inputs, as printed and narrowed.
+    printed: Vec<Printed>,
+    /// Some job's rate was narrowed by its app version's FLOPS.
+    narrowed_by_flops: bool,
+    buf_min: f64,
+    buf_total: f64,
+    /// The client's `now` (UTC) and the log's stamp.
+    now: f64,
+    stamp: f64,
+    ncpus: u32,
+    ncpus_from: &'static str,
+    /// The projects in the order the pick takes them.
+    pick_order: Vec<String>,
+}
+
+/// The reconstructed host as the loop's world: anchored at each recorded
+/// simulation, never stepped.
+struct Reconstructed<'m> {
+    moments: &'m mut [Result<Moment, String>],
+}
+
+impl client_loop::World for Reconstructed<'_> {
+    fn anchor(&mut self, k: usize, state: &mut HostState) -> Option<Result<f64, String>> {
+        Some(match self.moments.get_mut(k) {
+            Some(Ok(moment)) => match moment.state.take() {
+                Some(host) => {
+                    *state = host;
+                    Ok(moment.now)
+                }
+                None => Err("this simulation's host was anchored once already".into()),
+            },
+            Some(Err(why)) => Err(why.clone()),
+            None => Err("the record has no such simulation".into()),
+        })
+    }
+
+    // A reconstructed host is anchored at its moments, never stepped
+    // (`run_moments`): the loop asks it for no step's availability, RPC or
+    // draw. Were it asked, it would answer with what a record lacks.
+    fn availability(&mut self, _now: f64, _delta: f64) -> client_loop::Availability {
+        client_loop::Availability {
+            on: false,
+            active: false,
+            connected: false,
+            gpu_active: false,
+        }
+    }
+
+    fn rpc(
+        &mut self,
+        _state: &HostState,
+        _p: usize,
+        _request: &[crate::policy::work_fetch::RscRequest],
+        _now: f64,
+    ) -> client_loop::RpcOutcome {
+        client_loop::RpcOutcome::Down(client_loop::Drawn::Missing)
+    }
+
+    fn draw(
+        &mut self,
+        _now: f64,
+        _project: &str,
+        _kind: client_loop::DrawKind,
+        _rsc_name: &str,
+    ) -> client_loop::Drawn {
+        client_loop::Drawn::Missing
+    }
+}
+
+/// Keeps each simulation the loop makes, with the host right after it.
+#[derive(Default)]
+struct Made(std::collections::VecDeque<(HostState, RrSimOutcome)>);
+
+impl client_loop::Observer for Made {
+    fn event(&mut self, state: &HostState, _now: f64, event: client_loop::LoopEvent<'_>) {
+        if let client_loop::LoopEvent::RrSim(outcome) = event {
+            self.0.push_back((state.clone(), outcome.clone()));
+        }
+    }
+}
+
+/// The client loop over the reconstructed host, one simulation per
+/// moment: each moment's simulation with its host, or why there is none.
+fn run_loop(
+    moments: &mut [Result<Moment, String>],
+    params: &Params,
+) -> Vec<Result<(HostState, RrSimOutcome), String>> {
+    let n = moments.len();
+    let mut params = params.clone();
+    params.runtime_model = RuntimeModel::Emulator;
+    params.trace = true;
+    let options = LoopOptions {
+        delta: 1.0,
+        duration: 0.0,
+        params,
+        profile: Profile::of(Generation::Current),
+    };
+    let mut world = Reconstructed { moments };
+    let mut made = Made::default();
+    let empty = HostState::new(Host {
+        p_ncpus: 1,
+        p_fpops: 1e9,
+        m_nbytes: 0.0,
+        coprocs: Vec::new(),
+    });
+    let ran = match ClientLoop::new(empty, options, &mut world, &mut made) {
+        Ok(mut client) => client.run_moments(n, Decide::RrSim),
+        Err(e) => vec![Err(e.to_string()); n],
+    };
+    ran.into_iter()
+        .map(|r| {
+            r?;
+            made.0
+                .pop_front()
+                .ok_or_else(|| "the loop reported no simulation".to_string())
         })
         .collect()
 }
@@ -463,14 +602,13 @@ fn finish_slack(outcome: &RrSimOutcome, printed: &[Printed]) -> Vec<f64> {
     slack
 }
 
-fn resimulate(
+/// The host a recorded simulation's lines tell, or what the record lacks.
+fn prepare(
     events: &[LogEvent],
     idx: usize,
     view: &HostView,
     facts: &JobFacts,
-    params: &Params,
-    recorded_misses: &[String],
-) -> Resimulated {
+) -> Result<Moment, String> {
     if view.gpu_host {
         return Err(
             "a GPU host: coprocessor instances and exclusions are not recomputed from \
@@ -496,15 +634,35 @@ fn resimulate(
     // within it.
     let now = stamp - f64::from(offset) * 3600.0 + 0.5;
     let Built {
-        mut state,
+        state,
         printed,
         narrowed_by_flops,
     } = build_state(view, facts, &lines, ncpus, now)?;
-    let mut params = params.clone();
-    params.runtime_model = RuntimeModel::Emulator;
-    params.trace = true;
-    let outcome = rr_simulate(&mut state, now, &params).map_err(|e| e.to_string())?;
-    let slack = finish_slack(&outcome, &printed);
+    Ok(Moment {
+        state: Some(state),
+        printed,
+        narrowed_by_flops,
+        buf_min: lines.buf_min,
+        buf_total: lines.buf_total,
+        now,
+        stamp,
+        ncpus,
+        ncpus_from,
+        pick_order: view.projects.iter().rev().cloned().collect(),
+    })
+}
+
+/// The loop's simulation at a moment against the record: each finish with
+/// its interval, and the deadline misses the record decides.
+fn judge(
+    moment: &Moment,
+    state: &HostState,
+    outcome: &RrSimOutcome,
+    params: &Params,
+    recorded_misses: &[String],
+) -> Rerun {
+    let now = moment.now;
+    let slack = finish_slack(outcome, &moment.printed);
     // A miss within the record's uncertainty goes either way: the printed
     // one is taken, and the account says so.
     let mut misses: Vec<String> = Vec::new();
@@ -512,7 +670,7 @@ fn resimulate(
     for (finish, s) in outcome.finishes.iter().zip(&slack) {
         let job = &state.jobs[finish.job];
         let name = job.name.to_string();
-        let to_deadline = job.report_deadline - lines.buf_min - params.deadline_cushion - now;
+        let to_deadline = job.report_deadline - moment.buf_min - params.deadline_cushion - now;
         let margin = s + 0.5 + 0.5;
         if (finish.reltime - to_deadline).abs() <= margin {
             let printed = recorded_misses.contains(&name);
@@ -542,24 +700,25 @@ fn resimulate(
         .map(|f| (state.jobs[f.job].name.to_string(), f.reltime))
         .collect();
     let widest = slack.iter().copied().fold(0.0, f64::max);
-    let order: Vec<&str> = view.projects.iter().rev().map(String::as_str).collect();
-    let cpu = cpu_figures(&outcome, &state, &slack, &printed, lines.buf_total);
-    Ok(Rerun {
+    let cpu = cpu_figures(outcome, state, &slack, &moment.printed, moment.buf_total);
+    Rerun {
         decision: Decision::RrSim {
             finishes,
             misses,
             finish_slack: slack,
         },
-        stamp,
+        stamp: moment.stamp,
         cpu,
         reason: format!(
-            "§4 rr_simulate over the host the log tells: {} job(s) in the client's order, \
-             projects picked in allocation order last first ({}), {ncpus} CPU(s) ({ncpus_from}), \
-             each job's FLOPs left and rate as the simulation printed them{} (finishes known \
-             to ±{widest:.2} s), deadlines from the scheduler replies{}",
+            "§4 rr_simulate, made by the client loop over the host the log tells: {} job(s) \
+             in the client's order, projects picked in allocation order last first ({}), \
+             {} CPU(s) ({}), each job's FLOPs left and rate as the simulation printed them{} \
+             (finishes known to ±{widest:.2} s), deadlines from the scheduler replies{}",
             state.jobs.len(),
-            order.join(", "),
-            if narrowed_by_flops {
+            moment.pick_order.join(", "),
+            moment.ncpus,
+            moment.ncpus_from,
+            if moment.narrowed_by_flops {
                 ", the rate narrowed by the app version's FLOPS (client_state.xml or replies) \
                  × the printed availability"
             } else {
@@ -574,7 +733,7 @@ fn resimulate(
                 )
             }
         ),
-    })
+    }
 }
 
 /// The CPU's figures of a simulation run again, each with the interval

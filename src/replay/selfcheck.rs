@@ -1111,10 +1111,10 @@ impl<'a> SelfCheck<'a> {
                  busy-time lines) and the usable CPUs"
             }
             Decision::FetchState(_) => {
-                "the simulation before it run again by the engine over the host the log tells"
+                "the simulation before it made again by the client loop over the host the log tells"
             }
             Decision::RrSim { .. } => {
-                "the engine's round-robin simulation over the host the log tells: jobs arrived \
+                "the client loop's round-robin simulation over the host the log tells: jobs arrived \
                  and not done, printed FLOPs left and rate (narrowed by the app version's \
                  FLOPS), usable CPUs, max_concurrent, deadlines from the replies"
             }
