@@ -20,6 +20,28 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc.h (v3) `mi_option_e`: `mi_option_arena_eager_commit`, the fifth
+/// option (the sys crate names it only for v2).
+#[cfg(all(target_os = "linux", not(feature = "system-alloc")))]
+const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+
+/// Arena memory committed as it is touched, not a whole arena up front:
+/// most runs are short and small (an audit's peak goes from 34-44 MB to
+/// 22-25 MB). Set from the ELF constructors, before the first allocation
+/// makes the first arena (set in `main`, it would come too late); it
+/// takes the place of `MIMALLOC_ARENA_EAGER_COMMIT`.
+#[cfg(all(target_os = "linux", not(feature = "system-alloc")))]
+#[used]
+#[link_section = ".init_array"]
+static COMMIT_ON_DEMAND: extern "C" fn() = {
+    extern "C" fn commit_on_demand() {
+        // SAFETY: sets one of mimalloc's options by its number in the
+        // linked library's enum; runs once, before main, on one thread.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) }
+    }
+    commit_on_demand
+};
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
