@@ -975,6 +975,11 @@ fn merge(into: &mut DivergenceReport, session: DivergenceReport) {
     for u in session.unchecked {
         merge_unchecked(&mut into.unchecked, u);
     }
+    for problem in session.input_errors {
+        if !into.input_errors.contains(&problem) {
+            into.input_errors.push(problem);
+        }
+    }
     into.since_changed = match (into.since_changed.take(), session.since_changed) {
         (Some(mut a), Some(b)) if a.release == b.release => {
             a.both += b.both;

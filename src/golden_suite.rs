@@ -519,6 +519,7 @@ pub fn replay_case(case: &GoldenCase, extra_set: &[String]) -> Result<Divergence
         since_changed: false,
         user_set: Params::assignment_keys(case.set.iter().chain(extra_set)),
         summary: false,
+        stated_step: None,
     };
     audit::audit_trace(&parsed.value, &case.name, &options).map_err(|err| err.to_string())
 }

@@ -992,3 +992,58 @@ fn unknown_log_lines_are_counted_and_named() {
         "{notes:#?}"
     );
 }
+
+/// A scenario folder whose stated time step (outputs/inputs.txt) is not the
+/// one its log was written with: the audit runs at the log's step, agrees,
+/// and names the file that disagrees (exit 2, an input problem).
+#[test]
+fn a_stated_time_step_the_log_does_not_show_is_an_input_problem() {
+    let from = std::path::Path::new("traces/valid-7.16.21/seed5002_cpu6_igpu_5proj");
+    let dir = std::env::temp_dir().join(format!("boinc-audit-step-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).expect("make the folder");
+        for entry in std::fs::read_dir(from).expect("read the trace") {
+            let path = entry.expect("an entry").path();
+            let target = to.join(path.file_name().expect("a name"));
+            if path.is_dir() {
+                copy(&path, &target);
+            } else {
+                std::fs::copy(&path, &target).expect("copy");
+            }
+        }
+    }
+    copy(from, &dir);
+    let audit = |dir: &std::path::Path| {
+        let output = boinc_audit()
+            .args(["audit", dir.to_str().expect("utf-8"), "--format", "json"])
+            .output()
+            .expect("run boinc-audit");
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        (output.status.code(), json)
+    };
+    // As written (Time step: 120): no problem.
+    let (code, json) = audit(&dir);
+    assert_eq!(code, Some(0), "{json}");
+    assert_eq!(json["input_errors"], serde_json::json!([]));
+    let inputs_txt = dir.join("outputs/inputs.txt");
+    let text = std::fs::read_to_string(&inputs_txt).expect("inputs.txt");
+    assert!(text.contains("Time step: 120.000000"), "{text}");
+    std::fs::write(
+        &inputs_txt,
+        text.replace("Time step: 120.000000", "Time step: 300.000000"),
+    )
+    .expect("write");
+    let (code, json) = audit(&dir);
+    assert_eq!(code, Some(2), "{json}");
+    assert_eq!(json["divergent"], 0, "{json}");
+    let problems = json["input_errors"].as_array().expect("a list");
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    let problem = problems[0].as_str().expect("text");
+    assert!(
+        problem.contains("inputs.txt states a time step of 300 s")
+            && problem.contains("the log's own step is 120 s"),
+        "{problem}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

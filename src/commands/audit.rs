@@ -31,7 +31,11 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         anyhow::bail!("refusing to write parquet to a terminal; use --output FILE or redirect standard output");
     }
     if let Some(list) = &args.fleet {
-        let options = audit_options(args)?;
+        // Each bundle states its own run options, if any.
+        let options = AuditOptions {
+            stated_step: None,
+            ..audit_options(args)?
+        };
         return super::fleet::run_fleet(list, args, &options);
     }
     let mut progress = Progress::on_stderr();
@@ -77,7 +81,10 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         }
         Err(err) => return Err(err).context("cannot audit the trace"),
     };
-    report.input_errors = parsed.errors.iter().map(ToString::to_string).collect();
+    // The unreadable files first, then the inputs that disagree.
+    let mut problems: Vec<String> = parsed.errors.iter().map(ToString::to_string).collect();
+    problems.append(&mut report.input_errors);
+    report.input_errors = problems;
     for (archive, name) in &unpacked {
         report = archive.relabel(report, name);
     }
@@ -128,5 +135,19 @@ fn audit_options(args: &AuditArgs) -> Result<AuditOptions> {
         since_changed: args.since_changed,
         user_set: boinc_audit::policy::Params::assignment_keys(&args.set),
         summary: false,
+        stated_step: stated_step(&args.paths),
     })
+}
+
+/// The time step the run options beside a single scenario folder state
+/// (outputs/inputs.txt, else SCENARIO.md).
+fn stated_step(paths: &[std::path::PathBuf]) -> Option<(f64, String)> {
+    let [path] = paths else {
+        return None;
+    };
+    if !path.is_dir() {
+        return None;
+    }
+    let run = boinc_audit::simulate::scenario::recorded_run(&path.to_string_lossy())?;
+    Some((run.delta?, run.source.display().to_string()))
 }

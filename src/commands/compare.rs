@@ -142,6 +142,7 @@ fn replay(args: &CompareArgs, a: &SideSpec, b: &SideSpec) -> Result<compare::Rep
                 since_changed: false,
                 user_set: Params::assignment_keys(&spec.overrides),
                 summary: false,
+                stated_step: None,
             },
         })
     };

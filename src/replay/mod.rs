@@ -155,6 +155,11 @@ pub struct AuditOptions {
     /// reports of a long log): points that agree or were not checked carry
     /// no text and the host's activity is not gathered.
     pub summary: bool,
+    /// The time step the run's options state beside the log (`Time step:`
+    /// of outputs/inputs.txt, `--delta` of SCENARIO.md's emulator options)
+    /// and the file stating it. The replay runs at the log's own step; a
+    /// stated step that differs is reported as an input problem.
+    pub stated_step: Option<(f64, String)>,
 }
 
 impl Default for AuditOptions {
@@ -167,6 +172,7 @@ impl Default for AuditOptions {
             since_changed: false,
             user_set: Vec::new(),
             summary: false,
+            stated_step: None,
         }
     }
 }
@@ -973,6 +979,9 @@ pub fn audit_window(
         anchored.as_deref(),
         emulator_clock && state.is_some(),
     );
+    if let Some(problem) = step_disagrees(options.stated_step.as_ref(), delta) {
+        report.input_errors.push(problem);
+    }
     let settings = driver::CompareSettings {
         tolerance: options.tolerance,
         coarse_rsc_names: policy == V7_2 || choice.release.is_some_and(coarse_run_list_names),
@@ -1068,6 +1077,21 @@ fn not_checked_for_inputs(
         why,
     });
     report
+}
+
+/// The input problem of a run whose stated time step (`stated`: the step
+/// and the file stating it) is not the step its log shows (`delta`, 0 when
+/// the log is not replayed by the loop).
+fn step_disagrees(stated: Option<&(f64, String)>, delta: f64) -> Option<String> {
+    let (step, file) = stated?;
+    (delta > 0.0 && (step - delta).abs() > 1e-6).then(|| {
+        format!(
+            "{file} states a time step of {step} s, but the log's own step is {delta} s \
+             (its `recent est credit … in N sec` lines and the gaps between its passes): the \
+             log was not written with the options beside it; the replay runs at the log's \
+             {delta} s"
+        )
+    })
 }
 
 /// The emulator's pre-scan (none when a first pass over the windows made

@@ -130,7 +130,7 @@ fn summary(html: &mut String, report: &DivergenceReport, sides: Sides<'_>) {
     if !report.input_errors.is_empty() {
         let _ = writeln!(
             html,
-            "<div class=\"errors\"><p>{} input problem(s): audited without what these lines hold</p><ul>",
+            "<div class=\"errors\"><p>{} input problem(s): lines the audit went on without, or inputs that disagree with the log</p><ul>",
             report.input_errors.len()
         );
         for error in &report.input_errors {

@@ -14,7 +14,7 @@
 //! | `first_divergence` | a [`Divergence`] object, or null                  |
 //! | `unchecked`        | array of `{"what": string, "why": string}`        |
 //! | `rested_on`        | array of `{"kind": string, "basis": string, "checked": int}`: per kind, what its checked points were recomputed from |
-//! | `input_errors`     | array of strings: inputs that could not be read (file:line:col: what was expected); the audit went on without them |
+//! | `input_errors`     | array of strings: inputs that could not be read (file:line:col: what was expected), which the audit went on without, then inputs that disagree with the log (a stated time step it does not show) |
 //! | `since_changed`    | null, or for an older release: `{release, changes, both, release_only, today_only, neither, release_only_by_kind, first, noted}`; `noted`: array of `{change, function, first, rule, lines, at}`, later changes outside the replayed rules whose decisions the log shows |
 //!
 //! Keys may be added; none is renamed or removed without a major version.

@@ -51,7 +51,7 @@ pub fn write_table(report: &DivergenceReport, color: bool, out: &mut dyn Write) 
     if !report.input_errors.is_empty() {
         writeln!(
             out,
-            "{} input problem(s): audited without what these lines hold",
+            "{} input problem(s): lines the audit went on without, or inputs that disagree with the log",
             report.input_errors.len()
         )?;
         for error in &report.input_errors {
