@@ -20,8 +20,9 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc.h (v3) `mi_option_e`: `mi_option_arena_eager_commit`, the fifth
-/// option (the sys crate names it only for v2).
+/// mimalloc.h `mi_option_e`: `mi_option_arena_eager_commit`, the fifth
+/// option in both the v2 and the v3 sources (the sys crate has no name for
+/// it).
 #[cfg(all(target_os = "linux", not(feature = "system-alloc")))]
 const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 
