@@ -901,12 +901,7 @@ pub fn audit_window(
     window: Option<&Window>,
     anchored: Option<&mut anchored::AnchoredSlot>,
 ) -> Result<DivergenceReport, ReplayError> {
-    if !(options.tolerance.is_finite() && options.tolerance >= 0.0) {
-        return Err(ReplayError::BadTolerance(options.tolerance));
-    }
-    if trace.events.is_empty() {
-        return Err(ReplayError::NoEvents);
-    }
+    auditable(trace, options)?;
     let scope = Scope {
         trace,
         options,
@@ -978,10 +973,9 @@ pub fn audit_window(
         trace,
         anchored.as_deref(),
         emulator_clock && state.is_some(),
+        options.stated_step.as_ref(),
+        &mut report.input_errors,
     );
-    if let Some(problem) = step_disagrees(options.stated_step.as_ref(), delta) {
-        report.input_errors.push(problem);
-    }
     let settings = driver::CompareSettings {
         tolerance: options.tolerance,
         coarse_rsc_names: policy == V7_2 || choice.release.is_some_and(coarse_run_list_names),
@@ -1079,6 +1073,18 @@ fn not_checked_for_inputs(
     report
 }
 
+/// A trace with events and a usable tolerance, or the error saying which
+/// is not.
+fn auditable(trace: &Trace, options: &AuditOptions) -> Result<(), ReplayError> {
+    if !(options.tolerance.is_finite() && options.tolerance >= 0.0) {
+        return Err(ReplayError::BadTolerance(options.tolerance));
+    }
+    if trace.events.is_empty() {
+        return Err(ReplayError::NoEvents);
+    }
+    Ok(())
+}
+
 /// The input problem of a run whose stated time step (`stated`: the step
 /// and the file stating it) is not the step its log shows (`delta`, 0 when
 /// the log is not replayed by the loop).
@@ -1095,11 +1101,14 @@ fn step_disagrees(stated: Option<&(f64, String)>, delta: f64) -> Option<String> 
 }
 
 /// The emulator's pre-scan (none when a first pass over the windows made
-/// it) and its time step (0: the record is not replayed by the loop).
+/// it) and its time step (0: the record is not replayed by the loop); a
+/// `stated` step that differs goes to `problems`.
 fn loop_clock(
     trace: &Trace,
     anchored: Option<&anchored::AnchoredSlot>,
     replayable: bool,
+    stated: Option<&(f64, String)>,
+    problems: &mut Vec<String>,
 ) -> (Option<queue::Prescan>, f64) {
     let prescan = match anchored {
         Some(_) => None,
@@ -1110,7 +1119,9 @@ fn loop_clock(
         (_, Some(prescan)) => prescan.time_step(),
         _ => None,
     };
-    (prescan, delta.unwrap_or(0.0))
+    let delta = delta.unwrap_or(0.0);
+    problems.extend(step_disagrees(stated, delta));
+    (prescan, delta)
 }
 
 /// An emulator's record replayed by the client loop anchored on its
