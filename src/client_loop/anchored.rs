@@ -14,13 +14,19 @@
 //! Architecture Invariant: no time is stepped here and no state is made
 //! up: a moment the world cannot anchor is skipped, with the world's reason.
 
-use super::{ClientLoop, JobSide};
+use super::{ClientLoop, JobSide, LoopEvent};
+use crate::policy::cpu_sched::make_run_list_with_ties;
 
 /// What the loop decides at one reconstructed moment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decide {
     /// The poll's round-robin simulation ([`super::LoopEvent::RrSim`]).
     RrSim,
+    /// A scheduling pass's run list, with the simulation it makes
+    /// ([`super::LoopEvent::RrSim`], then [`super::LoopEvent::RunList`]);
+    /// the host's `prio` as the world gave it where it says so
+    /// ([`crate::policy::state::HostState::given_priorities`]).
+    RunList,
 }
 
 impl ClientLoop<'_> {
@@ -44,9 +50,31 @@ impl ClientLoop<'_> {
                         .poll_simulation(now)
                         .map(|_| ())
                         .map_err(|e| e.to_string()),
+                    Decide::RunList => self.run_list_only(now),
                 }
             })
             .collect()
+    }
+}
+
+impl ClientLoop<'_> {
+    /// The scheduling pass's run list at `now`, not enforced: the pass's
+    /// own simulation, then the list (the world's order for ties its
+    /// estimates cannot break).
+    fn run_list_only(&mut self, now: f64) -> Result<(), String> {
+        let hint = self.world.run_list_order(now).unwrap_or_default();
+        let params = &self.core.params;
+        match make_run_list_with_ties(&mut self.core.state, now, None, params, &hint) {
+            Ok(run) => {
+                let state = &self.core.state;
+                self.observer.event(state, now, LoopEvent::RrSim(&run.sim));
+                let fresh = true;
+                self.observer
+                    .event(state, now, LoopEvent::RunList { run: &run, fresh });
+                Ok(())
+            }
+            Err(error) => Err(error.to_string()),
+        }
     }
 }
 

@@ -70,6 +70,41 @@ pub struct RunListOutcome {
     /// Jobs `promote_once_ran_edf` marked as deadline misses (the
     /// simulation's flags stay as it left them).
     pub promoted: Vec<JobIdx>,
+    /// Each pick that beat a rival by a comparison of two numbers, with
+    /// how far apart they were: what a caller holding those numbers only
+    /// to some precision needs to tell a decided pick from a tie.
+    pub margins: Vec<PickMargin>,
+}
+
+/// How close one pick of `make_run_list` came to going the other way.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum PickMargin {
+    /// The priority phase took `chosen`'s next job over `rival`'s:
+    /// `margin` = the two scheduling priorities' difference (≥ 0).
+    Priority {
+        /// The run list's length when the pick was made.
+        at: usize,
+        /// The project taken.
+        chosen: ProjectIdx,
+        /// The best project not taken.
+        rival: ProjectIdx,
+        /// Their priorities' difference.
+        margin: f64,
+    },
+    /// The EDF phase took `chosen` over `rival`, of the same report
+    /// deadline and the same task status, by estimated runtime left:
+    /// `margin` = their difference, seconds (≥ 0).
+    RuntimeLeft {
+        /// The run list's length when the pick was made.
+        at: usize,
+        /// The job taken.
+        chosen: JobIdx,
+        /// The job of that deadline and task status closest to it in
+        /// that estimate.
+        rival: JobIdx,
+        /// Their estimates' difference.
+        margin: f64,
+    },
 }
 
 /// Reserved usage while building the list (`PROC_RESOURCES`).
@@ -242,6 +277,7 @@ struct RunListBuilder<'a> {
     /// The caller's order for deadline ties the estimates of
     /// [`Job::estimate_unknown`] jobs would break.
     tie_hint: &'a [String],
+    margins: Vec<PickMargin>,
 }
 
 impl RunListBuilder<'_> {
@@ -285,20 +321,26 @@ impl RunListBuilder<'_> {
             && !self.state.always_run(job)
     }
 
+    /// A job the EDF phase considers: a candidate of a project with
+    /// deadline misses of `rsc` left (or one still using its DCF).
+    fn edf_candidate(&self, j: JobIdx, rsc: RscIdx) -> bool {
+        if !self.candidate(j, rsc) {
+            return false;
+        }
+        let project = self.state.jobs[j].project;
+        let p = &self.state.projects[project];
+        !((p.dont_use_dcf || p.dcf < self.params.dcf_edf_threshold)
+            && self.dl_copy[project][rsc] <= 0)
+    }
+
     /// Mirrors earliest_deadline_result() in client/cpu_sched.cpp (§6.2).
     fn earliest_deadline_result(&self, rsc: RscIdx) -> Option<JobIdx> {
         let mut best: Option<JobIdx> = None;
         for j in 0..self.state.jobs.len() {
-            if !self.candidate(j, rsc) {
+            if !self.edf_candidate(j, rsc) {
                 continue;
             }
             let job = &self.state.jobs[j];
-            let project = &self.state.projects[job.project];
-            if (project.dont_use_dcf || project.dcf < self.params.dcf_edf_threshold)
-                && self.dl_copy[job.project][rsc] <= 0
-            {
-                continue;
-            }
             let Some(b) = best else {
                 best = Some(j);
                 continue;
@@ -424,20 +466,56 @@ impl RunListBuilder<'_> {
 
     /// Mirrors CLIENT_STATE::highest_prio_project_best_result() (§6.2).
     fn highest_prio_project_best_result(&mut self) -> Option<JobIdx> {
+        let prio = |p: ProjectIdx| self.state.projects[p].prio.sched_priority;
         let mut best: Option<ProjectIdx> = None;
         for p in 0..self.state.projects.len() {
             if self.next_result[p].is_none() {
                 continue;
             }
-            let better = best.is_none_or(|b| {
-                self.state.projects[p].prio.sched_priority
-                    > self.state.projects[b].prio.sched_priority
-            });
-            if better {
+            if best.is_none_or(|b| prio(p) > prio(b)) {
                 best = Some(p);
             }
         }
-        best.and_then(|p| self.next_result[p].take())
+        let chosen = best?;
+        let rival = (0..self.state.projects.len())
+            .filter(|&p| p != chosen && self.next_result[p].is_some())
+            .max_by(|&a, &b| prio(a).total_cmp(&prio(b)));
+        if let Some(rival) = rival {
+            self.margins.push(PickMargin::Priority {
+                at: self.run_list.len(),
+                chosen,
+                rival,
+                margin: prio(chosen) - prio(rival),
+            });
+        }
+        self.next_result[chosen].take()
+    }
+
+    /// After an EDF pick of `chosen` by estimated runtime left: the job of
+    /// its report deadline and task status closest to it in that estimate
+    /// (the comparisons a tie hint decided excepted).
+    fn note_edf_margin(&mut self, chosen: JobIdx, rsc: RscIdx) {
+        let winner = &self.state.jobs[chosen];
+        let left = |job: &Job| estimated_runtime_remaining(self.state, job, self.params);
+        let mine = left(winner);
+        let rival = (0..self.state.jobs.len())
+            .filter(|&j| j != chosen && self.edf_candidate(j, rsc))
+            .filter(|&j| {
+                let job = &self.state.jobs[j];
+                job.report_deadline == winner.report_deadline
+                    && job.task.is_some() == winner.task.is_some()
+                    && self.hinted_before(job, winner).is_none()
+            })
+            .map(|j| (j, (left(&self.state.jobs[j]) - mine).abs()))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((rival, margin)) = rival {
+            self.margins.push(PickMargin::RuntimeLeft {
+                at: self.run_list.len(),
+                chosen,
+                rival,
+                margin,
+            });
+        }
     }
 
     fn note(&mut self, note: RunNote) {
@@ -510,7 +588,19 @@ pub fn make_run_list_with_ties(
     };
     let mut notes = Vec::new();
     let promoted = promote_once_ran_edf(state, &sim, now, params, &mut notes);
-    let prio_init = project_priority_init(state, PriorityMode::Runnable, now, params);
+    let prio_init = if let Some(given) = state.given_priorities.clone() {
+        state.rec_sum = given.rec_sum;
+        for (project, prio) in state.projects.iter_mut().zip(given.prio) {
+            project.prio = prio;
+        }
+        PriorityInit {
+            rs_sum: state.projects.iter().map(|p| p.resource_share).sum(),
+            rec_sum: state.rec_sum,
+            lines: Vec::new(),
+        }
+    } else {
+        project_priority_init(state, PriorityMode::Runnable, now, params)
+    };
     let n_rsc = state.n_rsc();
     let n_jobs = state.jobs.len();
     let started = state
@@ -553,6 +643,7 @@ pub fn make_run_list_with_ties(
         notes,
         run_list: Vec::new(),
         tie_hint,
+        margins: Vec::new(),
     };
     // Before 7.16.1 can_schedule() applied max_concurrent to GPU jobs too,
     // with counters started before them (`run_list_mc_gpu`); since, to CPU
@@ -592,10 +683,11 @@ pub fn make_run_list_with_ties(
                 }
             };
             let Some(j) = next else { break };
-            b.selected[j] = true;
             if phase == RunListPhase::Edf {
+                b.note_edf_margin(j, 0);
                 b.note(RunNote::EdfPick(j));
             }
+            b.selected[j] = true;
             if have_mc && counters.exceeded(b.state, &b.state.jobs[j]).is_some() {
                 continue;
             }
@@ -608,13 +700,14 @@ pub fn make_run_list_with_ties(
             }
         }
     }
-    let (run_list, notes) = (b.run_list, b.notes);
+    let (run_list, notes, margins) = (b.run_list, b.notes, b.margins);
     Ok(RunListOutcome {
         sim,
         prio_init,
         run_list,
         notes,
         promoted,
+        margins,
     })
 }
 

@@ -723,6 +723,21 @@ pub struct HostState {
     pub total_peak_flops_cached: Option<f64>,
     /// The client had or requested work since start (`had_or_requested_work`).
     pub had_or_requested_work: bool,
+    /// The projects' priorities as given (a host reconstructed from a
+    /// record's `[prio]` lines): the run list starts from them instead of
+    /// initialising them from REC.
+    #[serde(default)]
+    pub given_priorities: Option<GivenPriorities>,
+}
+
+/// Priorities a run list starts from when they are given rather than
+/// initialised from REC ([`HostState::given_priorities`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GivenPriorities {
+    /// `rec_sum`.
+    pub rec_sum: f64,
+    /// Each project's `prio`, in project order.
+    pub prio: Vec<ProjectPrio>,
 }
 
 impl HostState {
@@ -743,6 +758,7 @@ impl HostState {
             rec_sum: 1.0,
             total_peak_flops_cached: None,
             had_or_requested_work: false,
+            given_priorities: None,
         }
     }
 

@@ -1,40 +1,26 @@
-//! A real client's jobs as its own log tells them, and each run list
-//! recomputed from them (client/cpu_sched.cpp `make_run_list`, REC
-//! generation, CPU jobs).
+//! A real client's jobs as its own log tells them: the host a scheduling
+//! pass, a simulation or a piggybacked report rests on.
 //!
 //! A log that starts with the client (`Starting BOINC client`) on a host
 //! without jobs tells every job's life: received (`result state=NEW`),
 //! runnable once its files are in (`FILES_DOWNLOADED`), its task created,
 //! run, preempted (left in memory or removed), exited (`task_state=…`,
 //! `Starting task`, `Preempting`, `Resuming`, `Computation for task …
-//! finished`), aborted, suspended. A scheduling pass then prints what else
-//! the run list rests on: the projects' priorities (`[prio]` lines of
-//! `project_priority_init`, in the client's project order), each job's CPU
-//! use (its `[rr_sim]` lines), the deadline misses of the pass's
+//! finished`), aborted, suspended; the jobs in the client's order (by
+//! arrival, jobs of one reply by the MD5 of their names, `sort_results`).
+//! A scheduling pass then prints what else its run list rests on: the
+//! projects' priorities (`[prio]` lines of `project_priority_init`), each
+//! job's CPU use (its `[rr_sim]` lines), the deadline misses of the pass's
 //! simulation, the usable CPUs (`set_request() … ninst N`), and the
-//! max_concurrent limits announced at start-up.
+//! max_concurrent limits announced at start-up ([`pass_hosts_from`]). The
+//! run list itself is made by the client loop over that host
+//! ([`super::runlist_replay`]).
 //!
-//! The run list is then rebuilt as the client builds it: CPU jobs while
-//! fewer than `ncpus` single-thread CPUs (or `2 × ncpus` multithread ones)
-//! are taken; each round every project offers its next runnable job
-//! (`assign_results_to_projects`: a runnable task first, preferring one
-//! whose process exists over an uninitialised one and a scheduled one over a
-//! preempted one; else its first runnable job without a task in the
-//! client's job order: by arrival, jobs of one reply by the MD5 of their
-//! names, `sort_results`), the project of highest priority gives its job (ties: the first in
-//! project order), a job over an app or project max_concurrent is dropped,
-//! one that does not fit is skipped, and the project's priority drops by the
-//! job's share of the host's peak FLOPS × REC sum / 24
-//! (`adjust_rec_sched`): `Δprio = avg_ncpus / (ncpus × 24 × rsf)`, with
-//! the CPUs the process counted first (its peak-FLOPS total is computed
-//! once). Two EDF jobs of one deadline whose runtime left ties at the
-//! printed digits are taken in the order the list prints them.
-//!
-//! Not recomputed (said as "not checked", with what is missing): passes
-//! with deadline misses or domino/thrashing marks (the EDF part needs each
-//! job's deadline), GPU jobs, projects with zero share, logs that do not
-//! start with the client or mention a job before it arrived, priorities
-//! that tie at the printed six decimals.
+//! What the record lacks is said, never guessed: a log that does not start
+//! with the client or mentions a job before it arrived, a GPU host, a pass
+//! without `[prio]` lines or without a simulation of its own, a postponed
+//! job, a task removed from memory without `task_state=` lines, a zero
+//! resource share.
 //!
 //! Architecture Invariant: pure; reads the events and the recorded points.
 
@@ -73,13 +59,6 @@ struct TrackedTask {
 }
 
 impl TrackedTask {
-    fn runnable(&self) -> bool {
-        matches!(
-            self.state,
-            TaskState::Uninitialized | TaskState::Executing | TaskState::Suspended
-        )
-    }
-
     fn process_exists(&self) -> bool {
         matches!(
             self.state,
@@ -695,39 +674,15 @@ fn rpc_reason(events: &[LogEvent], idx: usize, project: &str) -> Option<RpcReaso
 struct Pass {
     /// Project, printed priority, resource-share fraction; in print order.
     prio: Vec<(String, f64, f64)>,
-    usage: HashMap<String, (f64, bool)>,
-    /// Each job's runtime left as the pass's simulation printed it
-    /// (FLOPs left / FLOPS), for EDF ties.
-    remaining: HashMap<String, f64>,
     /// Per project: CPU deadline misses of the pass's simulation (`Project
     /// has N projected CPU deadline misses`).
     misses: HashMap<String, i64>,
+    /// Its simulation ran a GPU job.
     gpu: bool,
     /// The run list's jobs in printed order.
     printed: Vec<String>,
-}
-
-impl Pass {
-    /// A job's line in the pass's simulation: its CPU use, and its runtime
-    /// left (FLOPs left / FLOPS) as first printed.
-    fn sim_line(
-        &mut self,
-        job: &str,
-        resources: Option<&crate::trace::message::JobResources>,
-        left: Option<f64>,
-        rate: Option<f64>,
-    ) {
-        if let Some(r) = resources {
-            self.usage
-                .insert(job.to_string(), (r.ncpus, r.coproc.is_some()));
-            self.gpu |= r.coproc.is_some();
-        }
-        if let (Some(left), Some(rate)) = (left, rate) {
-            if rate > 0.0 {
-                self.remaining.entry(job.to_string()).or_insert(left / rate);
-            }
-        }
-    }
+    /// The pass's simulation's start line (`[rr_sim] start:`).
+    sim_start: Option<usize>,
 }
 
 /// How far a pass's printed run list is read.
@@ -748,9 +703,10 @@ fn read_pass(events: &[LogEvent], start: usize) -> Pass {
             _ => {}
         }
     }
-    for event in events.iter().skip(start + 1) {
+    for (idx, event) in events.iter().enumerate().skip(start + 1) {
         let project = event.project.as_deref().unwrap_or_default();
         match &event.message {
+            Message::RrSimStart { .. } if pass.sim_start.is_none() => pass.sim_start = Some(idx),
             Message::AddToRunList { .. }
             | Message::EnforceRunListStart
             | Message::MakeRunListEnd
@@ -764,25 +720,9 @@ fn read_pass(events: &[LogEvent], start: usize) -> Pass {
                     pass.prio.push((project.to_string(), *prio, *rsf));
                 }
             }
-            Message::SimStarting {
-                job,
-                resources,
-                gflops_left,
-                gflops_rate,
-                ..
-            } => pass.sim_line(job, resources.as_ref(), *gflops_left, *gflops_rate),
-            Message::SimFinishes {
-                job,
-                resources,
-                gflops_left,
-                gflops_rate,
-                ..
-            } => pass.sim_line(
-                job,
-                resources.as_ref(),
-                Some(*gflops_left),
-                Some(*gflops_rate),
-            ),
+            Message::SimStarting { resources, .. } | Message::SimFinishes { resources, .. } => {
+                pass.gpu |= resources.as_ref().is_some_and(|r| r.coproc.is_some());
+            }
             Message::ProjectDeadlineMisses { count, rsc } if *rsc == ResourceType::Cpu => {
                 pass.misses.insert(project.to_string(), i64::from(*count));
             }
@@ -910,16 +850,6 @@ pub fn priority_order(entries: &[RunListEntry]) -> Option<(Vec<RunListEntry>, St
     None
 }
 
-/// `facts`: each job's app, deadline and size where the trace's scheduler
-/// replies or client states tell them.
-pub fn run_lists(
-    events: &[LogEvent],
-    points: &[RecordedPoint],
-    facts: &JobFacts,
-) -> BTreeMap<usize, Recomputed> {
-    run_lists_from(events, points, facts, None, 0)
-}
-
 /// What the readings of a log's jobs carry from one window of a long
 /// client session to the next: the jobs as told before the window's first
 /// reported line, and the projects attached in the session so far.
@@ -963,22 +893,125 @@ fn initialized_project(event: &LogEvent) -> Option<&str> {
     }
 }
 
-/// [`run_lists`] for the passes from `from` on, the lines before it told
-/// by `carry` (a window of a long session).
-pub fn run_lists_from(
+/// A task on the host as the log tells it at a pass.
+#[derive(Clone, Debug)]
+pub struct SeenTask {
+    /// Its job.
+    pub job: String,
+    /// Its process state.
+    pub state: TaskState,
+    /// Scheduled (else preempted) by the last enforcement.
+    pub scheduled: bool,
+}
+
+/// What a scheduling pass's run list rests on, as the log tells it: the
+/// host, and what the pass printed before its first run-list line.
+#[derive(Clone, Debug)]
+pub struct PassHost {
+    /// The host at the pass's line.
+    pub view: HostView,
+    /// Its tasks, in the client's active-task order.
+    pub tasks: Vec<SeenTask>,
+    /// Jobs runnable by the log's account: files in (`FILES_DOWNLOADED`), not
+    /// done, not suspended (nor their project).
+    pub downloaded: HashSet<String>,
+    /// `(project, printed priority, resource-share fraction)`, in print order.
+    pub prio: Vec<(String, f64, f64)>,
+    /// Per project: the CPU deadline misses the pass's simulation printed.
+    pub misses: HashMap<String, i64>,
+    /// The pass's simulation's start line.
+    pub sim_start: usize,
+    /// The run list's jobs in printed order.
+    pub printed: Vec<String>,
+    /// The usable CPUs.
+    pub ncpus: u32,
+    /// The CPUs of the peak-FLOPS total the priority step divides by (the
+    /// process's first count: the total is computed once).
+    pub step_ncpus: u32,
+}
+
+/// At each run-list point from `from` on (keyed by its line), the host and
+/// pass its run list rests on, or what the record lacks there.
+pub fn pass_hosts_from(
     events: &[LogEvent],
     points: &[RecordedPoint],
     facts: &JobFacts,
     carry: Option<&JobCarry>,
     from: usize,
-) -> BTreeMap<usize, Recomputed> {
+) -> BTreeMap<usize, Result<PassHost, String>> {
     let starts: Vec<usize> = points
         .iter()
         .filter(|p| p.event_idx >= from && matches!(p.decision, Decision::RunList(_)))
         .map(|p| p.event_idx)
         .collect();
     at_lines(events, facts, carry, from, &starts, |tracker, idx| {
-        recompute(tracker, &read_pass(events, idx))
+        pass_host(tracker, read_pass(events, idx))
+    })
+}
+
+fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
+    let ncpus = recompute_inputs(tracker, &pass)?;
+    let step_ncpus = match tracker.first_ncpus {
+        Some(first) if tracker.ncpus_changed && first > 0 => first,
+        _ => ncpus,
+    };
+    if let Some(zero) = pass.prio.iter().find(|p| p.2 <= 0.0) {
+        return Err(format!(
+            "project {} has a zero resource share: its priority step is not recomputed",
+            zero.0
+        ));
+    }
+    let runnable: Vec<&TrackedJob> = tracker
+        .jobs
+        .iter()
+        .filter(|j| tracker.job_runnable(j))
+        .collect();
+    if let Some(job) = runnable
+        .iter()
+        .find(|j| !pass.prio.iter().any(|p| p.0 == j.project))
+    {
+        return Err(format!(
+            "{} has a runnable job but no `[prio]` line in this pass",
+            job.project
+        ));
+    }
+    let have_limits = !tracker.app_limits.is_empty();
+    if let Some(job) = runnable
+        .iter()
+        .find(|j| have_limits && tracker.app_key_of(&j.project, &j.name).is_none())
+    {
+        return Err(format!(
+            "{}'s app is not told before this pass (its max_concurrent limit decides)",
+            job.name
+        ));
+    }
+    let Some(sim_start) = pass.sim_start else {
+        return Err(
+            "this pass prints no simulation of its own (it reused an earlier one): the \
+             jobs' CPU use and runtime left the run list rests on are not printed here"
+                .into(),
+        );
+    };
+    let tasks = tracker
+        .tasks
+        .iter()
+        .map(|t| SeenTask {
+            job: t.job.clone(),
+            state: t.state.clone(),
+            scheduled: t.scheduled,
+        })
+        .collect();
+    let downloaded = runnable.iter().map(|j| j.name.clone()).collect();
+    Ok(PassHost {
+        view: tracker.view()?,
+        tasks,
+        downloaded,
+        prio: pass.prio,
+        misses: pass.misses,
+        sim_start,
+        printed: pass.printed,
+        ncpus,
+        step_ncpus,
     })
 }
 
@@ -1065,63 +1098,6 @@ pub fn views_at(
     at_lines(events, facts, carry, from, at, |tracker, _| tracker.view())
 }
 
-fn recompute(tracker: &Tracker, pass: &Pass) -> Recomputed {
-    let ncpus = recompute_inputs(tracker, pass)?;
-    let ncpus_f = f64::from(ncpus);
-    let step_ncpus = match tracker.first_ncpus {
-        Some(first) if tracker.ncpus_changed && first > 0 => f64::from(first),
-        _ => ncpus_f,
-    };
-    // (project, priority, rsf, slack): a priority lowered from a printed
-    // one is known to within half a printed unit plus the steps' error
-    // from the printed rsf.
-    let prio: Vec<(String, f64, f64, f64)> = pass
-        .prio
-        .iter()
-        .map(|(p, x, rsf)| (p.clone(), *x, *rsf, 0.0))
-        .collect();
-    if let Some(zero) = prio.iter().find(|p| p.2 <= 0.0) {
-        return Err(format!(
-            "project {} has a zero resource share: its priority step is not recomputed",
-            zero.0
-        ));
-    }
-    let mut build = Build {
-        tracker,
-        pass,
-        ncpus: ncpus_f,
-        step_ncpus,
-        prio,
-        app_n: HashMap::new(),
-        project_n: HashMap::new(),
-        used_st: 0.0,
-        used_mt: 0.0,
-        entries: Vec::new(),
-        skipped: Vec::new(),
-        ties: Vec::new(),
-    };
-    let mut selected: HashSet<String> = HashSet::new();
-    let mut next: HashMap<String, String> = HashMap::new();
-    edf_phase(&mut build, &mut selected)?;
-    for _ in 0..tracker.jobs.len() + tracker.tasks.len() + 1 {
-        if build.stop() {
-            break;
-        }
-        next_per_project(tracker, &selected, &mut next);
-        selected.extend(next.values().cloned());
-        let Some(b) = highest_priority(&build.prio, &next)? else {
-            break;
-        };
-        let project = build.prio[b].0.clone();
-        let Some(job) = next.remove(&project) else {
-            break;
-        };
-        build.offer(&job, &project, false)?;
-    }
-    let reason = run_list_reason(&build, ncpus);
-    Ok((build.entries, reason))
-}
-
 /// The usable CPUs, or why this pass's run list cannot be recomputed from
 /// the log's lines.
 fn recompute_inputs(tracker: &Tracker, pass: &Pass) -> Result<u32, String> {
@@ -1179,320 +1155,6 @@ fn recompute_inputs(tracker: &Tracker, pass: &Pass) -> Result<u32, String> {
                     ninst N` line)",
         )
     })
-}
-
-/// assign_results_to_projects(): each project's next runnable job, a task
-/// with a process (or one already scheduled) before one without.
-fn next_per_project(
-    tracker: &Tracker,
-    selected: &HashSet<String>,
-    next: &mut HashMap<String, String>,
-) {
-    let job_of = |name: &str| tracker.jobs.iter().find(|j| j.name == name);
-    for task in &tracker.tasks {
-        if !task.runnable() || selected.contains(&task.job) {
-            continue;
-        }
-        let Some(job) = job_of(&task.job) else {
-            continue;
-        };
-        if !tracker.job_runnable(job) {
-            continue;
-        }
-        match next.get(&job.project) {
-            None => {
-                next.insert(job.project.clone(), job.name.clone());
-            }
-            Some(current) => {
-                let better = tracker
-                    .tasks
-                    .iter()
-                    .find(|t| t.job == *current)
-                    .is_some_and(|held| {
-                        (held.state == TaskState::Uninitialized && task.process_exists())
-                            || (!held.scheduled && task.scheduled)
-                    });
-                if better {
-                    next.insert(job.project.clone(), job.name.clone());
-                }
-            }
-        }
-    }
-    for job in &tracker.jobs {
-        if selected.contains(&job.name)
-            || tracker.tasks.iter().any(|t| t.job == job.name)
-            || !tracker.job_runnable(job)
-            || next.contains_key(&job.project)
-        {
-            continue;
-        }
-        next.insert(job.project.clone(), job.name.clone());
-    }
-}
-
-/// highest_prio_project_best_result(): the place in `prio` of the
-/// highest-priority project with a next job; an error where two are
-/// closer than the printed priorities tell apart.
-fn highest_priority(
-    prio: &[(String, f64, f64, f64)],
-    next: &HashMap<String, String>,
-) -> Result<Option<usize>, String> {
-    if let Some(project) = next.keys().find(|p| !prio.iter().any(|q| q.0 == **p)) {
-        return Err(format!(
-            "{project} has a runnable job but no `[prio]` line in this pass"
-        ));
-    }
-    let mut best: Option<usize> = None;
-    for (k, p) in prio.iter().enumerate() {
-        if !next.contains_key(&p.0) {
-            continue;
-        }
-        // Every printed priority is itself rounded (half a unit of its
-        // sixth decimal): closer than the two uncertainties is a tie.
-        let close = |b: usize| (p.1 - prio[b].1).abs() <= p.3.max(0.5e-6) + prio[b].3.max(0.5e-6);
-        match best {
-            None => best = Some(k),
-            Some(b) if close(b) => {
-                return Err(format!(
-                    "projects {} and {} tie at the printed priority {:.6}: which one the \
-                     client took first is below the log's precision",
-                    prio[b].0, p.0, p.1
-                ));
-            }
-            Some(b) if p.1 > prio[b].1 => best = Some(k),
-            Some(_) => {}
-        }
-    }
-    Ok(best)
-}
-
-/// What a recomputed run list rested on.
-fn run_list_reason(build: &Build, ncpus: u32) -> String {
-    let mut reason = format!(
-        "§6 make_run_list from the log's own lines: the projects' printed priorities, {} \
-         usable CPUs, each round the highest-priority project's next runnable job, its \
-         priority lowered by avg_ncpus / (ncpus × 24 × rsf)",
-        ncpus
-    );
-    if build.entries.iter().any(|e| e.order == "EDF") {
-        reason.push_str(
-            "; first the jobs of projects with deadline misses in the pass's simulation, \
-             earliest report deadline first (from the scheduler replies)",
-        );
-    }
-    if build.step_ncpus != build.ncpus {
-        reason.push_str(&format!(
-            "; the step divides by the {} CPUs this process counted first (its peak-FLOPS \
-             total is computed once), not the {} usable now",
-            build.step_ncpus, build.ncpus
-        ));
-    }
-    if !build.skipped.is_empty() {
-        reason.push_str(&format!("; skipped {}", build.skipped.join(", ")));
-    }
-    if !build.ties.is_empty() {
-        reason.push_str(&format!(
-            "; a tie the record leaves open, taken as printed: {}",
-            build.ties.join("; ")
-        ));
-    }
-    reason
-}
-
-/// The run list being built (PROC_RESOURCES and the projects' priorities).
-struct Build<'a> {
-    tracker: &'a Tracker,
-    pass: &'a Pass,
-    ncpus: f64,
-    /// The CPUs of the peak-FLOPS total the priority step divides by: the
-    /// process's first count (total_peak_flops is computed once).
-    step_ncpus: f64,
-    prio: Vec<(String, f64, f64, f64)>,
-    app_n: HashMap<String, u32>,
-    project_n: HashMap<String, u32>,
-    used_st: f64,
-    used_mt: f64,
-    entries: Vec<RunListEntry>,
-    skipped: Vec<String>,
-    /// EDF ties below the printed digits, taken in the printed order.
-    ties: Vec<String>,
-}
-
-impl Build<'_> {
-    /// `stop_scan_cpu()`.
-    fn stop(&self) -> bool {
-        self.used_st >= self.ncpus || self.used_mt >= 2.0 * self.ncpus
-    }
-
-    /// A picked job: dropped over a max_concurrent limit, skipped when it
-    /// does not fit (`can_schedule`), else added (`schedule`) and its
-    /// project's priority lowered (`adjust_rec_sched`).
-    fn offer(&mut self, job: &str, project: &str, edf: bool) -> Result<(), String> {
-        let tracker = self.tracker;
-        let Some(&(avg_ncpus, _)) = self.pass.usage.get(job) else {
-            return Err(format!(
-                "{job}'s CPU use is not printed in this pass's simulation (rr_simulation lines)"
-            ));
-        };
-        let Some(b) = self.prio.iter().position(|p| p.0 == project) else {
-            return Err(format!("{project} has no [prio] line in this pass"));
-        };
-        let have_mc = !tracker.app_limits.is_empty() || !tracker.project_limits.is_empty();
-        if have_mc {
-            let app = tracker.app_key_of(project, job);
-            let app_limit = app.as_ref().and_then(|a| tracker.app_limits.get(a));
-            if app.is_none() && !tracker.app_limits.is_empty() {
-                return Err(format!(
-                    "{job}'s app is not told before this pass (its max_concurrent limit decides)"
-                ));
-            }
-            let over_app = app_limit.is_some_and(|&m| {
-                app.as_ref()
-                    .and_then(|a| self.app_n.get(a))
-                    .copied()
-                    .unwrap_or(0)
-                    >= m
-            });
-            let over_project = tracker
-                .project_limits
-                .get(project)
-                .is_some_and(|&m| self.project_n.get(project).copied().unwrap_or(0) >= m);
-            if over_app || over_project {
-                self.skipped.push(format!("{job} (max_concurrent)"));
-                return Ok(());
-            }
-        }
-        let fits = if avg_ncpus > 1.0 {
-            self.used_mt == 0.0 || self.used_mt + avg_ncpus <= self.ncpus
-        } else {
-            self.used_st < self.ncpus
-        };
-        if !fits {
-            self.skipped.push(format!("{job} (does not fit)"));
-            return Ok(());
-        }
-        if avg_ncpus > 1.0 {
-            self.used_mt += avg_ncpus;
-        } else {
-            self.used_st += avg_ncpus;
-        }
-        let p = &mut self.prio[b];
-        self.entries.push(RunListEntry {
-            job: job.to_string(),
-            rsc: "CPU".into(),
-            order: if edf { "EDF" } else { "FIFO" }.into(),
-            prio: p.1,
-            prio_slack: p.3,
-        });
-        let step = avg_ncpus / (self.step_ncpus * 24.0 * p.2);
-        p.1 -= step;
-        if p.3 == 0.0 {
-            p.3 = 0.5e-6;
-        }
-        p.3 += step * 0.5e-6 / p.2;
-        if have_mc {
-            if let Some(app) = tracker.app_key_of(project, job) {
-                *self.app_n.entry(app).or_default() += 1;
-            }
-            *self.project_n.entry(project.to_string()).or_default() += 1;
-        }
-        Ok(())
-    }
-}
-
-/// The EDF part of make_run_list (CPU): while CPUs are left, the runnable
-/// job of earliest report deadline among the projects with deadline misses
-/// left in the pass's simulation (`earliest_deadline_result`: ties to the
-/// job with less runtime left, a started one over an unstarted one, then
-/// the client's job order); each pick uses one of its project's misses.
-fn edf_phase(build: &mut Build<'_>, selected: &mut HashSet<String>) -> Result<(), String> {
-    let tracker = build.tracker;
-    let mut missed: HashMap<String, i64> = build.pass.misses.clone();
-    for _ in 0..=tracker.jobs.len() {
-        if build.stop() {
-            break;
-        }
-        let mut best: Option<(&TrackedJob, f64, bool)> = None;
-        for job in &tracker.jobs {
-            if selected.contains(&job.name)
-                || !tracker.job_runnable(job)
-                || missed.get(&job.project).copied().unwrap_or(0) <= 0
-            {
-                continue;
-            }
-            let Some(deadline) = tracker.facts.deadlines.get(&job.name).copied() else {
-                return Err(format!(
-                    "{}'s report deadline is not in the trace (scheduler replies or \
-                     client_state.xml): the EDF part of the run list orders by it",
-                    job.name
-                ));
-            };
-            let has_task = tracker.tasks.iter().any(|t| t.job == job.name);
-            let Some((held, held_deadline, held_task)) = best else {
-                best = Some((job, deadline, has_task));
-                continue;
-            };
-            if deadline < held_deadline {
-                best = Some((job, deadline, has_task));
-                continue;
-            }
-            if deadline > held_deadline || (held_task && !has_task) {
-                continue;
-            }
-            let left = |name: &str| build.pass.remaining.get(name).copied();
-            let (Some(mine), Some(theirs)) = (left(&job.name), left(&held.name)) else {
-                return Err(format!(
-                    "{} and {} share a report deadline and the runtime left that breaks \
-                     the tie is not printed",
-                    job.name, held.name
-                ));
-            };
-            // Two unstarted jobs of one app and one size have exactly the
-            // same runtime estimate: the first in the client's order stays.
-            let same_estimate = !has_task
-                && !held_task
-                && tracker.facts.apps.contains_key(&job.name)
-                && tracker.facts.apps.get(&job.name) == tracker.facts.apps.get(&held.name)
-                && tracker.facts.sizes.contains_key(&job.name)
-                && tracker.facts.sizes.get(&job.name) == tracker.facts.sizes.get(&held.name);
-            if mine == theirs && has_task == held_task && !same_estimate {
-                // Either may have less runtime left: the printed order
-                // says which, and the rest of the list is still checked.
-                let at = |name: &str| build.pass.printed.iter().position(|j| j == name);
-                let (Some(a), Some(b)) = (at(&job.name), at(&held.name)) else {
-                    return Err(format!(
-                        "{} and {} share a report deadline and tie at the printed runtime left",
-                        job.name, held.name
-                    ));
-                };
-                let (first, second) = if a < b { (job, held) } else { (held, job) };
-                let tie = format!(
-                    "{} before {} (one report deadline, {:.2} s left each as printed)",
-                    first.name, second.name, mine
-                );
-                if !build.ties.contains(&tie) {
-                    build.ties.push(tie);
-                }
-                if a < b {
-                    best = Some((job, deadline, has_task));
-                }
-                continue;
-            }
-            if mine < theirs || (!held_task && has_task) {
-                best = Some((job, deadline, has_task));
-            }
-        }
-        let Some((job, _, _)) = best else { break };
-        selected.insert(job.name.clone());
-        let before = build.entries.len();
-        build.offer(&job.name, &job.project, true)?;
-        if build.entries.len() > before {
-            if let Some(n) = missed.get_mut(&job.project) {
-                *n -= 1;
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -96,10 +96,12 @@ pub mod joblog;
 pub mod ltd;
 pub mod mc_check;
 pub mod queue;
+mod reconstructed;
 pub mod recorded;
 pub mod release_notes;
 pub mod rrsim_check;
 pub mod rrsim_replay;
+pub mod runlist_replay;
 pub mod selfcheck;
 pub mod swap_check;
 pub mod window;
@@ -1476,7 +1478,8 @@ fn checked_from_lines(
     let contexts = selfcheck::link_contexts(points);
     let jobs = carried.map(|c| &c.jobs);
     let job_facts = job_facts(trace);
-    let run_lists = joblog::run_lists_from(&trace.events, points, &job_facts, jobs, from);
+    let run_lists =
+        runlist_replay::remake_from(&trace.events, points, &job_facts, jobs, params, from);
     let facts = joblog::report_checks_from(&trace.events, points, jobs, from);
     let enforcements =
         enforce_check::rederive_from(&trace.events, points, carried.and_then(|c| c.ncpus), from);

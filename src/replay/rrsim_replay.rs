@@ -39,13 +39,12 @@
 use super::decision::{Decision, FetchDump, RscSlack, RscState};
 use super::joblog::{HostView, JobCarry, JobFacts, SeenJob};
 use super::recorded::RecordedPoint;
-use crate::client_loop::{self, anchored::Decide, ClientLoop, LoopOptions, Profile};
-use crate::policy::generation::Generation;
+use crate::client_loop::{self, anchored::Decide};
 use crate::policy::rr_sim::{RrSimNote, RrSimOutcome};
 use crate::policy::state::{
     App, AppVersion, Host, HostState, Job, JobState, Project, ResourceUsage,
 };
-use crate::policy::{Params, RuntimeModel};
+use crate::policy::Params;
 use crate::resource::ResourceType;
 use crate::trace::event::LogEvent;
 use crate::trace::message::Message;
@@ -80,7 +79,7 @@ const NCPUS_REACH: usize = 4096;
 /// Each recorded simulation from `from` on run again (keyed by its start
 /// line's event index), the lines before `from` told by `carry`: the host
 /// each one's lines tell is reconstructed, and the client loop makes the
-/// simulations there ([`ClientLoop::run_moments`]).
+/// simulations there ([`crate::client_loop::ClientLoop::run_moments`]).
 pub fn resimulate_from(
     events: &[LogEvent],
     points: &[RecordedPoint],
@@ -123,87 +122,27 @@ pub fn resimulate_from(
 
 /// A recorded simulation's moment: the host it reconstructs and what the
 /// comparison needs of the record.
-struct Moment {
+pub(super) struct Moment {
     /// The host; taken by the loop when it anchors there.
-    state: Option<HostState>,
+    pub(super) state: Option<HostState>,
     /// Each state job's inputs, as printed and narrowed.
-    printed: Vec<Printed>,
+    pub(super) printed: Vec<Printed>,
     /// Some job's rate was narrowed by its app version's FLOPS.
     narrowed_by_flops: bool,
     buf_min: f64,
     buf_total: f64,
     /// The client's `now` (UTC) and the log's stamp.
-    now: f64,
+    pub(super) now: f64,
     stamp: f64,
-    ncpus: u32,
+    pub(super) ncpus: u32,
     ncpus_from: &'static str,
     /// The projects in the order the pick takes them.
     pick_order: Vec<String>,
 }
 
-/// The reconstructed host as the loop's world: anchored at each recorded
-/// simulation, never stepped.
-struct Reconstructed<'m> {
-    moments: &'m mut [Result<Moment, String>],
-}
-
-impl client_loop::World for Reconstructed<'_> {
-    fn anchor(&mut self, k: usize, state: &mut HostState) -> Option<Result<f64, String>> {
-        Some(match self.moments.get_mut(k) {
-            Some(Ok(moment)) => match moment.state.take() {
-                Some(host) => {
-                    *state = host;
-                    Ok(moment.now)
-                }
-                None => Err("this simulation's host was anchored once already".into()),
-            },
-            Some(Err(why)) => Err(why.clone()),
-            None => Err("the record has no such simulation".into()),
-        })
-    }
-
-    // A reconstructed host is anchored at its moments, never stepped
-    // (`run_moments`): the loop asks it for no step's availability, RPC or
-    // draw. Were it asked, it would answer with what a record lacks.
-    fn availability(&mut self, _now: f64, _delta: f64) -> client_loop::Availability {
-        client_loop::Availability {
-            on: false,
-            active: false,
-            connected: false,
-            gpu_active: false,
-        }
-    }
-
-    fn rpc(
-        &mut self,
-        _state: &HostState,
-        _p: usize,
-        _request: &[crate::policy::work_fetch::RscRequest],
-        _now: f64,
-    ) -> client_loop::RpcOutcome {
-        client_loop::RpcOutcome::Down(client_loop::Drawn::Missing)
-    }
-
-    fn draw(
-        &mut self,
-        _now: f64,
-        _project: &str,
-        _kind: client_loop::DrawKind,
-        _rsc_name: &str,
-    ) -> client_loop::Drawn {
-        client_loop::Drawn::Missing
-    }
-}
-
-/// Keeps each simulation the loop makes, with the host right after it.
-#[derive(Default)]
-struct Made(std::collections::VecDeque<(HostState, RrSimOutcome)>);
-
-impl client_loop::Observer for Made {
-    fn event(&mut self, state: &HostState, _now: f64, event: client_loop::LoopEvent<'_>) {
-        if let client_loop::LoopEvent::RrSim(outcome) = event {
-            self.0.push_back((state.clone(), outcome.clone()));
-        }
+impl super::reconstructed::Moment for Moment {
+    fn take_host(&mut self) -> Option<(HostState, f64)> {
+        Some((self.state.take()?, self.now))
     }
 }
 
@@ -213,49 +152,23 @@ fn run_loop(
     moments: &mut [Result<Moment, String>],
     params: &Params,
 ) -> Vec<Result<(HostState, RrSimOutcome), String>> {
-    let n = moments.len();
-    let mut params = params.clone();
-    params.runtime_model = RuntimeModel::Emulator;
-    params.trace = true;
-    let options = LoopOptions {
-        delta: 1.0,
-        duration: 0.0,
-        params,
-        profile: Profile::of(Generation::Current),
-    };
-    let mut world = Reconstructed { moments };
-    let mut made = Made::default();
-    let empty = HostState::new(Host {
-        p_ncpus: 1,
-        p_fpops: 1e9,
-        m_nbytes: 0.0,
-        coprocs: Vec::new(),
-    });
-    let ran = match ClientLoop::new(empty, options, &mut world, &mut made) {
-        Ok(mut client) => client.run_moments(n, Decide::RrSim),
-        Err(e) => vec![Err(e.to_string()); n],
-    };
-    ran.into_iter()
-        .map(|r| {
-            r?;
-            made.0
-                .pop_front()
-                .ok_or_else(|| "the loop reported no simulation".to_string())
-        })
-        .collect()
+    super::reconstructed::made(moments, params, Decide::RrSim, |event| match event {
+        client_loop::LoopEvent::RrSim(outcome) => Some((*outcome).clone()),
+        _ => None,
+    })
 }
 
 /// One job's lines in the printed simulation.
 #[derive(Clone, Debug)]
-struct Printed {
+pub(super) struct Printed {
     ncpus: f64,
     gpu: bool,
     /// GFLOPs left when the simulation began.
-    left: f64,
+    pub(super) left: f64,
     /// Simulated GFLOPS (the centre of what the record allows).
-    rate: f64,
+    pub(super) rate: f64,
     /// Half the width of the rate's interval, GFLOPS.
-    rate_half: f64,
+    pub(super) rate_half: f64,
     /// Half the width of the CPU use's interval.
     ncpus_half: f64,
 }
@@ -603,7 +516,7 @@ fn finish_slack(outcome: &RrSimOutcome, printed: &[Printed]) -> Vec<f64> {
 }
 
 /// The host a recorded simulation's lines tell, or what the record lacks.
-fn prepare(
+pub(super) fn prepare(
     events: &[LogEvent],
     idx: usize,
     view: &HostView,

@@ -1025,7 +1025,7 @@ impl<'a> SelfCheck<'a> {
     }
 
     /// Over the dumps linked to each point ([`link_contexts`]), the run
-    /// lists recomputed from the log's own lines ([`super::joblog::run_lists`])
+    /// lists made again by the client loop ([`super::runlist_replay::remake_from`]),
     /// the enforcement passes re-derived from theirs
     /// ([`super::enforce_check::rederive`]) and the state blocks' figures
     /// recomputed from the simulation printed before them
@@ -1099,9 +1099,10 @@ impl<'a> SelfCheck<'a> {
         let idx = point.event_idx;
         match &point.decision {
             Decision::RunList(_) if matches!(self.run_lists.get(&idx), Some(Ok(_))) => {
-                "the jobs the log saw arrive, start and finish (estimates and app versions from \
-                 the replies and client_state.xml), the printed priorities and runtimes left, \
-                 the usable CPUs and max_concurrent limits the log tells"
+                "the client loop's make_run_list over the host the log tells at the pass: jobs \
+                 arrived, downloaded and their tasks, the pass's simulation made again, the \
+                 printed priorities (ties within their digits not decided), the usable CPUs and \
+                 max_concurrent limits, deadlines from the replies"
             }
             Decision::RunList(_) => {
                 "the printed entries' own priority order (the pass is not whole in the log)"

@@ -1,0 +1,495 @@
+//! A real client's run list made again by the client loop
+//! (spec/policy-current.md §6.2: client/cpu_sched.cpp `make_run_list`)
+//! over the host its log tells at the scheduling pass, and judged within
+//! what the record's printed digits leave open.
+//!
+//! The host is the one the pass's own simulation tells
+//! ([`super::rrsim_replay`]: its jobs in the client's order, their FLOPs
+//! left, rates and CPU use, their deadlines, the max_concurrent limits),
+//! with what a run list adds ([`super::joblog::pass_hosts_from`]):
+//! - which of those jobs have their files in (only those are runnable),
+//!   and the tasks, their process states and whether the last enforcement
+//!   scheduled them, in the client's active-task order;
+//! - the projects' priorities as the pass printed them (`[prio]`, six
+//!   decimals) with their resource-share fractions: the run list starts
+//!   from them ([`HostState::given_priorities`]);
+//! - the peak-FLOPS total the priority step divides by: the CPUs this
+//!   process counted first (the client computes it once).
+//!
+//! The loop then makes the pass's simulation and run list by the engine's
+//! code ([`crate::client_loop::ClientLoop::run_moments`] with
+//! [`Decide::RunList`]). What the digits leave open is derived, never tuned: each printed priority is
+//! known to half a unit of its sixth decimal, and each step lowering it
+//! carries the printed resource-share fraction's half unit; each runtime
+//! left to the printed FLOPs and rate. A pick the engine made by a margin
+//! inside those uncertainties is a tie the record does not decide, and the
+//! pass is not checked; so is a pass whose simulation's deadline misses
+//! (the EDF part's input) differ from the printed ones.
+//!
+//! Architecture Invariant: pure; reads events and recorded points, and
+//! runs the client loop on the host built from them.
+
+use super::decision::RunListEntry;
+use super::joblog::{JobCarry, JobFacts, PassHost, Recomputed};
+use super::recorded::RecordedPoint;
+use super::rrsim_replay::{self, Moment};
+use crate::client_loop::{self, anchored::Decide};
+use crate::policy::cpu_sched::{PickMargin, RunListOutcome, RunListPhase};
+use crate::policy::state::{
+    GivenPriorities, HostState, JobState, ProjectPrio, SchedulerState, Task, TaskState,
+};
+use crate::policy::Params;
+use crate::trace::event::LogEvent;
+use crate::trace::message::TaskState as LoggedTaskState;
+use std::collections::{BTreeMap, HashMap};
+
+/// Half a unit of a printed priority or resource-share fraction (`%f`).
+const PRINTED_HALF_UNIT: f64 = 0.5e-6;
+
+/// Each recorded run list from `from` on made again (keyed by its line),
+/// the lines before `from` told by `carry`, or why it could not be.
+pub fn remake_from(
+    events: &[LogEvent],
+    points: &[RecordedPoint],
+    facts: &JobFacts,
+    carry: Option<&JobCarry>,
+    params: &Params,
+    from: usize,
+) -> BTreeMap<usize, Recomputed> {
+    let hosts = super::joblog::pass_hosts_from(events, points, facts, carry, from);
+    let lines: Vec<usize> = hosts.keys().copied().collect();
+    let mut moments: Vec<Result<ListMoment, String>> = hosts
+        .into_values()
+        .map(|host| host.and_then(|h| list_moment(events, facts, h)))
+        .collect();
+    let made = run_loop(&mut moments, params);
+    lines
+        .into_iter()
+        .zip(moments)
+        .zip(made)
+        .map(|((idx, moment), made)| {
+            let judged = moment.and_then(|m| {
+                let (state, run) = made?;
+                judge(&m, &state, &run, facts)
+            });
+            (idx, judged)
+        })
+        .collect()
+}
+
+/// A pass's moment: its simulation's host and the pass as printed.
+struct ListMoment {
+    sim: Moment,
+    host: PassHost,
+    /// Jobs of one deadline whose runtime left ties as printed.
+    ties: Vec<String>,
+}
+
+fn list_moment(
+    events: &[LogEvent],
+    facts: &JobFacts,
+    host: PassHost,
+) -> Result<ListMoment, String> {
+    let mut sim = rrsim_replay::prepare(events, host.sim_start, &host.view, facts)?;
+    if sim.ncpus != host.ncpus {
+        return Err(format!(
+            "the pass's simulation ran on {} usable CPUs by the log's lines, its run list on {}",
+            sim.ncpus, host.ncpus
+        ));
+    }
+    let Some(state) = sim.state.as_mut() else {
+        return Err("the pass's host was taken".into());
+    };
+    state.total_peak_flops_cached = Some(f64::from(host.step_ncpus) * state.host.p_fpops);
+    for job in &mut state.jobs {
+        if !host.downloaded.contains(job.name.as_str()) {
+            job.state = JobState::Downloading;
+        }
+    }
+    for (seq, seen) in host.tasks.iter().enumerate() {
+        let Some(job) = state.jobs.iter_mut().find(|j| j.name == seen.job) else {
+            continue;
+        };
+        let mut task = Task::new();
+        task.seq = seq as u64;
+        task.task_state = task_state(&seen.state);
+        task.scheduler_state = if seen.scheduled {
+            SchedulerState::Scheduled
+        } else {
+            SchedulerState::Preempted
+        };
+        job.task = Some(task);
+    }
+    let prio = state
+        .projects
+        .iter()
+        .map(|project| {
+            let printed = host.prio.iter().find(|p| p.0 == project.name.as_str());
+            printed.map_or_else(ProjectPrio::default, |&(_, prio, rsf)| ProjectPrio {
+                rec_temp: -prio * rsf,
+                share_frac: rsf,
+                sched_priority: prio,
+            })
+        })
+        .collect();
+    state.given_priorities = Some(GivenPriorities { rec_sum: 1.0, prio });
+    let ties = open_deadline_ties(&sim, &host.misses, facts);
+    if let Some(state) = sim.state.as_mut() {
+        for &j in &ties {
+            state.jobs[j].estimate_unknown = true;
+        }
+    }
+    let ties = ties
+        .iter()
+        .filter_map(|&j| sim.state.as_ref().map(|s| s.jobs[j].name.to_string()))
+        .collect();
+    Ok(ListMoment { sim, host, ties })
+}
+
+/// The jobs whose runtime left, known to the printed digits, ties with
+/// another's of the same report deadline (the EDF part's tie-break): the
+/// printed run list says which the client took first, and the engine takes
+/// them in that order ([`crate::policy::state::Job::estimate_unknown`]).
+/// Two unstarted jobs of one app and size are not among them: their
+/// estimates are exactly equal and the job order decides.
+fn open_deadline_ties(sim: &Moment, misses: &HashMap<String, i64>, facts: &JobFacts) -> Vec<usize> {
+    let Some(state) = sim.state.as_ref() else {
+        return Vec::new();
+    };
+    let left = |j: usize| sim.printed.get(j).map(|p| p.left / p.rate);
+    // Only jobs of projects with deadline misses enter the EDF part.
+    let edf = |j: usize| {
+        let project = state.jobs[j].project;
+        misses
+            .get(state.projects[project].name.as_str())
+            .is_some_and(|&n| n > 0)
+    };
+    let mut tied = Vec::new();
+    for a in (0..state.jobs.len()).filter(|&a| edf(a)) {
+        for b in (a + 1..state.jobs.len()).filter(|&b| edf(b)) {
+            let (ja, jb) = (&state.jobs[a], &state.jobs[b]);
+            if ja.report_deadline != jb.report_deadline || same_estimate(state, facts, a, b) {
+                continue;
+            }
+            let (Some(la), Some(lb)) = (left(a), left(b)) else {
+                continue;
+            };
+            if (la - lb).abs() <= runtime_half(sim, a) + runtime_half(sim, b) {
+                tied.extend([a, b]);
+            }
+        }
+    }
+    tied.sort_unstable();
+    tied.dedup();
+    tied
+}
+
+/// The engine's task state for a logged one (a process that ended is
+/// `Exited`: no longer runnable as a task).
+fn task_state(logged: &LoggedTaskState) -> TaskState {
+    match logged {
+        LoggedTaskState::Uninitialized => TaskState::Uninitialized,
+        LoggedTaskState::Executing => TaskState::Executing,
+        LoggedTaskState::Suspended => TaskState::Suspended,
+        LoggedTaskState::AbortPending => TaskState::AbortPending,
+        LoggedTaskState::QuitPending => TaskState::QuitPending,
+        _ => TaskState::Exited,
+    }
+}
+
+impl super::reconstructed::Moment for ListMoment {
+    fn take_host(&mut self) -> Option<(HostState, f64)> {
+        Some((self.sim.state.take()?, self.sim.now))
+    }
+
+    /// The pass's printed run list: the order of jobs whose runtime left
+    /// ties as printed.
+    fn tie_order(&self) -> Option<Vec<String>> {
+        (!self.ties.is_empty()).then(|| self.host.printed.clone())
+    }
+}
+
+/// The client loop over the reconstructed passes, one run list each.
+fn run_loop(
+    moments: &mut [Result<ListMoment, String>],
+    params: &Params,
+) -> Vec<Result<(HostState, RunListOutcome), String>> {
+    super::reconstructed::made(moments, params, Decide::RunList, |event| match event {
+        client_loop::LoopEvent::RunList { run, .. } => Some((*run).clone()),
+        _ => None,
+    })
+}
+
+/// The loop's run list against what the record decides: its entries with
+/// each priority's uncertainty, or why the record leaves it open.
+fn judge(
+    moment: &ListMoment,
+    state: &HostState,
+    run: &RunListOutcome,
+    facts: &JobFacts,
+) -> Recomputed {
+    let name = |p: usize| state.projects[p].name.to_string();
+    for (p, project) in state.projects.iter().enumerate() {
+        let made = run.sim.project_rsc(p, 0).deadlines_missed as i64;
+        let printed = moment
+            .host
+            .misses
+            .get(project.name.as_str())
+            .copied()
+            .unwrap_or(0);
+        if made != printed {
+            return Err(format!(
+                "the EDF part rests on the pass's simulation's deadline misses: {} has {} \
+                 printed, {} made again within what the record leaves open (see its rr_sim \
+                 point)",
+                name(p),
+                printed,
+                made
+            ));
+        }
+    }
+    // Each project's priority uncertainty before each run-list entry.
+    let mut slack = vec![0.0_f64; state.projects.len()];
+    let mut slack_at: Vec<Vec<f64>> = Vec::with_capacity(run.run_list.len() + 1);
+    let step_ncpus = f64::from(moment.host.step_ncpus);
+    let mut entries = Vec::with_capacity(run.run_list.len());
+    for entry in &run.run_list {
+        slack_at.push(slack.clone());
+        let job = &state.jobs[entry.job];
+        let p = job.project;
+        entries.push(RunListEntry {
+            job: job.name.to_string(),
+            rsc: "CPU".into(),
+            order: match entry.phase {
+                RunListPhase::Edf => "EDF",
+                RunListPhase::Fifo => "FIFO",
+            }
+            .into(),
+            prio: entry.priority,
+            prio_slack: slack[p],
+        });
+        let rsf = state.projects[p].prio.share_frac;
+        let step = job.usage.avg_ncpus / (step_ncpus * 24.0 * rsf);
+        if slack[p] == 0.0 {
+            slack[p] = PRINTED_HALF_UNIT;
+        }
+        slack[p] += step * PRINTED_HALF_UNIT / rsf;
+    }
+    slack_at.push(slack);
+    let mut ties = Vec::new();
+    for margin in &run.margins {
+        match *margin {
+            PickMargin::Priority {
+                at,
+                chosen,
+                rival,
+                margin,
+            } => {
+                let s = &slack_at[at.min(slack_at.len() - 1)];
+                let open = s[chosen].max(PRINTED_HALF_UNIT) + s[rival].max(PRINTED_HALF_UNIT);
+                if margin <= open {
+                    return Err(format!(
+                        "projects {} and {} tie at the printed priority {:.6}: which one the \
+                         client took first is below the log's precision",
+                        name(chosen),
+                        name(rival),
+                        state.projects[chosen].prio.sched_priority
+                    ));
+                }
+            }
+            PickMargin::RuntimeLeft {
+                chosen,
+                rival,
+                margin,
+                ..
+            } => {
+                if same_estimate(state, facts, chosen, rival) {
+                    continue;
+                }
+                let open = runtime_half(&moment.sim, chosen) + runtime_half(&moment.sim, rival);
+                if margin <= open {
+                    ties.push(format!(
+                        "{} and {} share a report deadline and their runtime left is within \
+                         {:.2} s of each other as printed",
+                        state.jobs[chosen].name, state.jobs[rival].name, open
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(tie) = ties.first() {
+        return Err(format!(
+            "{tie}: which one the client took first is below the log's precision"
+        ));
+    }
+    Ok((entries, reason(moment, run)))
+}
+
+/// Two unstarted jobs of one app and one size: their estimates are
+/// exactly equal, and the client's job order decides (as the engine's).
+fn same_estimate(state: &HostState, facts: &JobFacts, a: usize, b: usize) -> bool {
+    let (a, b) = (&state.jobs[a], &state.jobs[b]);
+    let (a, b) = (a.name.as_str(), b.name.as_str());
+    let unstarted = |n: &str| {
+        state
+            .jobs
+            .iter()
+            .find(|j| j.name == n)
+            .is_some_and(|j| j.task.is_none())
+    };
+    unstarted(a)
+        && unstarted(b)
+        && facts.apps.contains_key(a)
+        && facts.apps.get(a) == facts.apps.get(b)
+        && facts.sizes.contains_key(a)
+        && facts.sizes.get(a) == facts.sizes.get(b)
+}
+
+/// Half the interval of a job's runtime left (FLOPs left / rate), from
+/// its printed figures.
+fn runtime_half(sim: &Moment, j: usize) -> f64 {
+    sim.printed.get(j).map_or(f64::INFINITY, |p| {
+        let slow = (p.rate - p.rate_half).max(f64::MIN_POSITIVE);
+        0.005 / slow + p.left.abs() * p.rate_half / (p.rate * slow)
+    })
+}
+
+/// What a run list made again rested on.
+fn reason(moment: &ListMoment, run: &RunListOutcome) -> String {
+    let host = &moment.host;
+    let mut reason = format!(
+        "§6.2 make_run_list made by the client loop over the host the log tells at the \
+         pass: the pass's simulation made again ({} usable CPUs), the projects' printed \
+         priorities (each known to half a unit of its sixth decimal, each step to the \
+         printed resource-share fraction's), each round the highest-priority project's \
+         next runnable job (a task whose process exists first), max_concurrent as announced",
+        host.ncpus
+    );
+    if run.run_list.iter().any(|e| e.phase == RunListPhase::Edf) {
+        reason.push_str(
+            "; first the jobs of projects with deadline misses in the pass's simulation \
+             (as printed), earliest report deadline first (from the scheduler replies)",
+        );
+    }
+    if !moment.ties.is_empty() {
+        reason.push_str(&format!(
+            "; jobs of one report deadline whose runtime left ties at the printed digits \
+             taken in their printed order ({}), the rest still recomputed",
+            moment.ties.join(", ")
+        ));
+    }
+    if host.step_ncpus != host.ncpus {
+        reason.push_str(&format!(
+            "; the priority step divides by the {} CPUs this process counted first (its \
+             peak-FLOPS total is computed once), not the {} usable now",
+            host.step_ncpus, host.ncpus
+        ));
+    }
+    reason
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::FileKind;
+
+    /// Two CPUs, projects A and B (resource-share fractions ½ each), jobs
+    /// A_0, A_1 and B_0 of 100 GFLOP at 1 GFLOPS, one CPU each, each in a
+    /// reply of its own; the pass prints the priorities `pa` and `pb`.
+    fn log(pa: &str, pb: &str) -> String {
+        let mut text = String::from(
+            "\
+28-Nov-2026 10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu
+28-Nov-2026 10:00:00 [---] Local time is UTC +0 hours
+28-Nov-2026 10:00:00 [---] Config: simulate 2 CPUs
+28-Nov-2026 10:00:00 [A] URL http://x/A/; Computer ID 1; resource share 100
+28-Nov-2026 10:00:00 [B] URL http://x/B/; Computer ID 2; resource share 100
+28-Nov-2026 10:00:01 [A] [work_fetch] set_request() for CPU: ninst 2 nused_total 0.00 nidle_now 2.00 fetch share 0.50 req_inst 2.00 req_secs 360.00
+",
+        );
+        for job in ["A_0", "A_1", "B_0"] {
+            let p = &job[..1];
+            for state in ["NEW", "FILES_DOWNLOADING", "FILES_DOWNLOADED"] {
+                text.push_str(&format!(
+                    "28-Nov-2026 10:00:02 [{p}] [task] result state={state} for {job} from CS::update_results\n"
+                ));
+            }
+        }
+        text.push_str(&format!(
+            "\
+28-Nov-2026 10:00:03 [---] [cpu_sched_debug] schedule_cpus(): start
+28-Nov-2026 10:00:03 [---] [rr_sim] doing sim: CPU sched
+28-Nov-2026 10:00:03 [---] [rr_sim] start: work_buf min 180 additional 0 total 180 on_frac 1.000 active_frac 1.000
+28-Nov-2026 10:00:03 [A] [prio] {pa} rsf 0.500000 rt 0.000000 rs 0.000000
+28-Nov-2026 10:00:03 [B] [prio] {pb} rsf 0.500000 rt 0.000000 rs 0.000000
+28-Nov-2026 10:00:03 [B] [rr_sim_detail] 0.00: starting B_0 (1.00 CPU) (100.00G/1.00G)
+28-Nov-2026 10:00:03 [A] [rr_sim_detail] 0.00: starting A_0 (1.00 CPU) (100.00G/1.00G)
+28-Nov-2026 10:00:03 [B] [rr_sim] 100.00: B_0 finishes (1.00 CPU) (100.00G/1.00G)
+28-Nov-2026 10:00:03 [A] [rr_sim] 100.00: A_0 finishes (1.00 CPU) (100.00G/1.00G)
+28-Nov-2026 10:00:03 [A] [rr_sim_detail] 100.00: starting A_1 (1.00 CPU) (100.00G/1.00G)
+28-Nov-2026 10:00:03 [A] [rr_sim] 200.00: A_1 finishes (1.00 CPU) (100.00G/1.00G)
+28-Nov-2026 10:00:03 [---] [rr_sim] end
+28-Nov-2026 10:00:03 [A] [cpu_sched_debug] add to run list: A_0 (CPU, FIFO) (prio {pa})
+28-Nov-2026 10:00:03 [---] [cpu_sched_debug] enforce_run_list(): start
+"
+        ));
+        text
+    }
+
+    fn remake(text: &str) -> Recomputed {
+        let events = crate::replay::test_events(text, FileKind::EventLog);
+        let points = super::super::recorded::extract(&events);
+        let mut facts = JobFacts::default();
+        for job in ["A_0", "A_1", "B_0"] {
+            facts.deadlines.insert(job.into(), 2e9);
+        }
+        let out = remake_from(&events, &points, &facts, None, &Params::default(), 0);
+        assert_eq!(out.len(), 1, "{out:?}");
+        out.into_values().next().expect("one pass")
+    }
+
+    fn listed(entries: &[RunListEntry]) -> Vec<(&str, &str, f64)> {
+        entries
+            .iter()
+            .map(|e| (e.job.as_str(), e.order.as_str(), e.prio))
+            .collect()
+    }
+
+    #[test]
+    fn the_list_follows_the_printed_priorities_and_their_steps() {
+        // A first (−0.5 > −0.6); A_0 lowers A by 1 CPU / (2 CPUs × 24 ×
+        // ½) = 1/24, to −0.541667, still above B: A_1 next, then B_0
+        // (today's rules list jobs up to twice the CPUs, `run_list_overfill`).
+        let (entries, why) = remake(&log("-0.500000", "-0.600000")).expect("made again");
+        let got = listed(&entries);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!(got[2].0, "B_0");
+        assert_eq!((got[0].0, got[0].1), ("A_0", "FIFO"));
+        assert!((got[0].2 + 0.5).abs() < 1e-12, "{got:?}");
+        assert_eq!((got[1].0, got[1].1), ("A_1", "FIFO"));
+        assert!((got[1].2 + 0.5 + 1.0 / 24.0).abs() < 1e-12, "{got:?}");
+        // The second entry's priority carries the printed digits' half unit
+        // and the step's share of the printed fraction's.
+        let slack = 0.5e-6 + (1.0 / 24.0) * 0.5e-6 / 0.5;
+        assert!((entries[1].prio_slack - slack).abs() < 1e-15);
+        assert!(why.contains("made by the client loop"), "{why}");
+        // B above A: B_0 first; B's one job taken, A_0 fills the 2nd CPU.
+        let (entries, why) = remake(&log("-0.500000", "-0.400000")).expect("made again");
+        let got = listed(&entries);
+        assert_eq!(
+            got.iter().map(|e| e.0).collect::<Vec<_>>(),
+            ["B_0", "A_0", "A_1"],
+            "{got:?}"
+        );
+        // No deadline misses: no EDF tie is taken as printed.
+        assert!(!why.contains("taken in their printed order"), "{why}");
+    }
+
+    #[test]
+    fn priorities_closer_than_the_printed_digits_are_not_decided() {
+        let why = remake(&log("-0.500000", "-0.500000")).expect_err("a tie");
+        assert!(why.contains("tie at the printed priority"), "{why}");
+        // Two units apart is decided: each is within half a unit.
+        assert!(remake(&log("-0.500000", "-0.500002")).is_ok());
+    }
+}
