@@ -329,20 +329,13 @@ fn judge(
 /// exactly equal, and the client's job order decides (as the engine's).
 fn same_estimate(state: &HostState, facts: &JobFacts, a: usize, b: usize) -> bool {
     let (a, b) = (&state.jobs[a], &state.jobs[b]);
-    let (a, b) = (a.name.as_str(), b.name.as_str());
-    let unstarted = |n: &str| {
-        state
-            .jobs
-            .iter()
-            .find(|j| j.name == n)
-            .is_some_and(|j| j.task.is_none())
-    };
-    unstarted(a)
-        && unstarted(b)
-        && facts.apps.contains_key(a)
-        && facts.apps.get(a) == facts.apps.get(b)
-        && facts.sizes.contains_key(a)
-        && facts.sizes.get(a) == facts.sizes.get(b)
+    let (na, nb) = (a.name.as_str(), b.name.as_str());
+    a.task.is_none()
+        && b.task.is_none()
+        && facts.apps.contains_key(na)
+        && facts.apps.get(na) == facts.apps.get(nb)
+        && facts.sizes.contains_key(na)
+        && facts.sizes.get(na) == facts.sizes.get(nb)
 }
 
 /// Half the interval of a job's runtime left (FLOPs left / rate), from
