@@ -15,16 +15,18 @@
 //! up: a moment the world cannot anchor is skipped, with the world's reason.
 
 use super::{ClientLoop, JobSide, LoopEvent};
-use crate::policy::cpu_sched::make_run_list_with_ties;
+use crate::policy::cpu_sched::{enforce_run_list, make_run_list_with_ties};
 
 /// What the loop decides at one reconstructed moment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decide {
     /// The poll's round-robin simulation ([`super::LoopEvent::RrSim`]).
     RrSim,
-    /// A scheduling pass's run list, with the simulation it makes
-    /// ([`super::LoopEvent::RrSim`], then [`super::LoopEvent::RunList`]);
-    /// the host's `prio` as the world gave it where it says so
+    /// A scheduling pass: its run list, with the simulation it makes, then
+    /// that list's enforcement ([`super::LoopEvent::RrSim`],
+    /// [`super::LoopEvent::RunList`], then [`super::LoopEvent::Enforced`],
+    /// reported once both are made); the host's `prio` as the world gave it
+    /// where it says so
     /// ([`crate::policy::state::HostState::given_priorities`]).
     RunList,
 }
@@ -50,7 +52,7 @@ impl ClientLoop<'_> {
                         .poll_simulation(now)
                         .map(|_| ())
                         .map_err(|e| e.to_string()),
-                    Decide::RunList => self.run_list_only(now),
+                    Decide::RunList => self.scheduling_pass(now),
                 }
             })
             .collect()
@@ -58,23 +60,31 @@ impl ClientLoop<'_> {
 }
 
 impl ClientLoop<'_> {
-    /// The scheduling pass's run list at `now`, not enforced: the pass's
-    /// own simulation, then the list (the world's order for ties its
-    /// estimates cannot break).
-    fn run_list_only(&mut self, now: f64) -> Result<(), String> {
+    /// The scheduling pass at `now`: its own simulation, the run list (the
+    /// world's order for ties its estimates cannot break), then the list's
+    /// enforcement. The task layer is not run: a reconstructed host's
+    /// processes are the record's, not the loop's.
+    fn scheduling_pass(&mut self, now: f64) -> Result<(), String> {
         let hint = self.world.run_list_order(now).unwrap_or_default();
         let params = &self.core.params;
-        match make_run_list_with_ties(&mut self.core.state, now, None, params, &hint) {
-            Ok(run) => {
-                let state = &self.core.state;
-                self.observer.event(state, now, LoopEvent::RrSim(&run.sim));
-                let fresh = true;
-                self.observer
-                    .event(state, now, LoopEvent::RunList { run: &run, fresh });
-                Ok(())
-            }
-            Err(error) => Err(error.to_string()),
-        }
+        let state = &mut self.core.state;
+        let run =
+            make_run_list_with_ties(state, now, None, params, &hint).map_err(|e| e.to_string())?;
+        let listed = state.clone();
+        let outcome =
+            enforce_run_list(state, &run.run_list, now, params).map_err(|e| e.to_string())?;
+        self.observer
+            .event(&listed, now, LoopEvent::RrSim(&run.sim));
+        let fresh = true;
+        self.observer
+            .event(&listed, now, LoopEvent::RunList { run: &run, fresh });
+        let event = LoopEvent::Enforced {
+            outcome: &outcome,
+            assigned: &[],
+            tasks: &[],
+        };
+        self.observer.event(&self.core.state, now, event);
+        Ok(())
     }
 }
 

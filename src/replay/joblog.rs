@@ -56,9 +56,20 @@ struct TrackedTask {
     job: String,
     state: TaskState,
     scheduled: bool,
+    /// The stamp of the line that last scheduled it after it was not
+    /// (its run interval's start, to the stamp's second).
+    since: Option<f64>,
 }
 
 impl TrackedTask {
+    /// Started or resumed: a run interval starts unless one runs.
+    fn schedule(&mut self, stamp: Option<f64>) {
+        if !self.scheduled {
+            self.since = stamp;
+        }
+        self.scheduled = true;
+    }
+
     fn process_exists(&self) -> bool {
         matches!(
             self.state,
@@ -140,6 +151,7 @@ impl Tracker {
             job: job.to_string(),
             state: TaskState::Uninitialized,
             scheduled: false,
+            since: None,
         });
         let last = self.tasks.len() - 1;
         &mut self.tasks[last]
@@ -171,7 +183,8 @@ impl Tracker {
                 self.restart_without_state()
             }
             other => {
-                if !self.see_rpc(project, other) && !self.see_task(project, other) {
+                let stamp = event.time.secs();
+                if !self.see_rpc(project, other) && !self.see_task(project, other, stamp) {
                     self.see_host(project, other)
                 }
             }
@@ -308,7 +321,7 @@ impl Tracker {
 
     /// A task's or project's state line. False when the line is none of
     /// these.
-    fn see_task(&mut self, project: &str, message: &Message) -> bool {
+    fn see_task(&mut self, project: &str, message: &Message, stamp: Option<f64>) -> bool {
         match message {
             Message::TaskStateChange { state, job, .. } => {
                 self.saw_task_states = true;
@@ -325,7 +338,7 @@ impl Tracker {
                     j.postponed = false;
                 }
                 let task = self.task_mut(job);
-                task.scheduled = true;
+                task.schedule(stamp);
                 if !task.process_exists() {
                     task.state = TaskState::Executing;
                 }
@@ -333,7 +346,7 @@ impl Tracker {
             Message::TaskStart { job, app, .. } => {
                 self.facts.apps.insert(job.to_string(), app.to_string());
                 let task = self.task_mut(job);
-                task.scheduled = true;
+                task.schedule(stamp);
                 if !task.process_exists() {
                     task.state = TaskState::Executing;
                 }
@@ -749,6 +762,18 @@ pub struct JobFacts {
     /// Per app name: the CPUs its app versions use, where the states and
     /// replies give one value.
     pub app_ncpus: HashMap<String, Option<f64>>,
+    /// The preferences the state files give.
+    pub prefs: PrefsFacts,
+}
+
+/// Preferences the data directory's files give, each with the file (or
+/// "the client's default") it comes from; `None`: no file tells.
+#[derive(Clone, Debug, Default)]
+pub struct PrefsFacts {
+    /// `cpu_scheduling_period_minutes`: the time slice.
+    pub time_slice_minutes: Option<(f64, String)>,
+    /// `leave_apps_in_memory`.
+    pub leave_in_memory: Option<(bool, String)>,
 }
 
 impl JobFacts {
@@ -902,6 +927,9 @@ pub struct SeenTask {
     pub state: TaskState,
     /// Scheduled (else preempted) by the last enforcement.
     pub scheduled: bool,
+    /// The log's stamp of its run interval's start (the line that
+    /// started or resumed it last), while scheduled.
+    pub scheduled_since: Option<f64>,
 }
 
 /// What a scheduling pass's run list rests on, as the log tells it: the
@@ -999,6 +1027,7 @@ fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
             job: t.job.clone(),
             state: t.state.clone(),
             scheduled: t.scheduled,
+            scheduled_since: t.since.filter(|_| t.scheduled),
         })
         .collect();
     let downloaded = runnable.iter().map(|j| j.name.clone()).collect();

@@ -90,6 +90,7 @@ pub mod decision;
 pub mod driver;
 pub mod empty_request;
 pub mod enforce_check;
+pub mod enforce_replay;
 pub mod explain;
 pub mod inputs;
 pub mod joblog;
@@ -1461,6 +1462,37 @@ fn audit_6x(
     }
 }
 
+/// Each enforcement pass as the client loop made it (`true`); a pass the
+/// loop could not make re-derived from its own lines, the account saying
+/// why.
+fn enforcements(
+    own_lines: BTreeMap<usize, enforce_check::Rederived>,
+    mut made: BTreeMap<usize, enforce_replay::PassEnforcement>,
+) -> BTreeMap<usize, (enforce_check::Rederived, bool)> {
+    let own = |result: enforce_check::Rederived, why: &str| {
+        let result = result.map(|(actions, reason)| {
+            (
+                actions,
+                format!("{reason} (from the pass's own lines: {why})"),
+            )
+        });
+        (result, false)
+    };
+    own_lines
+        .into_iter()
+        .map(|(idx, lines)| {
+            let result = match made.remove(&idx) {
+                Some(enforce_replay::PassEnforcement::Made(made)) => (made, true),
+                Some(enforce_replay::PassEnforcement::NotMade(why)) => {
+                    own(lines, &format!("the client loop did not make it: {why}"))
+                }
+                None => own(lines, "no run list of the same pass precedes it"),
+            };
+            (idx, result)
+        })
+        .collect()
+}
+
 /// A log checked from its own lines (no anchored replay): each decision
 /// recomputed from the lines and the host they tell at that line, and what
 /// each check rested on counted in `rested_on`.
@@ -1478,11 +1510,13 @@ fn checked_from_lines(
     let contexts = selfcheck::link_contexts(points);
     let jobs = carried.map(|c| &c.jobs);
     let job_facts = job_facts(trace);
-    let run_lists =
-        runlist_replay::remake_from(&trace.events, points, &job_facts, jobs, params, from);
+    let remade = runlist_replay::remake_from(&trace.events, points, &job_facts, jobs, params, from);
     let facts = joblog::report_checks_from(&trace.events, points, jobs, from);
-    let enforcements =
-        enforce_check::rederive_from(&trace.events, points, carried.and_then(|c| c.ncpus), from);
+    let enforcements = enforcements(
+        enforce_check::rederive_from(&trace.events, points, carried.and_then(|c| c.ncpus), from),
+        remade.enforcements,
+    );
+    let run_lists = remade.run_lists;
     let fetch_states = rrsim_check::refigure_from(
         &trace.events,
         points,
@@ -2021,7 +2055,33 @@ fn job_facts(trace: &Trace) -> joblog::JobFacts {
             }
         }
     }
+    facts.prefs = prefs_facts(trace);
     facts
+}
+
+/// The preferences a scheduling pass's enforcement rests on, as the data
+/// directory's files give them: the override file's value, else the web
+/// preferences', else (a data directory with neither file giving it) the
+/// client's default; a log given alone tells neither.
+fn prefs_facts(trace: &Trace) -> joblog::PrefsFacts {
+    let files = [
+        trace.state.global_prefs_override.as_ref(),
+        trace.state.global_prefs.as_ref(),
+    ];
+    let given = |get: fn(&crate::trace::state::PrefsValues) -> Option<f64>| {
+        files
+            .iter()
+            .flatten()
+            .find_map(|f| get(&f.values).map(|v| (v, f.path.clone())))
+    };
+    let datadir = !trace.state.client_states.is_empty();
+    let default = |v: f64| datadir.then(|| (v, "the client's default".to_string()));
+    joblog::PrefsFacts {
+        time_slice_minutes: given(|v| v.cpu_scheduling_period_minutes).or_else(|| default(60.0)),
+        leave_in_memory: given(|v| v.leave_apps_in_memory.map(f64::from))
+            .or_else(|| default(0.0))
+            .map(|(v, from)| (v != 0.0, from)),
+    }
 }
 
 fn context_lines(trace: &Trace, idx: usize, n: usize) -> Vec<String> {

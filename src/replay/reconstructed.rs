@@ -110,6 +110,24 @@ pub(super) fn made<M: Moment, T>(
     decide: Decide,
     pick: fn(&LoopEvent<'_>) -> Option<T>,
 ) -> Vec<Result<(HostState, T), String>> {
+    made_each(moments, params, decide, 1, pick)
+        .into_iter()
+        .map(|r| r.and_then(|mut v| v.pop().ok_or_else(|| NOT_REPORTED.to_string())))
+        .collect()
+}
+
+const NOT_REPORTED: &str = "the loop reported no such decision";
+
+/// [`made`] for a decision the loop reports as `per` events (a scheduling
+/// pass: its run list, then its enforcement): per moment, what `pick`
+/// takes of each, in order, with the host right after it.
+pub(super) fn made_each<M: Moment, T>(
+    moments: &mut [Result<M, String>],
+    params: &Params,
+    decide: Decide,
+    per: usize,
+    pick: fn(&LoopEvent<'_>) -> Option<T>,
+) -> Vec<Result<Vec<(HostState, T)>, String>> {
     let mut keep = Keep {
         pick,
         kept: VecDeque::new(),
@@ -118,9 +136,10 @@ pub(super) fn made<M: Moment, T>(
     ran.into_iter()
         .map(|r| {
             r?;
-            keep.kept
-                .pop_front()
-                .ok_or_else(|| "the loop reported no such decision".to_string())
+            if keep.kept.len() < per {
+                return Err(NOT_REPORTED.to_string());
+            }
+            Ok(keep.kept.drain(..per).collect())
         })
         .collect()
 }

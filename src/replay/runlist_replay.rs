@@ -30,13 +30,15 @@
 //! runs the client loop on the host built from them.
 
 use super::decision::RunListEntry;
-use super::joblog::{JobCarry, JobFacts, PassHost, Recomputed};
+use super::enforce_replay::{self, EnforcePass, PassEnforcement, Taken};
+use super::joblog::{HostView, JobCarry, JobFacts, PassHost, Recomputed};
 use super::recorded::RecordedPoint;
 use super::rrsim_replay::{self, Moment};
 use crate::client_loop::{self, anchored::Decide};
-use crate::policy::cpu_sched::{PickMargin, RunListOutcome, RunListPhase};
+use crate::policy::cpu_sched::{EnforceOutcome, PickMargin, RunListOutcome, RunListPhase};
 use crate::policy::state::{
-    GivenPriorities, HostState, JobState, ProjectPrio, SchedulerState, Task, TaskState,
+    GivenPriorities, HostState, Job, JobState, ProjectPrio, ResourceUsage, SchedulerState, Task,
+    TaskState,
 };
 use crate::policy::Params;
 use crate::trace::event::LogEvent;
@@ -46,8 +48,18 @@ use std::collections::{BTreeMap, HashMap};
 /// Half a unit of a printed priority or resource-share fraction (`%f`).
 const PRINTED_HALF_UNIT: f64 = 0.5e-6;
 
-/// Each recorded run list from `from` on made again (keyed by its line),
-/// the lines before `from` told by `carry`, or why it could not be.
+/// The scheduling passes from `from` on made again: each run list and
+/// each enforcement (keyed by their lines).
+#[derive(Debug, Default)]
+pub struct Remade {
+    /// Each recorded run list made again, or why it could not be.
+    pub run_lists: BTreeMap<usize, Recomputed>,
+    /// Each recorded enforcement that follows a run list.
+    pub enforcements: BTreeMap<usize, PassEnforcement>,
+}
+
+/// Each recorded scheduling pass from `from` on made again, the lines
+/// before `from` told by `carry`.
 pub fn remake_from(
     events: &[LogEvent],
     points: &[RecordedPoint],
@@ -55,26 +67,57 @@ pub fn remake_from(
     carry: Option<&JobCarry>,
     params: &Params,
     from: usize,
-) -> BTreeMap<usize, Recomputed> {
+) -> Remade {
     let hosts = super::joblog::pass_hosts_from(events, points, facts, carry, from);
+    let mut passes = enforce_replay::passes(events, points, from);
     let lines: Vec<usize> = hosts.keys().copied().collect();
     let mut moments: Vec<Result<ListMoment, String>> = hosts
-        .into_values()
-        .map(|host| host.and_then(|h| list_moment(events, facts, h)))
+        .into_iter()
+        .map(|(idx, host)| {
+            let pass = passes.remove(&idx);
+            host.and_then(|h| list_moment(events, facts, h, pass))
+        })
         .collect();
     let made = run_loop(&mut moments, params);
-    lines
-        .into_iter()
-        .zip(moments)
-        .zip(made)
-        .map(|((idx, moment), made)| {
-            let judged = moment.and_then(|m| {
-                let (state, run) = made?;
-                judge(&m, &state, &run, facts)
-            });
-            (idx, judged)
-        })
-        .collect()
+    let mut out = Remade::default();
+    for ((idx, moment), made) in lines.into_iter().zip(moments).zip(made) {
+        let moment = match moment {
+            Ok(moment) => moment,
+            Err(why) => {
+                out.run_lists.insert(idx, Err(why));
+                continue;
+            }
+        };
+        let (listed, enforced) = match made {
+            Ok(made) => made,
+            Err(why) => {
+                if let Some(pass) = &moment.enforce {
+                    out.enforcements
+                        .insert(pass.0.idx, PassEnforcement::NotMade(why.clone()));
+                }
+                out.run_lists.insert(idx, Err(why));
+                continue;
+            }
+        };
+        let judged = judge(&moment, &listed.0, &listed.1, facts);
+        if let Some((pass, taken)) = &moment.enforce {
+            let enforcement = match (&judged, taken) {
+                (Err(why), _) => PassEnforcement::NotMade(format!(
+                    "it rests on the pass's run list, which the record leaves open: {why}"
+                )),
+                (Ok(_), Err(why)) => PassEnforcement::NotMade(why.clone()),
+                (Ok(_), Ok(taken)) => PassEnforcement::Made(enforce_replay::judge(
+                    taken,
+                    &enforced.0,
+                    &listed.1,
+                    &enforced.1,
+                )),
+            };
+            out.enforcements.insert(pass.idx, enforcement);
+        }
+        out.run_lists.insert(idx, judged);
+    }
+    out
 }
 
 /// A pass's moment: its simulation's host and the pass as printed.
@@ -83,12 +126,16 @@ struct ListMoment {
     host: PassHost,
     /// Jobs of one deadline whose runtime left ties as printed.
     ties: Vec<String>,
+    /// The pass's enforcement and what its inputs took from the record, or
+    /// why the loop cannot make it.
+    enforce: Option<(EnforcePass, Result<Taken, String>)>,
 }
 
 fn list_moment(
     events: &[LogEvent],
     facts: &JobFacts,
     host: PassHost,
+    pass: Option<EnforcePass>,
 ) -> Result<ListMoment, String> {
     let mut sim = rrsim_replay::prepare(events, host.sim_start, &host.view, facts)?;
     if sim.ncpus != host.ncpus {
@@ -107,6 +154,9 @@ fn list_moment(
         }
     }
     for (seq, seen) in host.tasks.iter().enumerate() {
+        if seen.scheduled && !state.jobs.iter().any(|j| j.name == seen.job) {
+            add_unrunnable(state, &host.view, facts, &seen.job);
+        }
         let Some(job) = state.jobs.iter_mut().find(|j| j.name == seen.job) else {
             continue;
         };
@@ -143,7 +193,67 @@ fn list_moment(
         .iter()
         .filter_map(|&j| sim.state.as_ref().map(|s| s.jobs[j].name.to_string()))
         .collect();
-    Ok(ListMoment { sim, host, ties })
+    let enforce = pass.map(|pass| {
+        let taken = enforce_inputs(&mut sim, &host, &pass, facts);
+        (pass, taken)
+    });
+    Ok(ListMoment {
+        sim,
+        host,
+        ties,
+        enforce,
+    })
+}
+
+/// The enforcement's task inputs on the pass's host.
+fn enforce_inputs(
+    sim: &mut Moment,
+    host: &PassHost,
+    pass: &EnforcePass,
+    facts: &JobFacts,
+) -> Result<Taken, String> {
+    let Some(offset) = host.view.utc_offset_hours else {
+        return Err("the host's offset from UTC is not in the log".into());
+    };
+    let now = sim.now;
+    let Some(state) = sim.state.as_mut() else {
+        return Err("the pass's host was taken".into());
+    };
+    // A stamp is the second the clock was in (as the pass's `now`).
+    let to_utc = |stamp: f64| stamp - f64::from(offset) * 3600.0 + 0.5;
+    enforce_replay::set_inputs(
+        state,
+        pass,
+        &host.tasks,
+        &facts.prefs,
+        host.view.startup_ncpus,
+        now,
+        to_utc,
+    )
+}
+
+/// A job whose task the last enforcement scheduled but that is not
+/// runnable by the log's account (itself or its project suspended, its
+/// files gone): on the host as a suspended job, so that enforcement
+/// preempts its task. It takes no part in a simulation or a run list.
+fn add_unrunnable(state: &mut HostState, view: &HostView, facts: &JobFacts, name: &str) {
+    let Some(seen) = view.jobs.iter().find(|j| j.name == name) else {
+        return;
+    };
+    let Some(project) = state
+        .projects
+        .iter()
+        .position(|p| p.name == seen.project.as_str())
+    else {
+        return;
+    };
+    let app = seen.app.clone().unwrap_or_default();
+    let ncpus = facts.app_ncpus.get(&app).copied().flatten().unwrap_or(1.0);
+    let usage = ResourceUsage::cpu(ncpus, state.host.p_fpops);
+    let mut job = Job::new(name, project, &app, usage, 0.0);
+    job.state = JobState::Downloaded;
+    job.suspended_via_gui = true;
+    state.jobs.push(job);
 }
 
 /// The jobs whose runtime left, known to the printed digits, ties with
@@ -209,15 +319,40 @@ impl super::reconstructed::Moment for ListMoment {
     }
 }
 
-/// The client loop over the reconstructed passes, one run list each.
+/// What the loop reports of a scheduling pass.
+enum PassEvent {
+    List(RunListOutcome),
+    Enforced(EnforceOutcome),
+}
+
+/// A pass as the loop made it: its run list and its enforcement, each
+/// with the host right after it.
+type MadePass = ((HostState, RunListOutcome), (HostState, EnforceOutcome));
+
+/// The client loop over the reconstructed passes, one scheduling pass each.
 fn run_loop(
     moments: &mut [Result<ListMoment, String>],
     params: &Params,
-) -> Vec<Result<(HostState, RunListOutcome), String>> {
-    super::reconstructed::made(moments, params, Decide::RunList, |event| match event {
-        client_loop::LoopEvent::RunList { run, .. } => Some((*run).clone()),
-        _ => None,
-    })
+) -> Vec<Result<MadePass, String>> {
+    let made =
+        super::reconstructed::made_each(moments, params, Decide::RunList, 2, |event| match event {
+            client_loop::LoopEvent::RunList { run, .. } => Some(PassEvent::List((*run).clone())),
+            client_loop::LoopEvent::Enforced { outcome, .. } => {
+                Some(PassEvent::Enforced((*outcome).clone()))
+            }
+            _ => None,
+        });
+    made.into_iter()
+        .map(|pass| {
+            let mut pass = pass?.into_iter();
+            match (pass.next(), pass.next()) {
+                (Some((a, PassEvent::List(run))), Some((b, PassEvent::Enforced(out)))) => {
+                    Ok(((a, run), (b, out)))
+                }
+                _ => Err("the loop reported the pass's decisions out of order".into()),
+            }
+        })
+        .collect()
 }
 
 /// The loop's run list against what the record decides: its entries with
@@ -436,7 +571,7 @@ mod tests {
         for job in ["A_0", "A_1", "B_0"] {
             facts.deadlines.insert(job.into(), 2e9);
         }
-        let out = remake_from(&events, &points, &facts, None, &Params::default(), 0);
+        let out = remake_from(&events, &points, &facts, None, &Params::default(), 0).run_lists;
         assert_eq!(out.len(), 1, "{out:?}");
         out.into_values().next().expect("one pass")
     }
@@ -476,6 +611,95 @@ mod tests {
         );
         // No deadline misses: no EDF tie is taken as printed.
         assert!(!why.contains("taken in their printed order"), "{why}");
+    }
+
+    /// The pass of [`log`] (A at −0.5 above B at −0.6) with B_0's task
+    /// started at `started`, the enforcement pass's lines `pass` and its
+    /// end line; the enforcement as the loop made it, with the time slice
+    /// and leave-in-memory preferences of a data directory's files.
+    fn enforce(started: &str, pass: &str) -> PassEnforcement {
+        let text = log("-0.500000", "-0.600000").replace(
+            "28-Nov-2026 10:00:03 [---] [cpu_sched_debug] schedule_cpus(): start",
+            &format!(
+                "28-Nov-2026 {started} [B] [cpu_sched] Starting task B_0 using b_cpu version 1 in slot 0\n\
+                 28-Nov-2026 10:00:03 [---] [cpu_sched_debug] schedule_cpus(): start"
+            ),
+        ) + pass
+            + "28-Nov-2026 10:00:03 [---] [cpu_sched_debug] enforce_run_list: end\n";
+        let events = crate::replay::test_events(&text, FileKind::EventLog);
+        let points = super::super::recorded::extract(&events);
+        let mut facts = JobFacts::default();
+        for job in ["A_0", "A_1", "B_0"] {
+            facts.deadlines.insert(job.into(), 2e9);
+        }
+        facts.prefs.time_slice_minutes = Some((60.0, "the test's prefs".into()));
+        facts.prefs.leave_in_memory = Some((false, "the test's prefs".into()));
+        let out = remake_from(&events, &points, &facts, None, &Params::default(), 0);
+        assert_eq!(out.enforcements.len(), 1, "{out:?}");
+        out.enforcements.into_values().next().expect("one pass")
+    }
+
+    fn made(pass: PassEnforcement) -> (Vec<String>, String) {
+        match pass {
+            PassEnforcement::Made(Ok(made)) => made,
+            other => panic!("not made: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_running_task_in_its_time_slice_is_sorted_first_and_kept() {
+        // The run list is A_0, A_1, B_0 (see above). B_0's task started a
+        // second before the pass, well inside the 60-min slice: unfinished,
+        // so it sorts before the two unstarted jobs (both not EDF, one CPU
+        // each, then list order). Two CPUs: B_0 and A_0 run, A_1 is
+        // skipped with every CPU committed; nothing to preempt.
+        let (actions, why) = made(enforce("10:00:02", ""));
+        assert_eq!(actions, ["schedule B_0", "schedule A_0"], "{why}");
+        assert!(why.contains("made by the client loop"), "{why}");
+        assert!(why.contains("60 min, the test's prefs"), "{why}");
+        assert!(!why.contains("taken as the final job list prints"), "{why}");
+    }
+
+    #[test]
+    fn a_finished_time_slice_is_taken_as_printed_and_the_task_preempted() {
+        // Started two hours before: the slice is over unless the task has
+        // not checkpointed since, which the log does not show; the final
+        // list prints UTS: no. So B_0 keeps its run-list place (third),
+        // A_0 and A_1 take the two CPUs and B_0's task is preempted. It
+        // leaves memory only once checkpointed (leave_apps_in_memory off):
+        // that too is taken from the printed line.
+        let pass = "\
+28-Nov-2026 10:00:03 [---] [cpu_sched_debug] final job list:
+28-Nov-2026 10:00:03 [A] [cpu_sched_debug] 0: A_0 (MD: no; UTS: no)
+28-Nov-2026 10:00:03 [A] [cpu_sched_debug] 1: A_1 (MD: no; UTS: no)
+28-Nov-2026 10:00:03 [B] [cpu_sched_debug] 2: B_0 (MD: no; UTS: no)
+28-Nov-2026 10:00:03 [B] [cpu_sched] Preempting B_0 (removed from memory)
+";
+        let (actions, why) = made(enforce("08:00:00", pass));
+        assert_eq!(
+            actions,
+            ["schedule A_0", "schedule A_1", "preempt B_0 (removed)"],
+            "{why}"
+        );
+        assert!(
+            why.contains("taken as the final job list prints it for B_0"),
+            "{why}"
+        );
+        assert!(
+            why.contains("whether B_0 leaves memory taken as printed"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_pass_that_skips_a_job_for_its_memory_is_left_to_its_own_lines() {
+        let pass = "\
+28-Nov-2026 10:00:03 [A] [cpu_sched_debug] enforce: task A_1 can't run, too big 900.00MB > 800.00MB
+";
+        match enforce("10:00:02", pass) {
+            PassEnforcement::NotMade(why) => assert!(why.contains("for its memory"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

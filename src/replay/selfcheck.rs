@@ -996,7 +996,9 @@ pub struct SelfCheck<'a> {
     state: Option<&'a HostState>,
     contexts: BTreeMap<usize, Linked<'a>>,
     run_lists: BTreeMap<usize, super::joblog::Recomputed>,
-    enforcements: BTreeMap<usize, super::enforce_check::Rederived>,
+    /// Each enforcement pass and whether the client loop made it (else its
+    /// own lines re-derived it).
+    enforcements: BTreeMap<usize, (super::enforce_check::Rederived, bool)>,
     fetch_states: BTreeMap<usize, super::rrsim_check::Refigured>,
     facts: super::joblog::LogFacts,
     /// The REC half-life in force, seconds, or why it is not known.
@@ -1025,16 +1027,17 @@ impl<'a> SelfCheck<'a> {
     }
 
     /// Over the dumps linked to each point ([`link_contexts`]), the run
-    /// lists made again by the client loop ([`super::runlist_replay::remake_from`]),
-    /// the enforcement passes re-derived from theirs
-    /// ([`super::enforce_check::rederive`]) and the state blocks' figures
+    /// lists and enforcement passes made again by the client loop
+    /// ([`super::runlist_replay::remake_from`]; a pass it could not make
+    /// re-derived from its lines, [`super::enforce_check::rederive`]), and
+    /// the state blocks' figures
     /// recomputed from the simulation printed before them
     /// ([`super::rrsim_check::refigure_from`]).
     pub fn new(
         state: Option<&'a HostState>,
         contexts: BTreeMap<usize, Linked<'a>>,
         run_lists: BTreeMap<usize, super::joblog::Recomputed>,
-        enforcements: BTreeMap<usize, super::enforce_check::Rederived>,
+        enforcements: BTreeMap<usize, (super::enforce_check::Rederived, bool)>,
         fetch_states: BTreeMap<usize, super::rrsim_check::Refigured>,
         facts: super::joblog::LogFacts,
     ) -> Self {
@@ -1119,9 +1122,15 @@ impl<'a> SelfCheck<'a> {
                  and not done, printed FLOPs left and rate (narrowed by the app version's \
                  FLOPS), usable CPUs, max_concurrent, deadlines from the replies"
             }
+            Decision::Enforcement(_) if matches!(self.enforcements.get(&idx), Some((_, true))) => {
+                "the client loop's enforce_run_list on the run list it made for the pass: the \
+                 tasks the last enforcement scheduled and their run intervals (the stamps that \
+                 started them), the time slice and leave-in-memory preferences (the data \
+                 directory's files), the usable and physical CPUs, max_concurrent"
+            }
             Decision::Enforcement(_) => {
-                "the pass's run list, the tasks running before it and their resource use, the \
-                 usable CPUs and the memory limits the log tells"
+                "the pass's own printed final job list, the tasks running before it and their \
+                 resource use, the usable CPUs and the memory limits the log tells"
             }
             Decision::Priority(_) => "each line's printed REC and resource share",
             Decision::Rec(_) | Decision::RecDiscarded { .. } => {
@@ -1265,7 +1274,7 @@ impl<'a> SelfCheck<'a> {
                     "rr_sim: run again over the host the log tells: {why}"
                 )),
             },
-            Decision::Enforcement(_) => match self.enforcements.get(&idx)? {
+            Decision::Enforcement(_) => match &self.enforcements.get(&idx)?.0 {
                 Ok((actions, reason)) => decided(Decision::Enforcement(actions.clone()), reason),
                 Err(why) => Replayed::NotReplayed(format!(
                     "enforcement: from its own lines: {why}; from the host: {}",
