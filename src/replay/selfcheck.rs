@@ -1110,12 +1110,12 @@ impl<'a> SelfCheck<'a> {
             Decision::RunList(_) => {
                 "the printed entries' own priority order (the pass is not whole in the log)"
             }
-            Decision::FetchState(_) if matches!(self.fetch_states.get(&idx), Some(Ok(_))) => {
-                "the round-robin simulation printed just before it (its finishes, shortfall and \
-                 busy-time lines) and the usable CPUs"
+            Decision::FetchState(dump) if self.rerun_figures(point, dump).is_some() => {
+                "the simulation before it made again by the client loop over the host the log tells"
             }
             Decision::FetchState(_) => {
-                "the simulation before it made again by the client loop over the host the log tells"
+                "the round-robin simulation printed just before it (its finishes, shortfall and \
+                 busy-time lines) and the usable CPUs"
             }
             Decision::RrSim { .. } => {
                 "the client loop's round-robin simulation over the host the log tells: jobs arrived \
@@ -1256,17 +1256,18 @@ impl<'a> SelfCheck<'a> {
                 Ok((entries, reason)) => decided(Decision::RunList(entries.clone()), reason),
                 Err(why) => Replayed::NotReplayed(format!("run_list: {why}")),
             },
-            Decision::FetchState(dump) => match self.fetch_states.get(&idx)? {
-                Ok((decision, reason)) => decided(decision.clone(), reason),
-                Err(_) if self.rerun_figures(point, dump).is_some() => {
-                    let (decision, reason) = self.rerun_figures(point, dump)?;
-                    Replayed::Decision { decision, reason }
-                }
-                Err(why) => Replayed::NotReplayed(format!(
+            // The figures of the simulation the client loop made again
+            // first; else those of the simulation the log printed.
+            Decision::FetchState(dump) => match self.rerun_figures(point, dump) {
+                Some((decision, reason)) => Replayed::Decision { decision, reason },
+                None => match self.fetch_states.get(&idx)? {
+                    Ok((decision, reason)) => decided(decision.clone(), reason),
+                    Err(why) => Replayed::NotReplayed(format!(
                     "fetch_state: from the simulation printed before it: {why}; from the host: \
                      {}",
                     needs_state(point.kind())
                 )),
+                },
             },
             Decision::RrSim { .. } => match self.rr_sims.get(&idx)? {
                 Ok(rerun) => decided(rerun.decision.clone(), &rerun.reason),
