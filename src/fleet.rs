@@ -286,21 +286,25 @@ pub fn unpack_archive(path: &Path) -> Result<Option<Unpacked>, String> {
 /// path inside the archive `to` (`bundle.tar.gz/outputs/log.txt`), so that
 /// what a fleet writes does not depend on where it unpacked.
 fn relabel(report: DivergenceReport, from: &str, to: &str) -> DivergenceReport {
-    fn walk(value: &mut serde_json::Value, from: &str, to: &str) {
-        match value {
-            serde_json::Value::String(text) if text.contains(from) => {
-                *text = text.replace(from, to);
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(|v| walk(v, from, to)),
-            serde_json::Value::Object(map) => map.values_mut().for_each(|v| walk(v, from, to)),
-            _ => {}
-        }
-    }
-    let Ok(mut value) = serde_json::to_value(&report) else {
+    // Through the report's JSON text, not a tree of JSON values: the text
+    // is a fraction of the tree's size. JSON escapes each character on its
+    // own, so the escaped path is replaced wherever the path was.
+    let escaped = |text: &str| {
+        let quoted = serde_json::to_string(text).unwrap_or_default();
+        quoted
+            .get(1..quoted.len().saturating_sub(1))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (from, to) = (escaped(from), escaped(to));
+    let Ok(json) = serde_json::to_string(&report) else {
         return report;
     };
-    walk(&mut value, from, to);
-    serde_json::from_value(value).unwrap_or(report)
+    if from.is_empty() || !json.contains(&from) {
+        return report;
+    }
+    let json = json.replace(&from, &to);
+    serde_json::from_str(&json).unwrap_or(report)
 }
 
 /// The archive formats a bundle may come in.
