@@ -35,7 +35,7 @@ pub fn audit_trace(
         events: Vec::new(),
         ..trace.clone()
     };
-    let mut sessions = Sessions::new(skeleton, trace_name, options, true);
+    let mut sessions = Sessions::new(skeleton, trace_name, options, Keep::Activity);
     for event in &trace.events {
         sessions.take(event.clone());
     }
@@ -61,17 +61,14 @@ pub struct StreamedAudit {
 /// configuration and RPC files first, then each log event as it is parsed,
 /// audited one client session at a time ([`Sessions`]): memory holds one
 /// session's events (one window's, for a long session checked from its own
-/// lines), not the log's. With `keep_points` false the agreeing
-/// and unchecked decision points are kept only as counts
-/// ([`DivergenceReport::fold_agreeing`]): for the reporters that print
-/// totals and divergences. `observe` sees every event of each pass over
-/// the logs (progress).
+/// lines), not the log's. What the report keeps is `keep`'s ([`Keep`]).
+/// `observe` sees every event of each pass over the logs (progress).
 pub fn audit_paths(
     paths: &[PathBuf],
     log_options: &LogOptions,
     trace_name: &str,
     options: &AuditOptions,
-    keep_points: bool,
+    keep: Keep,
     observe: &mut dyn FnMut(Pass, &LogEvent),
 ) -> StreamedAudit {
     audit_paths_sized(
@@ -79,7 +76,7 @@ pub fn audit_paths(
         log_options,
         trace_name,
         options,
-        keep_points,
+        keep,
         WindowSizes::default(),
         observe,
     )
@@ -91,10 +88,11 @@ pub fn audit_paths_sized(
     log_options: &LogOptions,
     trace_name: &str,
     options: &AuditOptions,
-    keep_points: bool,
+    keep: Keep,
     sizes: WindowSizes,
     observe: &mut dyn FnMut(Pass, &LogEvent),
 ) -> StreamedAudit {
+    let windowed = keep != Keep::Activity;
     let state = parse::parse_selected(paths, log_options, Select::StateOnly, &mut |_| {});
     let mut errors = state.errors;
     let mut warnings = state.warnings;
@@ -118,8 +116,8 @@ pub fn audit_paths_sized(
             .any(|input| input.kind == crate::trace::FileKind::EmulatorLog)
     };
     let anchored =
-        !keep_points && replay::build::build_emulator_state(&skeleton).is_ok() && emulator_log();
-    let harness = !keep_points && crate::simulate::emulator_6_10::build(&skeleton).is_ok();
+        windowed && replay::build::build_emulator_state(&skeleton).is_ok() && emulator_log();
+    let harness = windowed && crate::simulate::emulator_6_10::build(&skeleton).is_ok();
     let mut prescans = Prescans::<Prescan>::new();
     let mut harness_prescans = Prescans::<Prescan610>::new();
     if anchored || harness {
@@ -134,7 +132,7 @@ pub fn audit_paths_sized(
             }
         });
     }
-    let mut sessions = Sessions::new(skeleton, trace_name, options, keep_points)
+    let mut sessions = Sessions::new(skeleton, trace_name, options, keep)
         .with_window_sizes(sizes)
         .with_prescans(prescans.finish(), harness_prescans.finish());
     let logs = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
@@ -159,6 +157,23 @@ pub fn audit_paths_sized(
         trace,
         windows,
     }
+}
+
+/// What an audit's report keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Totals and divergences: the agreeing and unchecked points only as
+    /// counts ([`DivergenceReport::fold_agreeing`]), for the reporters that
+    /// print totals and divergences. A long session is read window by
+    /// window.
+    Totals,
+    /// Every decision point, not the host's activity (the per-point tables:
+    /// CSV, Parquet, a fleet's rows). A long session is read window by
+    /// window: memory holds the points, not the lines.
+    Points,
+    /// Every decision point and the host's activity (the timeline's lanes):
+    /// a session is read whole.
+    Activity,
 }
 
 /// Which pass over the logs an event is read in.
@@ -198,7 +213,7 @@ pub struct Sessions<'a> {
     trace_name: &'a str,
     /// The audit's options (`summary` set when points are not kept).
     options: AuditOptions,
-    keep_points: bool,
+    keep: Keep,
     /// The events of the session being read.
     current: Vec<LogEvent>,
     /// Where sessions begin.
@@ -293,22 +308,17 @@ impl Default for WindowSizes {
 
 impl<'a> Sessions<'a> {
     /// An audit over `skeleton`'s state and transcripts, before any event.
-    pub fn new(
-        skeleton: Trace,
-        trace_name: &'a str,
-        options: &AuditOptions,
-        keep_points: bool,
-    ) -> Self {
+    pub fn new(skeleton: Trace, trace_name: &'a str, options: &AuditOptions, keep: Keep) -> Self {
         Sessions {
             last_version: None,
             last_utc_offset: None,
             skeleton,
             trace_name,
             options: AuditOptions {
-                summary: !keep_points,
+                summary: keep == Keep::Totals,
                 ..options.clone()
             },
-            keep_points,
+            keep,
             current: Vec::new(),
             split: SessionSplit::new(),
             merged: None,
@@ -392,7 +402,7 @@ impl<'a> Sessions<'a> {
             self.session_harness_prescan = self.harness_prescans.pop_front();
         }
         self.current.push(event);
-        let window_due = !self.keep_points
+        let window_due = self.keep != Keep::Activity
             && !self.unwindowable
             && self.current.len() >= self.next_try.max(self.window_from + self.sizes.span)
             && self.current.len() >= self.window_from + self.sizes.span + self.sizes.tail;
@@ -633,8 +643,10 @@ impl<'a> Sessions<'a> {
     /// Adds the report of a session or window (`first`: the session's
     /// first) to the reports so far.
     fn merge_report(&mut self, mut report: DivergenceReport, first: bool) {
-        if !self.keep_points {
+        if self.keep == Keep::Totals {
             report.fold_agreeing();
+        }
+        if self.keep != Keep::Activity {
             report.activity = HostActivity::default();
         }
         self.session_reported = true;
@@ -753,7 +765,7 @@ impl<'a> Sessions<'a> {
             report.points.extend(server.points);
             report.divergences.extend(server_audit.divergences);
             report.unchecked.extend(server_audit.unchecked);
-            if !self.keep_points {
+            if self.keep == Keep::Totals {
                 report.fold_agreeing();
             }
         }

@@ -188,7 +188,7 @@ pub fn audit_bundle(path: &Path, log: &LogOptions, options: &AuditOptions) -> Bu
         log,
         &name,
         options,
-        true,
+        crate::audit::Keep::Points,
         &mut |_, _| {},
     );
     let trace = &parsed.trace;

@@ -10,7 +10,7 @@
 
 mod common;
 
-use boinc_audit::audit::audit_paths;
+use boinc_audit::audit::{audit_paths, Keep};
 use boinc_audit::parse::LogOptions;
 use boinc_audit::replay::AuditOptions;
 
@@ -41,7 +41,7 @@ fn windows_of_reference_logs_never_diverge() {
                 &LogOptions::default(),
                 "window",
                 &AuditOptions::default(),
-                false,
+                Keep::Totals,
                 &mut |_, _| {},
             );
             let Ok(report) = streamed.report else {

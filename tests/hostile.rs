@@ -217,7 +217,7 @@ fn pipeline(dir: &Path) -> Vec<String> {
         &LogOptions::default(),
         "hostile",
         &AuditOptions::default(),
-        false,
+        boinc_audit::audit::Keep::Totals,
         &mut |_, _| {},
     );
     if let Ok(report) = streamed.report {

@@ -6,7 +6,7 @@
 
 mod common;
 
-use boinc_audit::audit::audit_paths;
+use boinc_audit::audit::{audit_paths, Keep};
 use boinc_audit::divergence::DivergenceReport;
 use boinc_audit::parse::LogOptions;
 use boinc_audit::replay::AuditOptions;
@@ -22,14 +22,14 @@ fn one_log_per_folder() -> Vec<(PathBuf, String)> {
         .collect()
 }
 
-fn audit(path: &Path, keep_points: bool) -> DivergenceReport {
+fn audit(path: &Path, keep: Keep) -> DivergenceReport {
     let options = AuditOptions::default();
     let streamed = audit_paths(
         &[path.to_path_buf()],
         &LogOptions::default(),
         "t",
         &options,
-        keep_points,
+        keep,
         &mut |_, _| {},
     );
     assert!(streamed.errors.is_empty(), "{:?}", streamed.errors);
@@ -46,7 +46,7 @@ fn totals(report: &DivergenceReport) -> (usize, usize, usize) {
 fn appended_logs_are_audited_session_by_session() {
     let logs = one_log_per_folder();
     assert!(logs.len() >= 5, "one log per generation: {}", logs.len());
-    let alone: Vec<DivergenceReport> = logs.iter().map(|(l, _)| audit(l, true)).collect();
+    let alone: Vec<DivergenceReport> = logs.iter().map(|(l, _)| audit(l, Keep::Activity)).collect();
     let policies: std::collections::BTreeSet<&str> =
         alone.iter().map(|r| r.policy.as_str()).collect();
     assert!(policies.len() >= 2, "several generations: {policies:?}");
@@ -73,19 +73,19 @@ fn appended_logs_are_audited_session_by_session() {
             into.2 += count.unchecked;
         }
     }
-    for keep_points in [true, false] {
-        let report = audit(&joined, keep_points);
+    for keep in [Keep::Activity, Keep::Points, Keep::Totals] {
+        let report = audit(&joined, keep);
         let sum = alone
             .iter()
             .map(totals)
             .fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
-        assert_eq!(totals(&report), sum, "keep_points={keep_points}");
+        assert_eq!(totals(&report), sum, "{keep:?}");
         let got: std::collections::BTreeMap<_, _> = report
             .by_kind()
             .into_iter()
             .map(|(k, c)| (k, (c.total, c.divergent, c.unchecked)))
             .collect();
-        assert_eq!(got, by_kind, "keep_points={keep_points}");
+        assert_eq!(got, by_kind, "{keep:?}");
         assert_eq!(report.policy, "mixed");
         assert!(
             report
@@ -101,7 +101,7 @@ fn appended_logs_are_audited_session_by_session() {
                 report.policy_reason
             );
         }
-        if keep_points {
+        if keep != Keep::Totals {
             assert!(report.folded.is_empty());
         } else {
             assert_eq!(report.points.len(), report.n_divergent());

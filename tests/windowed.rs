@@ -7,7 +7,7 @@
 
 mod common;
 
-use boinc_audit::audit::{audit_paths_sized, WindowSizes};
+use boinc_audit::audit::{audit_paths_sized, Keep, WindowSizes};
 use boinc_audit::parse::LogOptions;
 use boinc_audit::replay::AuditOptions;
 use std::path::{Path, PathBuf};
@@ -42,12 +42,22 @@ fn report_json(path: &Path, sizes: WindowSizes, since_changed: bool) -> (String,
 
 /// [`report_json`] under `options`.
 fn report_json_with(path: &Path, sizes: WindowSizes, options: &AuditOptions) -> (String, usize) {
+    report_json_kept(path, sizes, options, Keep::Totals)
+}
+
+/// [`report_json_with`] keeping what `keep` says.
+fn report_json_kept(
+    path: &Path,
+    sizes: WindowSizes,
+    options: &AuditOptions,
+    keep: Keep,
+) -> (String, usize) {
     let streamed = audit_paths_sized(
         &[path.to_path_buf()],
         &LogOptions::default(),
         "t",
         options,
-        false,
+        keep,
         sizes,
         &mut |_, _| {},
     );
@@ -101,6 +111,25 @@ fn first_difference(whole: &str, cut: &str) -> String {
         a[from..(at + 4).min(a.len())].join("\n"),
         b[from..(at + 4).min(b.len())].join("\n")
     )
+}
+
+/// Every decision point of each log's report (the per-point tables' and a
+/// fleet's rows, [`Keep::Points`]) audited in windows of each size equals
+/// the whole session's.
+fn check_points(logs: &[PathBuf], sizes: &[WindowSizes]) {
+    let options = AuditOptions::default();
+    for log in logs {
+        let (whole, _) = report_json_kept(log, WHOLE, &options, Keep::Points);
+        for &size in sizes {
+            let (cut, _) = report_json_kept(log, size, &options, Keep::Points);
+            assert!(
+                whole == cut,
+                "{} in windows of {size:?}, every point kept: the report differs\n{}",
+                log.display(),
+                first_difference(&whole, &cut)
+            );
+        }
+    }
 }
 
 /// Compares each log's report whole and in windows of each size; gives the
@@ -258,6 +287,7 @@ fn emulator_runs_replayed_in_windows_give_the_whole_sessions_report() {
     );
     let sizes = [cut(400, 150, 300), cut(2500, 0, 900)];
     let windows = check_logs(&dirs, &sizes, false);
+    check_points(&dirs, &sizes[..1]);
     assert!(windows > 500, "windows audited: {windows}");
     let mut full = Vec::new();
     for generation in [

@@ -41,13 +41,20 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
     let mut progress = Progress::on_stderr();
     let trace_name = trace_name(&args.paths);
     let options = audit_options(args)?;
-    // The per-point reporters need every point; the others keep totals and
-    // divergences, so memory follows one client session, not the log.
-    let keep_points = args.html.is_some()
-        || !matches!(
-            format,
-            Format::Table | Format::Json | Format::Diff | Format::Markdown
-        );
+    // The per-point reporters need every point, the timeline the host's
+    // activity too; the others keep totals and divergences. Without the
+    // activity a long session is read window by window: memory follows a
+    // window's lines, not the log's.
+    let keep = if args.html.is_some() || format == Format::ChromeTrace {
+        audit::Keep::Activity
+    } else if matches!(
+        format,
+        Format::Table | Format::Json | Format::Diff | Format::Markdown
+    ) {
+        audit::Keep::Totals
+    } else {
+        audit::Keep::Points
+    };
     // A bundle (`bundle --out X.tar.gz`, or any archive) is read unpacked,
     // its paths named inside it.
     let (paths, unpacked) = super::unpack_archives(&args.paths)?;
@@ -56,7 +63,7 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
         &log_options(args.date_order),
         &trace_name,
         &options,
-        keep_points,
+        keep,
         &mut |pass, event| match pass {
             audit::Pass::PreScan => progress.event_labelled("pre-scanning", event),
             audit::Pass::Audit => progress.event(event),

@@ -76,7 +76,7 @@ pub fn run_bench_parse(args: &BenchParseArgs) -> Result<u8> {
             boinc_audit::trace::Trace::default(),
             "<bench>",
             &audit_options,
-            false,
+            audit::Keep::Totals,
         );
         let _ = event_log::read_event_log(&path, kind, &mut reader, &options, &mut |event| {
             sessions.take(event)

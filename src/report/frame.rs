@@ -146,7 +146,7 @@ fn bundle_frame(bundle: &BundleReport) -> Result<DataFrame, PolarsError> {
 /// rows, so that the footer (one entry per row group and column, with each
 /// column's minimum and maximum) stays small however many bundles there
 /// are, while memory holds a row group's rows, not the fleet's.
-const FLEET_ROW_GROUP_ROWS: usize = 65_536;
+const FLEET_ROW_GROUP_ROWS: usize = 16_384;
 
 /// One Parquet table for a whole fleet audit, written as bundles finish in
 /// row groups of whole bundles, each closed once it holds at least
