@@ -45,15 +45,11 @@ pub fn run_audit(args: &AuditArgs) -> Result<u8> {
     // activity too; the others keep totals and divergences. Without the
     // activity a long session is read window by window: memory follows a
     // window's lines, not the log's.
-    let keep = if args.html.is_some() || format == Format::ChromeTrace {
-        audit::Keep::Activity
-    } else if matches!(
-        format,
-        Format::Table | Format::Json | Format::Diff | Format::Markdown
-    ) {
-        audit::Keep::Totals
-    } else {
-        audit::Keep::Points
+    let keep = match format {
+        _ if args.html.is_some() => audit::Keep::Activity,
+        Format::Html | Format::ChromeTrace => audit::Keep::Activity,
+        Format::Csv | Format::Parquet => audit::Keep::Points,
+        Format::Table | Format::Json | Format::Diff | Format::Markdown => audit::Keep::Totals,
     };
     // A bundle (`bundle --out X.tar.gz`, or any archive) is read unpacked,
     // its paths named inside it.
