@@ -208,6 +208,9 @@ pub struct PrioLine {
     pub rec_temp: f64,
     /// The RECSUM of the eligible set.
     pub rec_sum: f64,
+    /// The project is in the eligible set (its `REC_tmp` was set from its
+    /// REC here; another's is what an earlier pass left).
+    pub counted: bool,
 }
 
 /// Result of a priority initialisation: the sums and the printed lines.
@@ -280,6 +283,7 @@ pub fn project_priority_init(
                 share_frac: project.prio.share_frac,
                 rec_temp: project.prio.rec_temp,
                 rec_sum,
+                counted: eligible[idx],
             });
         }
     }

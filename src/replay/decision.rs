@@ -421,6 +421,9 @@ pub struct PrioEntry {
     /// How far the printed inputs of a priority recomputed from them let it
     /// move (0 for recorded and replayed-from-state entries).
     pub prio_slack: f64,
+    /// How far the REC sum may lie from `rs` (a sum of RECs each known to
+    /// its printed digits; 0 where exact, and on the recorded side).
+    pub rs_slack: f64,
 }
 
 /// One `[prio] recent est credit: ...` line.
@@ -666,7 +669,8 @@ impl Decision {
                     out.push(prio.of_project(p));
                     out.push(Field::num("rsf", entry.rsf, 6).of_project(p));
                     out.push(Field::num("rec_tmp", entry.rt, 6).of_project(p));
-                    out.push(Field::num("rec_sum", entry.rs, 6).of_project(p));
+                    let rs = Field::num_within("rec_sum", entry.rs, 6, entry.rs_slack);
+                    out.push(rs.of_project(p));
                 }
             }
             Decision::Rec(entries) => {

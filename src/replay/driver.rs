@@ -133,6 +133,7 @@ fn prio_entries(state: &HostState, init: &PriorityInit) -> Vec<PrioEntry> {
                 rt: line.rec_temp,
                 rs: line.rec_sum,
                 prio_slack: 0.0,
+                rs_slack: 0.0,
             })
         })
         .collect()

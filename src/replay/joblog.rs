@@ -130,6 +130,17 @@ struct Tracker {
     startup_ncpus: Option<u32>,
     /// The host's offset from UTC (`Local time is UTC +N hours`).
     utc_offset_hours: Option<i32>,
+    /// Per project: its REC as its last `recent est credit` line printed it.
+    recs: HashMap<String, f64>,
+    /// This client created its state file (`Creating new client state
+    /// file`): every project's REC started at exactly 0.
+    fresh_state: bool,
+    /// Projects a job of which had its files in since: their REC may have
+    /// moved off 0.
+    touched: HashSet<String>,
+    /// Per project: the resource share its start-up line printed (whole
+    /// units).
+    printed_shares: HashMap<String, f64>,
 }
 
 impl Tracker {
@@ -178,9 +189,15 @@ impl Tracker {
             Message::ResultStateChange { state, job, .. } => {
                 self.see_result_state(project, state, job)
             }
-            // A start on no state file after a restart: nothing carries over.
-            Message::CreatingStateFile if !self.jobs.is_empty() || self.unknown.is_some() => {
-                self.restart_without_state()
+            Message::CreatingStateFile => {
+                // A start on no state file after a restart: nothing
+                // carries over.
+                if !self.jobs.is_empty() || self.unknown.is_some() {
+                    self.restart_without_state()
+                }
+                self.recs.clear();
+                self.touched.clear();
+                self.fresh_state = true;
             }
             other => {
                 let stamp = event.time.secs();
@@ -197,6 +214,12 @@ impl Tracker {
         // A new process allocates its projects anew.
         self.projects.clear();
         self.startup_ncpus = None;
+        if !self.started {
+            // The first start the log tells: its state file's RECs are
+            // not printed.
+            self.recs.clear();
+            self.fresh_state = false;
+        }
         if self.jobs.is_empty() && self.unknown.is_none() {
             self.started = true;
         } else {
@@ -244,6 +267,7 @@ impl Tracker {
                 }
             }
             ResultState::FilesDownloaded => {
+                self.touched.insert(project.to_string());
                 if let Some(j) = self.job_mut(job) {
                     j.downloaded = true;
                     j.arrived_only = false;
@@ -423,6 +447,13 @@ impl Tracker {
             Message::LocalTime { utc_offset_hours } => {
                 self.utc_offset_hours = Some(*utc_offset_hours);
             }
+            Message::RecentEstCredit { rec, .. } => {
+                self.recs.insert(project.to_string(), *rec);
+            }
+            Message::ProjectUrl { resource_share, .. } => {
+                self.printed_shares
+                    .insert(project.to_string(), *resource_share);
+            }
             _ => {}
         }
     }
@@ -452,6 +483,7 @@ impl Tracker {
                 project: job.project.clone(),
                 app: self.facts.apps.get(&job.name).cloned(),
                 deadline: self.facts.deadlines.get(&job.name).copied(),
+                downloaded: job.downloaded,
                 nearly_runnable: !job.arrived_only
                     && !job.done
                     && !job.suspended
@@ -483,6 +515,18 @@ impl Tracker {
             startup_ncpus: self.startup_ncpus,
             utc_offset_hours: self.utc_offset_hours,
             gpu_host: self.gpu_host,
+            recs: self.recs.clone(),
+            suspended_projects: self.suspended_projects.clone(),
+            printed_shares: self.printed_shares.clone(),
+            untouched: if self.fresh_state {
+                self.projects
+                    .iter()
+                    .filter(|p| !self.touched.contains(*p))
+                    .cloned()
+                    .collect()
+            } else {
+                HashSet::new()
+            },
         })
     }
 
@@ -764,6 +808,9 @@ pub struct JobFacts {
     pub app_ncpus: HashMap<String, Option<f64>>,
     /// The preferences the state files give.
     pub prefs: PrefsFacts,
+    /// Per project name: its resource share where the state files and
+    /// replies give one value (`None` where they give several).
+    pub shares: HashMap<String, Option<f64>>,
 }
 
 /// Preferences the data directory's files give, each with the file (or
@@ -787,6 +834,22 @@ impl JobFacts {
     /// uses has none.
     pub fn add_app_ncpus(&mut self, app: &str, ncpus: f64) {
         one_value(&mut self.app_ncpus, app, ncpus);
+    }
+
+    /// Notes a project's resource share (0 included): a project given
+    /// several has none.
+    pub fn add_share(&mut self, project: &str, share: f64) {
+        if !(share.is_finite() && share >= 0.0) {
+            return;
+        }
+        self.shares
+            .entry(project.to_string())
+            .and_modify(|known| {
+                if *known != Some(share) {
+                    *known = None;
+                }
+            })
+            .or_insert(Some(share));
     }
 }
 
@@ -1081,6 +1144,8 @@ fn at_lines<T>(
 pub struct SeenJob {
     /// Its name.
     pub name: String,
+    /// Its files are in (`FILES_DOWNLOADED`).
+    pub downloaded: bool,
     /// Its project.
     pub project: String,
     /// Its app, where the replies, states or its start tell it.
@@ -1113,6 +1178,16 @@ pub struct HostView {
     pub utc_offset_hours: Option<i32>,
     /// A coprocessor is on the host.
     pub gpu_host: bool,
+    /// Per project: its REC as its last `recent est credit` line printed it.
+    pub recs: HashMap<String, f64>,
+    /// Projects whose REC and `REC_tmp` are exactly 0: the client created
+    /// its state file, and none of their jobs has had its files in since.
+    pub untouched: HashSet<String>,
+    /// Projects suspended by the user.
+    pub suspended_projects: HashSet<String>,
+    /// Per project: the resource share its start-up line printed (whole
+    /// units).
+    pub printed_shares: HashMap<String, f64>,
 }
 
 /// The host as told at each line of `at` (increasing), or why its jobs

@@ -96,6 +96,7 @@ pub mod inputs;
 pub mod joblog;
 pub mod ltd;
 pub mod mc_check;
+pub mod prio_replay;
 pub mod queue;
 mod reconstructed;
 pub mod recorded;
@@ -1524,6 +1525,18 @@ fn checked_from_lines(
         gpu_cpu_rule(choice),
         from,
     );
+    let rr_sims =
+        rrsim_replay::resimulate_from(&trace.events, points, &job_facts, jobs, params, from);
+    let sim_prios = rr_sims
+        .iter()
+        .map(|(&start, rerun)| {
+            let made = match rerun {
+                Ok(rerun) => rerun.prio.clone(),
+                Err(why) => Err(format!("its simulation was not made again: {why}")),
+            };
+            (start, made)
+        })
+        .collect();
     let check = selfcheck::SelfCheck::new(
         state,
         contexts,
@@ -1534,14 +1547,8 @@ fn checked_from_lines(
     )
     .with_rec_half_life(rec_half_life_secs(trace, state.is_some()))
     .with_rec_decays(selfcheck::rec_decays(points))
-    .with_rr_sims(rrsim_replay::resimulate_from(
-        &trace.events,
-        points,
-        &job_facts,
-        jobs,
-        params,
-        from,
-    ))
+    .with_priorities(prio_replay::by_point(&trace.events, points, &sim_prios))
+    .with_rr_sims(rr_sims)
     .with_backoffs(backoff_check::ranges_from(
         &trace.events,
         points,
@@ -2031,6 +2038,20 @@ fn job_facts(trace: &Trace) -> joblog::JobFacts {
     }
     for project in trace.state.client_states.iter().flat_map(|s| &s.projects) {
         add(&project.workunits, &project.results);
+    }
+    for project in trace.state.client_states.iter().flat_map(|s| &s.projects) {
+        if let (Some(name), Some(share)) = (&project.project_name, project.resource_share) {
+            facts.add_share(name, share);
+        }
+    }
+    for reply in trace.rpcs.iter().filter_map(|f| f.reply.as_ref()) {
+        let share = reply
+            .project_preferences
+            .as_ref()
+            .and_then(|p| p.resource_share);
+        if let (Some(name), Some(share)) = (&reply.project_name, share) {
+            facts.add_share(name, share);
+        }
     }
     let versions = trace
         .rpcs

@@ -977,6 +977,7 @@ impl Extractor<'_> {
                     rt: *rt,
                     rs: *rs,
                     prio_slack: 0.0,
+                    rs_slack: 0.0,
                 };
                 if self.open == Open::Prio {
                     if let Some(Decision::Priority(entries)) = self.decision_mut(self.group) {

@@ -64,6 +64,9 @@ pub struct Rerun {
     pub stamp: f64,
     /// The CPU figures a work-fetch state block reports of it.
     pub cpu: RscState,
+    /// Its `[prio]` initialisation ([`super::prio_replay`]), or what the
+    /// record lacks for it.
+    pub prio: Result<super::prio_replay::Initialised, String>,
 }
 
 /// Half a unit of the printed GFLOP figures (`%.2f`).
@@ -101,7 +104,12 @@ pub fn resimulate_from(
     let mut moments: Vec<Result<Moment, String>> = sims
         .iter()
         .map(|&(idx, _)| match views.get(&idx) {
-            Some(Ok(view)) => prepare(events, idx, view, facts),
+            Some(Ok(view)) => prepare(events, idx, view, facts).map(|mut moment| {
+                if let Some(state) = moment.state.as_mut() {
+                    moment.prio = super::prio_replay::set_inputs(state, view, facts);
+                }
+                moment
+            }),
             Some(Err(why)) => Err(why.clone()),
             None => Err("the log ends before this simulation".into()),
         })
@@ -138,6 +146,8 @@ pub(super) struct Moment {
     ncpus_from: &'static str,
     /// The projects in the order the pick takes them.
     pick_order: Vec<String>,
+    /// What its priority initialisation rests on, or what the record lacks.
+    prio: Result<super::prio_replay::Inputs, String>,
 }
 
 impl super::reconstructed::Moment for Moment {
@@ -562,6 +572,7 @@ pub(super) fn prepare(
         ncpus,
         ncpus_from,
         pick_order: view.projects.iter().rev().cloned().collect(),
+        prio: Err("the simulation's priority inputs were not read".into()),
     })
 }
 
@@ -614,7 +625,17 @@ fn judge(
         .collect();
     let widest = slack.iter().copied().fold(0.0, f64::max);
     let cpu = cpu_figures(outcome, state, &slack, &moment.printed, moment.buf_total);
+    let prio = match &moment.prio {
+        Ok(inputs) => Ok(super::prio_replay::initialised(
+            state,
+            &outcome.prio_init,
+            inputs,
+            params,
+        )),
+        Err(why) => Err(why.clone()),
+    };
     Rerun {
+        prio,
         decision: Decision::RrSim {
             finishes,
             misses,

@@ -946,6 +946,7 @@ fn priority_from_printed(entries: &[PrioEntry]) -> Replayed {
             rt: e.rt,
             rs,
             prio_slack: slack,
+            rs_slack: 0.0,
         });
     }
     Replayed::Decision {
@@ -1010,6 +1011,8 @@ pub struct SelfCheck<'a> {
     backoffs: BTreeMap<usize, super::backoff_check::Bounded>,
     /// Each simulation run again over the host the log tells.
     rr_sims: BTreeMap<usize, super::rrsim_replay::Resimulated>,
+    /// Each priority pass the client loop made, or why it could not.
+    priorities: BTreeMap<usize, super::prio_replay::Made>,
 }
 
 impl<'a> SelfCheck<'a> {
@@ -1052,7 +1055,15 @@ impl<'a> SelfCheck<'a> {
             rec_decays: HashMap::new(),
             backoffs: BTreeMap::new(),
             rr_sims: BTreeMap::new(),
+            priorities: BTreeMap::new(),
         }
+    }
+
+    /// The priority passes the client loop made
+    /// ([`super::prio_replay::by_point`]).
+    pub fn with_priorities(mut self, made: BTreeMap<usize, super::prio_replay::Made>) -> Self {
+        self.priorities = made;
+        self
     }
 
     /// The simulations run again ([`super::rrsim_replay::resimulate_from`]).
@@ -1132,6 +1143,12 @@ impl<'a> SelfCheck<'a> {
                 "the pass's own printed final job list, the tasks running before it and their \
                  resource use, the usable CPUs and the memory limits the log tells"
             }
+            Decision::Priority(_) if matches!(self.priorities.get(&idx), Some(Ok(_))) => {
+                "the client loop's project_priority_init in its simulation over the host the \
+                 log tells: each project's REC (exactly 0 on a state file the client created, \
+                 else its last `recent est credit` line), its resource share (the state files \
+                 and replies), the projects suspended and those with a runnable job"
+            }
             Decision::Priority(_) => "each line's printed REC and resource share",
             Decision::Rec(_) | Decision::RecDiscarded { .. } => {
                 "each line's printed REC before the update, the time since the last one and \
@@ -1193,7 +1210,23 @@ impl<'a> SelfCheck<'a> {
             } => rpc_timing(point.time, *until, until_label, *user),
             // Each line of a priority pass carries its own inputs: checked
             // even in a pass the log starts inside.
-            Decision::Priority(entries) => priority_from_printed(entries),
+            Decision::Priority(entries) => match self.priorities.get(&point.event_idx) {
+                Some(Ok((made, reason))) => Replayed::Decision {
+                    decision: Decision::Priority(made.clone()),
+                    reason: reason.clone(),
+                },
+                Some(Err(why)) => match priority_from_printed(entries) {
+                    Replayed::Decision { decision, reason } => Replayed::Decision {
+                        decision,
+                        reason: format!(
+                            "{reason} (from the pass's own printed inputs: the client loop did \
+                             not make it: {why})"
+                        ),
+                    },
+                    other => other,
+                },
+                None => priority_from_printed(entries),
+            },
             Decision::Backoff { rsc, .. } if self.backoffs.contains_key(&point.event_idx) => {
                 match &self.backoffs[&point.event_idx] {
                     Ok((secs, secs_slack, rule)) => Replayed::Decision {
@@ -1537,6 +1570,7 @@ mod tests {
             rt,
             rs,
             prio_slack: 0.0,
+            rs_slack: 0.0,
         }
     }
 
