@@ -31,7 +31,7 @@ use crate::policy::state::{HostState, JobState};
 use crate::policy::Params;
 use crate::trace::event::LogEvent;
 use crate::trace::message::{Message, SimReason};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Half a unit of a printed REC (`%f`).
 const HALF_MICRO: f64 = 0.5e-6;
@@ -101,8 +101,16 @@ pub fn set_inputs(
     }
     // Which projects count rests on runnable jobs: those with their files
     // in (a simulation runs the downloading ones too).
+    // (The view holds every job the log has told of, done ones included:
+    // looked up once, not per simulated job.)
+    let downloaded: HashSet<&str> = view
+        .jobs
+        .iter()
+        .filter(|j| j.downloaded)
+        .map(|j| j.name.as_str())
+        .collect();
     for job in &mut state.jobs {
-        if !view.jobs.iter().any(|j| j.name == job.name && j.downloaded) {
+        if !downloaded.contains(job.name.as_str()) {
             job.state = JobState::Downloading;
         }
     }
