@@ -84,6 +84,9 @@ pub struct SimFinish {
     pub miss_by: Option<f64>,
     /// The miss was counted (false if its RSS is too large to run).
     pub miss_counted: bool,
+    /// The seconds a missed deadline fed the busy-time estimator (its
+    /// remaining runtime over the on-fraction), in finish order.
+    pub busy_dur: Option<f64>,
 }
 
 /// One message the simulation prints, in order (recorded when
@@ -734,6 +737,7 @@ impl<'a> Sim<'a> {
                     sim_flops: self.sim_flops[best_job],
                     miss_by: None,
                     miss_counted: false,
+                    busy_dur: None,
                 };
                 if diff > 0.0 {
                     let frac = if self.state.uses_gpu(job) {
@@ -745,6 +749,7 @@ impl<'a> Sim<'a> {
                     let (avg_ncpus, r, coproc_usage) =
                         (job.usage.avg_ncpus, job.usage.rsc, job.usage.coproc_usage);
                     finish.miss_by = Some(diff);
+                    finish.busy_dur = Some(dur);
                     finish.miss_counted = self.handle_missed_deadline(best_job);
                     self.busy[0].update(dur, avg_ncpus, self.params);
                     if r != 0 {

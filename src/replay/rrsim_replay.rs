@@ -40,7 +40,7 @@ use super::decision::{Decision, FetchDump, RscSlack, RscState};
 use super::joblog::{HostView, JobCarry, JobFacts, SeenJob};
 use super::recorded::RecordedPoint;
 use crate::client_loop::{self, anchored::Decide};
-use crate::policy::rr_sim::{RrSimNote, RrSimOutcome};
+use crate::policy::rr_sim::{BusyTimeEstimator, RrSimNote, RrSimOutcome};
 use crate::policy::state::{
     App, AppVersion, Host, HostState, Job, JobState, Project, ResourceUsage,
 };
@@ -64,6 +64,9 @@ pub struct Rerun {
     pub stamp: f64,
     /// The CPU figures a work-fetch state block reports of it.
     pub cpu: RscState,
+    /// How the busy time's interval was found, where more than one order of
+    /// the deadline misses feeding it is open (else empty).
+    pub busy_note: String,
     /// Its `[prio]` initialisation ([`super::prio_replay`]), or what the
     /// record lacks for it.
     pub prio: Result<super::prio_replay::Initialised, String>,
@@ -624,7 +627,14 @@ fn judge(
         .map(|f| (state.jobs[f.job].name.to_string(), f.reltime))
         .collect();
     let widest = slack.iter().copied().fold(0.0, f64::max);
-    let cpu = cpu_figures(outcome, state, &slack, &moment.printed, moment.buf_total);
+    let (cpu, busy_note) = cpu_figures(
+        outcome,
+        state,
+        &slack,
+        &moment.printed,
+        moment.buf_total,
+        params,
+    );
     let prio = match &moment.prio {
         Ok(inputs) => Ok(super::prio_replay::initialised(
             state,
@@ -643,6 +653,7 @@ fn judge(
         },
         stamp: moment.stamp,
         cpu,
+        busy_note,
         reason: format!(
             "§4 rr_simulate, made by the client loop over the host the log tells: {} job(s) \
              in the client's order, projects picked in allocation order last first ({}), \
@@ -677,14 +688,16 @@ fn judge(
 /// |Δ| × s; a usage known to ±u moves it by u over its job's run inside
 /// the buffer, and the idle count now by u for a job picked at once; the
 /// buffer's total printed whole moves it by half a second × the CPUs. The
-/// saturated and busy times are finishes.
+/// saturated time is a finish; the busy time sums finishes' runs, in an
+/// order the record may leave open ([`busy_range`]).
 fn cpu_figures(
     outcome: &RrSimOutcome,
     state: &HostState,
     slack: &[f64],
     printed: &[Printed],
     buf_total: f64,
-) -> RscState {
+    params: &Params,
+) -> (RscState, String) {
     let stats = outcome.resource(0);
     let usage = |job: usize| state.jobs.get(job).map_or(0.0, |j| j.usage.avg_ncpus);
     let usage_half = |job: usize| printed.get(job).map_or(0.0, |p| p.ncpus_half);
@@ -728,20 +741,212 @@ fn cpu_figures(
         }
     }
     let widest = slack.iter().copied().fold(0.0, f64::max);
-    RscState {
+    let range = busy_range(outcome, state, slack, params);
+    let note = match range.orders {
+        Orders::One => String::new(),
+        Orders::All(n) => format!(
+            "; the busy time over the {n} orders the record leaves to the deadline misses \
+             feeding it (finishes within each other's interval): {:.2} to {:.2}",
+            range.lo, range.hi
+        ),
+        Orders::Bound(n) => format!(
+            "; the record leaves {n} orders to the deadline misses feeding the busy time \
+             (finishes within each other's interval), more than are tried: the busy time \
+             bounded by the estimator's balance, {:.2} to {:.2}",
+            range.lo, range.hi
+        ),
+    };
+    let state = RscState {
         rsc: "CPU".into(),
         shortfall: stats.shortfall,
         nidle: stats.nidle_now,
         saturated: stats.saturated_time,
-        busy: stats.busy_time,
+        busy: if range.orders == Orders::One {
+            stats.busy_time
+        } else {
+            (range.lo + range.hi) / 2.0
+        },
         shares: Vec::new(),
         slack: RscSlack {
             shortfall: shortfall_slack,
             nidle: nidle_slack,
             saturated: widest,
-            busy: widest,
+            busy: if range.orders == Orders::One {
+                widest
+            } else {
+                (range.hi - range.lo) / 2.0 + widest
+            },
         },
+    };
+    (state, note)
+}
+
+/// The most orders of the busy-time feed tried one by one.
+const BUSY_ORDERS_TRIED: u64 = 20_000;
+
+/// How many orders of the busy-time feed the record leaves open.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Orders {
+    /// The simulation's own.
+    One,
+    /// This many, each tried.
+    All(u64),
+    /// This many (saturating), more than [`BUSY_ORDERS_TRIED`]: bounded.
+    Bound(u64),
+}
+
+/// The busy time's range over the feed orders the record leaves open.
+struct BusyRange {
+    lo: f64,
+    hi: f64,
+    orders: Orders,
+}
+
+/// The busy time over each order in which the simulation's deadline misses
+/// may have fed the estimator (rr_sim.cpp feeds each missed job's remaining
+/// runtime at its finish; work_fetch.h BUSY_TIME_ESTIMATOR puts it on the
+/// least busy instances). Finishes whose times lie within each other's
+/// interval (chained) may have come in any order: the client's tie rests
+/// on the rounding of FLOPS the log prints to two digits. Each such order
+/// is tried up to [`BUSY_ORDERS_TRIED`]; beyond, the range is bounded: the
+/// least busy instance holds at most the mean load, and, where every job
+/// uses one instance, at least the mean less the longest run (feeding the
+/// least busy instance keeps the spread within one run).
+fn busy_range(
+    outcome: &RrSimOutcome,
+    state: &HostState,
+    slack: &[f64],
+    params: &Params,
+) -> BusyRange {
+    let fed: Vec<Fed> = outcome
+        .finishes
+        .iter()
+        .zip(slack)
+        .filter_map(|(f, s)| {
+            Some(Fed {
+                at: f.reltime,
+                slack: *s,
+                dur: f.busy_dur?,
+                ncpus: state.jobs.get(f.job).map_or(0.0, |j| j.usage.avg_ncpus),
+            })
+        })
+        .collect();
+    fed_range(
+        &fed,
+        state.ninstances(0),
+        outcome.resource(0).busy_time,
+        params,
+    )
+}
+
+/// A deadline miss feeding the busy-time estimator.
+#[derive(Clone, Copy, Debug)]
+struct Fed {
+    /// Its finish (seconds from now) and that time's interval.
+    at: f64,
+    slack: f64,
+    /// The seconds it feeds and the CPUs it uses.
+    dur: f64,
+    ncpus: f64,
+}
+
+/// [`busy_range`] over the fed misses in the simulation's finish order, on
+/// `ninst` instances; `own` is the simulation's busy time.
+fn fed_range(fed: &[Fed], ninst: usize, own: f64, params: &Params) -> BusyRange {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, f) in fed.iter().enumerate() {
+        match (i.checked_sub(1).and_then(|p| fed.get(p)), groups.last_mut()) {
+            (Some(prev), Some(group)) if f.at - prev.at <= f.slack + prev.slack => group.push(i),
+            _ => groups.push(vec![i]),
+        }
     }
+    let orders = groups.iter().fold(1u64, |acc, g| {
+        (1..=g.len() as u64).fold(acc, |a, k| a.saturating_mul(k))
+    });
+    let one = BusyRange {
+        lo: own,
+        hi: own,
+        orders: Orders::One,
+    };
+    if orders <= 1 || ninst == 0 {
+        return one;
+    }
+    if orders > BUSY_ORDERS_TRIED {
+        let fed_cpus = |n: f64| {
+            if n >= params.busy_time_min_nused {
+                n.trunc()
+            } else {
+                0.0
+            }
+        };
+        let total: f64 = fed.iter().map(|f| f.dur * fed_cpus(f.ncpus)).sum();
+        let longest = fed.iter().map(|f| f.dur).fold(0.0, f64::max);
+        let mean = total / ninst as f64;
+        let single = fed.iter().all(|f| fed_cpus(f.ncpus) <= 1.0);
+        return BusyRange {
+            lo: if single {
+                (mean - longest).max(0.0)
+            } else {
+                0.0
+            },
+            hi: mean,
+            orders: Orders::Bound(orders),
+        };
+    }
+    let perms: Vec<Vec<Vec<usize>>> = groups.iter().map(|g| permutations(g)).collect();
+    let mut pick = vec![0usize; perms.len()];
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    loop {
+        let mut est = BusyTimeEstimator::new(ninst);
+        for (g, &k) in perms.iter().zip(&pick) {
+            for &i in g.get(k).into_iter().flatten() {
+                if let Some(f) = fed.get(i) {
+                    est.update(f.dur, f.ncpus, params);
+                }
+            }
+        }
+        let busy = est.busy_time();
+        lo = lo.min(busy);
+        hi = hi.max(busy);
+        // The next combination, mixed-radix.
+        let mut digit = 0;
+        loop {
+            let Some((p, g)) = pick.get_mut(digit).zip(perms.get(digit)) else {
+                return BusyRange {
+                    lo,
+                    hi,
+                    orders: Orders::All(orders),
+                };
+            };
+            *p += 1;
+            if *p < g.len() {
+                break;
+            }
+            *p = 0;
+            digit += 1;
+        }
+    }
+}
+
+/// Every order of `items` (lexicographic by position).
+fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut all = Vec::new();
+    for (i, &first) in items.iter().enumerate() {
+        let rest: Vec<usize> = items
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, &x)| x)
+            .collect();
+        for mut tail in permutations(&rest) {
+            tail.insert(0, first);
+            all.push(tail);
+        }
+    }
+    all
 }
 
 /// A work-fetch state block of a CPU-only host with the CPU figures of the
@@ -764,8 +969,8 @@ pub fn fetch_state(rerun: &Rerun, dump: &FetchDump, stamp: f64) -> Option<(Decis
             "§4.5/§4.6 the CPU figures of the simulation run again at this second \
              (rr_sim.cpp RR_SIM::simulate, work_fetch.cpp RSC_WORK_FETCH::update_stats; \
              max_concurrent limits applied): shortfall {:.2} ± {:.2}, idle now {:.2} ± {:.3}, \
-             saturated {:.2} ± {:.2}, busy {:.2} ± {:.2}; the projects' REC, priorities, shares \
-             and reasons restated, not recomputed",
+             saturated {:.2} ± {:.2}, busy {:.2} ± {:.2}{}; the projects' REC, priorities, \
+             shares and reasons restated, not recomputed",
             rerun.cpu.shortfall,
             s.shortfall,
             rerun.cpu.nidle,
@@ -773,7 +978,8 @@ pub fn fetch_state(rerun: &Rerun, dump: &FetchDump, stamp: f64) -> Option<(Decis
             rerun.cpu.saturated,
             s.saturated,
             rerun.cpu.busy,
-            s.busy
+            s.busy,
+            rerun.busy_note
         ),
     ))
 }
@@ -782,6 +988,53 @@ pub fn fetch_state(rerun: &Rerun, dump: &FetchDump, stamp: f64) -> Option<(Decis
 mod tests {
     use super::*;
     use crate::trace::FileKind;
+
+    /// Nine single-CPU deadline misses on 3 CPUs, fed in finish order
+    /// 4, 18, 11, 18, 18, then two finishing together at 51 s (18 then 11),
+    /// then 18, 18. Each on the least busy instance (the first of equals):
+    /// 4|18|11 → 22|18|11 → 22|18|29; 18 then 11 → 22|36|29 → 33|36|29, and
+    /// the last two → 33|36|47 → 51|36|47: busy 36. 11 then 18 → 22|29|29
+    /// → 40|29|29, then → 40|47|29 → 40|47|47: busy 40 (what Debian's
+    /// 7.20.5 printed for such a tie, traces/real/mt-edf-tie).
+    #[test]
+    fn tied_misses_feed_the_busy_time_in_either_order() {
+        let fed: Vec<Fed> = [
+            (4.0, 4.0),
+            (22.0, 18.0),
+            (33.0, 11.0),
+            (40.0, 18.0),
+            (40.0, 18.0),
+            (51.0, 18.0),
+            (51.0, 11.0),
+            (58.0, 18.0),
+            (69.0, 18.0),
+        ]
+        .iter()
+        .map(|&(at, dur)| Fed {
+            at,
+            slack: 0.0,
+            dur,
+            ncpus: 1.0,
+        })
+        .collect();
+        let params = Params::default();
+        // Ties at 40 (two 18s: one order's worth) and at 51: 2 × 2 orders.
+        let range = fed_range(&fed, 3, 36.0, &params);
+        assert_eq!(range.orders, Orders::All(4));
+        assert_eq!((range.lo, range.hi), (36.0, 40.0));
+        // Apart by more than their intervals: the simulation's own.
+        let apart: Vec<Fed> = fed
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Fed {
+                at: i as f64 * 10.0,
+                ..*f
+            })
+            .collect();
+        let range = fed_range(&apart, 3, 36.0, &params);
+        assert_eq!(range.orders, Orders::One);
+        assert_eq!((range.lo, range.hi), (36.0, 36.0));
+    }
 
     /// Two projects attached in the order A, B; one CPU; A_0 (30 s) and
     /// B_0 (50 s) arrive. The client's pick takes the project allocated
