@@ -752,7 +752,9 @@ fn a_real_data_directory_is_audited_from_its_own_log() {
 /// client's decisions (the simulation run again over the host the log
 /// tells, priorities, enforcement, backoffs), agrees on at least
 /// `agreement_min` of the checked points, and finds no server-rule
-/// violation on the lab's transcripts. Adding a case is adding a folder with an expect.toml.
+/// violation on the lab's transcripts. An edited run (`divergences` in its
+/// expect.toml) shows exactly the divergences it names. Adding a case is
+/// adding a folder with an expect.toml.
 #[test]
 fn real_client_runs_are_audited_from_their_own_lines() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/real");
@@ -862,6 +864,28 @@ fn real_client_runs_are_audited_from_their_own_lines() {
                 "{name}: {:#?}",
                 json["divergences"]
             );
+        }
+        // An edited run names the divergences it must show (kind/field).
+        if let Some(wanted) = expect.get("divergences").and_then(|v| v.as_array()) {
+            let mut found: Vec<String> = json["divergences"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{}/{}",
+                        d["kind"].as_str().unwrap(),
+                        d["field"].as_str().unwrap()
+                    )
+                })
+                .collect();
+            found.sort();
+            let mut wanted: Vec<String> = wanted
+                .iter()
+                .map(|w| w.as_str().unwrap().to_string())
+                .collect();
+            wanted.sort();
+            assert_eq!(found, wanted, "{name}: {:#?}", json["divergences"]);
         }
         let server = &json["by_kind"]["server_rule"];
         assert!(

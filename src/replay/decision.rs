@@ -403,6 +403,9 @@ pub struct RscRequestLine {
     /// printed inputs; zero when exact, and on the recorded side). Not
     /// compared.
     pub inst_slack: f64,
+    /// How far the seconds may lie from `secs` (the client loop's shortfall
+    /// interval; zero when exact, and on the recorded side). Not compared.
+    pub secs_slack: f64,
 }
 
 /// One `[prio] P rsf S rt R rs T` line.
@@ -771,7 +774,9 @@ fn request_fields(
     out: &mut Vec<Field>,
 ) {
     for line in resources {
-        out.push(Field::num("req_secs", line.secs, 2).of_resource(&line.rsc));
+        out.push(
+            Field::num_within("req_secs", line.secs, 2, line.secs_slack).of_resource(&line.rsc),
+        );
         out.push(
             Field::num_within("req_instances", line.inst, 2, line.inst_slack)
                 .of_resource(&line.rsc),
@@ -846,6 +851,7 @@ mod tests {
                 secs: 207360.0,
                 inst: 4.0,
                 inst_slack: 0.0,
+                secs_slack: 0.0,
             }],
             set_requests: vec![],
         };

@@ -752,6 +752,7 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                         secs: req.req_secs,
                         inst: req.req_instances,
                         inst_slack: 0.0,
+                        secs_slack: 0.0,
                     })
                     .collect(),
                 set_requests: match recorded {

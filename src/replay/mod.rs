@@ -1559,47 +1559,8 @@ fn checked_from_lines(
     let mut results = Vec::new();
     let mut divergences = Vec::new();
     let mut not_replayed: BTreeMap<DecisionKind, (usize, String)> = BTreeMap::new();
-    let mut mc_points = mc_check::checks_from(
-        &trace.events,
-        choice.release,
-        params.mc_shortfall_running_max != 0.0,
-        carried.and_then(|c| c.mc_buffer),
-        from,
-    );
-    // Rules one line decides (an MC shortfall, a swap skip).
-    mc_points.extend(swap_check::checks_from(
-        &trace.events,
-        params.swap_check_vm_size != 0.0,
-        from,
-    ));
-    mc_points.extend(empty_request::checks_from(
-        &trace.events,
-        choice.release,
-        from,
-    ));
-    mc_points.retain(|(point, _)| reports(point.event_idx));
-    mc_points.sort_by_key(|(point, _)| point.event_idx);
-    // A request line an empty-request rule judges is that rule's point.
-    let judged_requests: std::collections::BTreeSet<usize> = mc_points
-        .iter()
-        .filter(|(point, _)| matches!(point.decision, decision::Decision::EmptyRequest { .. }))
-        .map(|(point, _)| point.event_idx)
-        .collect();
-    // They go in among the others at their lines.
-    let mut all_points: Vec<&recorded::RecordedPoint> = Vec::new();
-    let mut mc = mc_points.iter().map(|(point, _)| point).peekable();
-    let own_points = points.iter().filter(|p| {
-        reports(p.event_idx)
-            && !(matches!(p.decision, decision::Decision::Request { .. })
-                && judged_requests.contains(&p.event_idx))
-    });
-    for point in own_points {
-        while let Some(early) = mc.next_if(|m| m.event_idx < point.event_idx) {
-            all_points.push(early);
-        }
-        all_points.push(point);
-    }
-    all_points.extend(mc);
+    let mc_points = line_rule_points(scope, choice, params);
+    let all_points = merged_points(points, &mc_points, reports);
     let mc_replayed: BTreeMap<usize, &compare::Replayed> = mc_points
         .iter()
         .map(|(point, replayed)| (point.event_idx, replayed))
@@ -1649,6 +1610,62 @@ fn checked_from_lines(
         divergences.extend(found);
     }
     (results, divergences, not_replayed)
+}
+
+/// The rules one line decides (an MC shortfall, a swap skip, an empty
+/// request) in the window's reach, in line order, each with its replay.
+fn line_rule_points(
+    scope: Scope<'_>,
+    choice: &PolicyChoice,
+    params: &Params,
+) -> Vec<(recorded::RecordedPoint, compare::Replayed)> {
+    let (events, from, carried) = (&scope.trace.events, scope.from(), scope.carried());
+    let mut mc_points = mc_check::checks_from(
+        events,
+        choice.release,
+        params.mc_shortfall_running_max != 0.0,
+        carried.and_then(|c| c.mc_buffer),
+        from,
+    );
+    mc_points.extend(swap_check::checks_from(
+        events,
+        params.swap_check_vm_size != 0.0,
+        from,
+    ));
+    mc_points.extend(empty_request::checks_from(events, choice.release, from));
+    mc_points.retain(|(point, _)| scope.reports(point.event_idx));
+    mc_points.sort_by_key(|(point, _)| point.event_idx);
+    mc_points
+}
+
+/// The log's own points the window reports and the line rules' points, in
+/// line order; a request line an empty-request rule judges is that rule's
+/// point only.
+fn merged_points<'a>(
+    points: &'a [recorded::RecordedPoint],
+    line_rules: &'a [(recorded::RecordedPoint, compare::Replayed)],
+    reports: impl Fn(usize) -> bool,
+) -> Vec<&'a recorded::RecordedPoint> {
+    let judged_requests: std::collections::BTreeSet<usize> = line_rules
+        .iter()
+        .filter(|(point, _)| matches!(point.decision, decision::Decision::EmptyRequest { .. }))
+        .map(|(point, _)| point.event_idx)
+        .collect();
+    let mut all_points: Vec<&recorded::RecordedPoint> = Vec::new();
+    let mut rules = line_rules.iter().map(|(point, _)| point).peekable();
+    let own_points = points.iter().filter(|p| {
+        reports(p.event_idx)
+            && !(matches!(p.decision, decision::Decision::Request { .. })
+                && judged_requests.contains(&p.event_idx))
+    });
+    for point in own_points {
+        while let Some(early) = rules.next_if(|m| m.event_idx < point.event_idx) {
+            all_points.push(early);
+        }
+        all_points.push(point);
+    }
+    all_points.extend(rules);
+    all_points
 }
 
 /// The notes on what this window could not check: the passes the log

@@ -280,6 +280,7 @@ fn request_lines(resources: &[ResourceRequest]) -> Vec<RscRequestLine> {
             secs: r.secs,
             inst: r.inst,
             inst_slack: 0.0,
+            secs_slack: 0.0,
         })
         .collect()
 }

@@ -16,7 +16,9 @@
 //! Architecture Invariant: pure; reads only the dump and the numbers passed in.
 
 use super::compare::Replayed;
-use super::decision::{Decision, FetchDump, PrioEntry, RecEntry, RscRequestLine, SetRequestLine};
+use super::decision::{
+    Decision, FetchDump, PrioEntry, RecEntry, RscRequestLine, RscSlack, SetRequestLine,
+};
 use super::recorded::{RecordedPoint, UNRESOLVED};
 use crate::divergence::DecisionKind;
 use crate::policy::state::HostState;
@@ -158,6 +160,7 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
                 secs: 0.0,
                 inst: 0.0,
                 inst_slack: 0.0,
+                secs_slack: 0.0,
             })
             .collect();
         let mut set_requests = Vec::new();
@@ -278,6 +281,31 @@ fn set_request(
         req_secs,
     };
     Ok((line, inst_slack))
+}
+
+/// A choice made on the client loop's CPU figures carries their
+/// intervals: the seconds asked (the shortfall's) and the instances (the
+/// idle count's). A `set_request()` line's idle count the loop's interval
+/// holds is the printed one.
+fn with_loop_slack(choice: &mut Choice, printed: &FetchDump, slack: &RscSlack) {
+    for line in choice.request.iter_mut().filter(|l| l.rsc == "CPU") {
+        if line.secs > 0.0 {
+            line.secs_slack = slack.shortfall;
+        }
+        line.inst_slack += slack.nidle;
+    }
+    let printed_nidle = printed
+        .resources
+        .iter()
+        .find(|r| r.rsc == "CPU")
+        .map(|r| r.nidle);
+    for line in choice.set_requests.iter_mut().filter(|l| l.rsc == "CPU") {
+        if let Some(nidle) = printed_nidle {
+            if (line.nidle_now - nidle).abs() <= slack.nidle {
+                line.nidle_now = nidle;
+            }
+        }
+    }
 }
 
 /// A GPU request that asks less than the block's shortfall by what GPU
@@ -586,6 +614,7 @@ fn same_request(dump: &FetchDump, project: &str, secs: f64, reason: String) -> C
                 secs,
                 inst: 0.0,
                 inst_slack: 0.0,
+                secs_slack: 0.0,
             })
             .collect(),
         set_requests: Vec::new(),
@@ -1162,6 +1191,15 @@ impl<'a> SelfCheck<'a> {
             Decision::Choice(_) if point.piggyback => {
                 "the RPC's printed reason (results due, user request, project initialisation)"
             }
+            Decision::Choice(_) | Decision::Request { .. }
+                if self.context(point).is_ok_and(|c| {
+                    matches!(self.loop_block(point, c.dump), Some(Ok(_)))
+                }) =>
+            {
+                "the pass's printed project reasons, priorities and shares, with the CPU \
+                 shortfall, idle instances and saturated time of the simulation the client loop \
+                 made again (their intervals carried)"
+            }
             Decision::Choice(_) | Decision::Request { .. } | Decision::RequestSecs { .. } => {
                 "the pass's printed work-fetch state block and set_request() lines \
                  (self-consistency)"
@@ -1327,6 +1365,45 @@ impl<'a> SelfCheck<'a> {
         super::rrsim_replay::fetch_state(rerun, dump, point.time)
     }
 
+    /// A pass's state block with the CPU figures of the simulation the
+    /// client loop made again at its second (a CPU-only host without
+    /// max_concurrent limits), and their intervals. `None` where the loop
+    /// made none; `Err` where the intervals leave the choice open: the
+    /// saturated time against the buffer's minimum or total, or the
+    /// shortfall against zero.
+    fn loop_block(
+        &self,
+        point: &RecordedPoint,
+        dump: &FetchDump,
+    ) -> Option<Result<(FetchDump, RscSlack), String>> {
+        if !dump.mc_projects.is_empty() {
+            return None;
+        }
+        let (Decision::FetchState(made), _) = self.rerun_figures(point, dump)? else {
+            return None;
+        };
+        let cpu = made.resources.first()?;
+        let s = cpu.slack;
+        let (buf_min, buf_additional) = dump.buffer?;
+        let buf_total = (buf_min + buf_additional).max(1.0);
+        for (edge, what) in [(buf_min, "buffer's minimum"), (buf_total, "buffer's total")] {
+            if (cpu.saturated - edge).abs() <= s.saturated {
+                return Some(Err(format!(
+                    "leaves its saturated time {:.2} ± {:.2} on either side of the {what} \
+                     {edge:.2}",
+                    cpu.saturated, s.saturated
+                )));
+            }
+        }
+        if cpu.shortfall.abs() <= s.shortfall && s.shortfall > 0.0 {
+            return Some(Err(format!(
+                "leaves its shortfall {:.2} ± {:.2} on either side of zero",
+                cpu.shortfall, s.shortfall
+            )));
+        }
+        Some(Ok((made, s)))
+    }
+
     /// The point's context, or why it has none (said as "not checked").
     fn context(&self, point: &RecordedPoint) -> Result<&PointContext<'a>, String> {
         match self.contexts.get(&point.event_idx) {
@@ -1426,22 +1503,44 @@ impl<'a> SelfCheck<'a> {
             self.facts.rpc_reasons.get(&point.event_idx),
             Some(crate::trace::message::RpcReason::ProjectInitialization)
         );
-        let choice = if point.piggyback {
+        let looped = self.loop_block(point, context.dump);
+        let (dump, slack, note) = match &looped {
+            Some(Ok((dump, slack))) => (
+                dump,
+                Some(slack),
+                format!(
+                    "; the CPU figures those of the simulation the client loop made again at \
+                     this second (shortfall ± {:.2} s, idle ± {:.3})",
+                    slack.shortfall, slack.nidle
+                ),
+            ),
+            Some(Err(why)) => (
+                context.dump,
+                None,
+                format!(" (the printed CPU figures: the client loop's simulation {why})"),
+            ),
+            None => (context.dump, None, String::new()),
+        };
+        let mut choice = if point.piggyback {
             let project = point.project.as_deref().unwrap_or_default();
             let zero_rec = self.facts.zero_rec.get(&point.event_idx);
-            match piggyback(context.dump, &inputs, project, zero_rec, set_requests) {
+            match piggyback(dump, &inputs, project, zero_rec, set_requests) {
                 // The piggyback prints its set_request() lines, then the
                 // initial request replaces what it asked for.
                 Ok(choice) if initial => Choice {
                     set_requests: choice.set_requests,
-                    ..initial_request(context.dump, project)
+                    ..initial_request(dump, project)
                 },
                 Ok(choice) => choice,
                 Err(why) => return Replayed::NotReplayed(why),
             }
         } else {
-            choose(context.dump, &inputs)
+            choose(dump, &inputs)
         };
+        if let Some(slack) = slack {
+            with_loop_slack(&mut choice, context.dump, slack);
+        }
+        choice.reason.push_str(&note);
         if let Some(why) = choice.undecidable {
             return Replayed::NotReplayed(why);
         }
