@@ -67,6 +67,10 @@ pub struct Rerun {
     /// How the busy time's interval was found, where more than one order of
     /// the deadline misses feeding it is open (else empty).
     pub busy_note: String,
+    /// Each project's CPU shortfall under its max_concurrent limits
+    /// (`mc_shortfall`, rr_sim.cpp mc_update_stats), known to the CPU
+    /// shortfall's interval: the project's steps are some of the CPU's.
+    pub mc_shortfalls: Vec<(String, f64)>,
     /// Its `[prio]` initialisation ([`super::prio_replay`]), or what the
     /// record lacks for it.
     pub prio: Result<super::prio_replay::Initialised, String>,
@@ -654,6 +658,17 @@ fn judge(
         stamp: moment.stamp,
         cpu,
         busy_note,
+        mc_shortfalls: state
+            .projects
+            .iter()
+            .enumerate()
+            .map(|(p, project)| {
+                (
+                    project.name.to_string(),
+                    outcome.project_rsc(p, 0).mc_shortfall,
+                )
+            })
+            .collect(),
         reason: format!(
             "§4 rr_simulate, made by the client loop over the host the log tells: {} job(s) \
              in the client's order, projects picked in allocation order last first ({}), \

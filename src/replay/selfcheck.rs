@@ -1366,20 +1366,21 @@ impl<'a> SelfCheck<'a> {
     }
 
     /// A pass's state block with the CPU figures of the simulation the
-    /// client loop made again at its second (a CPU-only host without
-    /// max_concurrent limits), and their intervals. `None` where the loop
+    /// client loop made again at its second (a CPU-only host), its
+    /// projects' MC shortfalls, and their intervals. `None` where the loop
     /// made none; `Err` where the intervals leave the choice open: the
-    /// saturated time against the buffer's minimum or total, or the
+    /// saturated time against the buffer's minimum or total, or a
     /// shortfall against zero.
     fn loop_block(
         &self,
         point: &RecordedPoint,
         dump: &FetchDump,
     ) -> Option<Result<(FetchDump, RscSlack), String>> {
-        if !dump.mc_projects.is_empty() {
-            return None;
-        }
-        let (Decision::FetchState(made), _) = self.rerun_figures(point, dump)? else {
+        let (_, last) = self.rr_sims.range(..point.event_idx).next_back()?;
+        let rerun = last.as_ref().ok()?;
+        let (Decision::FetchState(mut made), _) =
+            super::rrsim_replay::fetch_state(rerun, dump, point.time)?
+        else {
             return None;
         };
         let cpu = made.resources.first()?;
@@ -1400,6 +1401,21 @@ impl<'a> SelfCheck<'a> {
                 "leaves its shortfall {:.2} ± {:.2} on either side of zero",
                 cpu.shortfall, s.shortfall
             )));
+        }
+        // A max_concurrent project asks for its MC shortfall, which the
+        // loop's simulation gives for each (the log, only for the one asked).
+        made.mc_shortfalls.clear();
+        for project in &dump.mc_projects {
+            let Some((_, x)) = rerun.mc_shortfalls.iter().find(|(p, _)| p == project) else {
+                return Some(Err(format!("does not hold the project {project}")));
+            };
+            if x.abs() <= s.shortfall && s.shortfall > 0.0 {
+                return Some(Err(format!(
+                    "leaves {project}'s MC shortfall {x:.2} ± {:.2} on either side of zero",
+                    s.shortfall
+                )));
+            }
+            made.mc_shortfalls.push((project.clone(), "CPU".into(), *x));
         }
         Some(Ok((made, s)))
     }
