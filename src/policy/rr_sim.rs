@@ -84,9 +84,9 @@ pub struct SimFinish {
     pub miss_by: Option<f64>,
     /// The miss was counted (false if its RSS is too large to run).
     pub miss_counted: bool,
-    /// The seconds a missed deadline fed the busy-time estimator (its
-    /// remaining runtime over the on-fraction), in finish order.
-    pub busy_dur: Option<f64>,
+    /// The seconds a missed deadline feeds the busy-time estimator (its
+    /// remaining runtime over the on-fraction); fed only where `miss_by`.
+    pub busy_dur: f64,
 }
 
 /// One message the simulation prints, in order (recorded when
@@ -726,6 +726,12 @@ impl<'a> Sim<'a> {
                 let job = &self.state.jobs[best_job];
                 let diff =
                     sim_now + best_finish - computation_deadline(self.state, job, self.params);
+                let frac = if self.state.uses_gpu(job) {
+                    gpu_frac
+                } else {
+                    cpu_frac
+                };
+                let dur = estimated_runtime_remaining(self.state, job, self.params) / frac;
                 let mut finish = SimFinish {
                     job: best_job,
                     reltime: if self.params.rr_sim_finish_at_step_end != 0.0 {
@@ -737,19 +743,12 @@ impl<'a> Sim<'a> {
                     sim_flops: self.sim_flops[best_job],
                     miss_by: None,
                     miss_counted: false,
-                    busy_dur: None,
+                    busy_dur: dur,
                 };
                 if diff > 0.0 {
-                    let frac = if self.state.uses_gpu(job) {
-                        gpu_frac
-                    } else {
-                        cpu_frac
-                    };
-                    let dur = estimated_runtime_remaining(self.state, job, self.params) / frac;
                     let (avg_ncpus, r, coproc_usage) =
                         (job.usage.avg_ncpus, job.usage.rsc, job.usage.coproc_usage);
                     finish.miss_by = Some(diff);
-                    finish.busy_dur = Some(dur);
                     finish.miss_counted = self.handle_missed_deadline(best_job);
                     self.busy[0].update(dur, avg_ncpus, self.params);
                     if r != 0 {

@@ -283,14 +283,31 @@ fn set_request(
     Ok((line, inst_slack))
 }
 
+/// A pass's state block on the client loop's figures ([`SelfCheck::loop_block`]).
+struct LoopFigures {
+    /// The block with the loop's CPU figures and MC shortfalls.
+    dump: FetchDump,
+    /// The CPU figures' intervals.
+    slack: RscSlack,
+    /// Each max_concurrent project's MC shortfall interval.
+    mc_slack: Vec<(String, f64)>,
+}
+
 /// A choice made on the client loop's CPU figures carries their
 /// intervals: the seconds asked (the shortfall's) and the instances (the
 /// idle count's). A `set_request()` line's idle count the loop's interval
 /// holds is the printed one.
-fn with_loop_slack(choice: &mut Choice, printed: &FetchDump, slack: &RscSlack) {
+fn with_loop_slack(choice: &mut Choice, printed: &FetchDump, figures: &LoopFigures) {
+    let slack = &figures.slack;
+    // A max_concurrent project asks for its MC shortfall.
+    let secs_slack = choice
+        .chosen
+        .as_ref()
+        .and_then(|p| figures.mc_slack.iter().find(|(m, _)| m == p))
+        .map_or(slack.shortfall, |(_, x)| *x);
     for line in choice.request.iter_mut().filter(|l| l.rsc == "CPU") {
         if line.secs > 0.0 {
-            line.secs_slack = slack.shortfall;
+            line.secs_slack = secs_slack;
         }
         line.inst_slack += slack.nidle;
     }
@@ -1375,7 +1392,11 @@ impl<'a> SelfCheck<'a> {
         &self,
         point: &RecordedPoint,
         dump: &FetchDump,
-    ) -> Option<Result<(FetchDump, RscSlack), String>> {
+    ) -> Option<Result<LoopFigures, String>> {
+        // A project's first RPC asks for 1 s whatever the figures say.
+        if point.piggyback && self.initial_rpc(point) {
+            return None;
+        }
         let (_, last) = self.rr_sims.range(..point.event_idx).next_back()?;
         let rerun = last.as_ref().ok()?;
         let (Decision::FetchState(mut made), _) =
@@ -1386,9 +1407,14 @@ impl<'a> SelfCheck<'a> {
         let cpu = made.resources.first()?;
         let s = cpu.slack;
         let (buf_min, buf_additional) = dump.buffer?;
-        let buf_total = (buf_min + buf_additional).max(1.0);
-        for (edge, what) in [(buf_min, "buffer's minimum"), (buf_total, "buffer's total")] {
-            if (cpu.saturated - edge).abs() <= s.saturated {
+        // The buffer prints to two decimals (its total, a sum of two).
+        let edges = [
+            (buf_min, "buffer's minimum"),
+            ((buf_min + buf_additional).max(1.0), "buffer's total"),
+            (buf_min + buf_additional, "buffer's printed sum"),
+        ];
+        for (edge, what) in edges {
+            if (cpu.saturated - edge).abs() <= s.saturated + PRINTED_SUM_SLACK {
                 return Some(Err(format!(
                     "leaves its saturated time {:.2} ± {:.2} on either side of the {what} \
                      {edge:.2}",
@@ -1405,19 +1431,32 @@ impl<'a> SelfCheck<'a> {
         // A max_concurrent project asks for its MC shortfall, which the
         // loop's simulation gives for each (the log, only for the one asked).
         made.mc_shortfalls.clear();
+        let mut mc_slack = Vec::new();
         for project in &dump.mc_projects {
-            let Some((_, x)) = rerun.mc_shortfalls.iter().find(|(p, _)| p == project) else {
+            let Some((_, x, x_slack)) = rerun.mc_shortfalls.iter().find(|m| m.0 == *project) else {
                 return Some(Err(format!("does not hold the project {project}")));
             };
-            if x.abs() <= s.shortfall && s.shortfall > 0.0 {
+            if x.abs() <= *x_slack && *x_slack > 0.0 {
                 return Some(Err(format!(
-                    "leaves {project}'s MC shortfall {x:.2} ± {:.2} on either side of zero",
-                    s.shortfall
+                    "leaves {project}'s MC shortfall {x:.2} ± {x_slack:.2} on either side of zero"
                 )));
             }
             made.mc_shortfalls.push((project.clone(), "CPU".into(), *x));
+            mc_slack.push((project.clone(), *x_slack));
         }
-        Some(Ok((made, s)))
+        Some(Ok(LoopFigures {
+            dump: made,
+            slack: s,
+            mc_slack,
+        }))
+    }
+
+    /// The point's RPC is a project's first (`project initialization`).
+    fn initial_rpc(&self, point: &RecordedPoint) -> bool {
+        matches!(
+            self.facts.rpc_reasons.get(&point.event_idx),
+            Some(crate::trace::message::RpcReason::ProjectInitialization)
+        )
     }
 
     /// The point's context, or why it has none (said as "not checked").
@@ -1515,19 +1554,22 @@ impl<'a> SelfCheck<'a> {
             ninst: &ninst,
             nused_total: &nused,
         };
-        let initial = matches!(
-            self.facts.rpc_reasons.get(&point.event_idx),
-            Some(crate::trace::message::RpcReason::ProjectInitialization)
-        );
+        let initial = self.initial_rpc(point);
         let looped = self.loop_block(point, context.dump);
-        let (dump, slack, note) = match &looped {
-            Some(Ok((dump, slack))) => (
-                dump,
-                Some(slack),
+        let (dump, figures, note) = match &looped {
+            Some(Ok(figures)) => (
+                &figures.dump,
+                Some(figures),
                 format!(
                     "; the CPU figures those of the simulation the client loop made again at \
-                     this second (shortfall ± {:.2} s, idle ± {:.3})",
-                    slack.shortfall, slack.nidle
+                     this second (shortfall ± {:.2} s, idle ± {:.3}{})",
+                    figures.slack.shortfall,
+                    figures.slack.nidle,
+                    figures
+                        .mc_slack
+                        .iter()
+                        .map(|(p, x)| format!(", {p}'s MC shortfall ± {x:.2} s"))
+                        .collect::<String>()
                 ),
             ),
             Some(Err(why)) => (
@@ -1553,8 +1595,8 @@ impl<'a> SelfCheck<'a> {
         } else {
             choose(dump, &inputs)
         };
-        if let Some(slack) = slack {
-            with_loop_slack(&mut choice, context.dump, slack);
+        if let Some(figures) = figures {
+            with_loop_slack(&mut choice, context.dump, figures);
         }
         choice.reason.push_str(&note);
         if let Some(why) = choice.undecidable {
