@@ -598,15 +598,17 @@ fn judge(
     // one is taken, and the account says so.
     let mut misses: Vec<String> = Vec::new();
     let mut undecided: Vec<String> = Vec::new();
-    let mut open_misses: Vec<usize> = Vec::new();
+    let mut taken_misses: Vec<(usize, bool)> = Vec::new();
     for (k, (finish, s)) in outcome.finishes.iter().zip(&slack).enumerate() {
         let job = &state.jobs[finish.job];
         let name = job.name.to_string();
         let to_deadline = job.report_deadline - moment.buf_min - params.deadline_cushion - now;
         let margin = s + 0.5 + 0.5;
         if (finish.reltime - to_deadline).abs() <= margin {
-            open_misses.push(k);
             let printed = recorded_misses.contains(&name);
+            // The client prints a miss exactly where it feeds the busy
+            // time: the printed line decides which way this one went.
+            taken_misses.push((k, printed));
             undecided.push(format!(
                 "{name} finishes at {:.2} s ± {s:.2} and its computation deadline is {:.2} s \
                  ± 1 away (the stamp's second, the buffer's printed unit): taken as printed \
@@ -639,10 +641,10 @@ fn judge(
         slack: &slack,
         printed: &moment.printed,
         buf_total: moment.buf_total,
-        open_misses: &open_misses,
+        taken_misses: &taken_misses,
     };
     let (cpu, busy_note) = cpu_figures(&sim, params);
-    let mc_shortfalls = mc_shortfalls(&sim);
+    let mc_shortfalls = mc_shortfalls(&sim, params);
     let prio = match &moment.prio {
         Ok(inputs) => Ok(super::prio_replay::initialised(
             state,
@@ -698,8 +700,9 @@ struct Judged<'s> {
     slack: &'s [f64],
     printed: &'s [Printed],
     buf_total: f64,
-    /// The finishes whose deadline miss the record leaves open.
-    open_misses: &'s [usize],
+    /// The finishes whose deadline miss the simulation leaves within its
+    /// intervals, each with the miss as printed (taken).
+    taken_misses: &'s [(usize, bool)],
 }
 
 /// How far the integral of the CPUs in use over the buffer may move, over
@@ -762,9 +765,16 @@ fn steps_slack(sim: &Judged<'_>, of: impl Fn(usize) -> bool) -> f64 {
 /// Each project's MC shortfall in the simulation, with its interval: the
 /// buffer's printed unit over the CPUs and the project's own steps
 /// ([`steps_slack`] over its jobs: another project's pick at one of its
-/// finishes does not cancel its step).
-fn mc_shortfalls(sim: &Judged<'_>) -> Vec<(String, f64, f64)> {
+/// finishes does not cancel its step). Where the MC shortfall is also
+/// capped by the idle CPUs (`mc_shortfall_running_max`, before 8.2), every
+/// project's steps move it too: |Δ min(a, b)| ≤ |Δa| + |Δb|.
+fn mc_shortfalls(sim: &Judged<'_>, params: &Params) -> Vec<(String, f64, f64)> {
     let buf_half = 0.5 * sim.state.ninstances(0) as f64;
+    let all = if params.mc_shortfall_running_max != 0.0 {
+        steps_slack(sim, |_| true)
+    } else {
+        0.0
+    };
     sim.state
         .projects
         .iter()
@@ -774,7 +784,7 @@ fn mc_shortfalls(sim: &Judged<'_>) -> Vec<(String, f64, f64)> {
             (
                 project.name.to_string(),
                 sim.outcome.project_rsc(p, 0).mc_shortfall,
-                buf_half + steps_slack(sim, of),
+                buf_half + steps_slack(sim, of) + all,
             )
         })
         .collect()
@@ -812,16 +822,14 @@ fn cpu_figures(sim: &Judged<'_>, params: &Params) -> (RscState, String) {
     let note = match range.orders {
         Orders::One => String::new(),
         Orders::All(n) => format!(
-            "; the busy time over the {n} cases the record leaves to the deadline misses \
-             feeding it (their order where finishes lie within each other's interval, and \
-             each miss it leaves open): {:.2} to {:.2}",
+            "; the busy time over the {n} orders the record leaves to the deadline misses \
+             feeding it (finishes within each other's interval): {:.2} to {:.2}",
             range.lo, range.hi
         ),
         Orders::Bound(n) => format!(
-            "; the record leaves {n} cases to the deadline misses feeding the busy time \
-             (their order where finishes lie within each other's interval, and each miss it \
-             leaves open), more than are tried: the busy time bounded by the estimator's \
-             balance, {:.2} to {:.2}",
+            "; the record leaves {n} orders to the deadline misses feeding the busy time \
+             (finishes within each other's interval), more than are tried: the busy time \
+             bounded by the estimator's balance, {:.2} to {:.2}",
             range.lo, range.hi
         ),
     };
@@ -874,14 +882,15 @@ struct BusyRange {
 /// The busy time over each order in which the simulation's deadline misses
 /// may have fed the estimator (rr_sim.cpp feeds each missed job's remaining
 /// runtime at its finish; work_fetch.h BUSY_TIME_ESTIMATOR puts it on the
-/// least busy instances), and with or without each miss the record leaves
-/// open. Finishes whose intervals overlap (chained) may have come in any
+/// least busy instances); a miss the simulation leaves within its
+/// intervals is fed as the log printed it (the client prints a miss exactly
+/// where it feeds the estimator). Finishes whose intervals overlap (chained) may have come in any
 /// order: the client's tie rests on the rounding of FLOPS the log prints
 /// to two digits. Each case is tried up to [`BUSY_ORDERS_TRIED`]; beyond,
 /// the range is bounded: the least busy instance holds at most the mean
 /// load, and, where every job uses one instance, at least the mean less
 /// the longest run (feeding the least busy instance keeps the spread
-/// within one run); an open miss widens the bound by its run.
+/// within one run).
 fn busy_range(sim: &Judged<'_>, params: &Params) -> BusyRange {
     let fed: Vec<Fed> = sim
         .outcome
@@ -890,13 +899,15 @@ fn busy_range(sim: &Judged<'_>, params: &Params) -> BusyRange {
         .zip(sim.slack)
         .enumerate()
         .filter_map(|(k, (f, s))| {
-            let open = sim.open_misses.contains(&k);
-            (f.miss_by.is_some() || open).then(|| Fed {
+            let missed = match sim.taken_misses.iter().find(|(t, _)| *t == k) {
+                Some(&(_, printed)) => printed,
+                None => f.miss_by.is_some(),
+            };
+            missed.then(|| Fed {
                 at: f.reltime,
                 slack: *s,
                 dur: f.busy_dur,
                 ncpus: sim.state.jobs.get(f.job).map_or(0.0, |j| j.usage.avg_ncpus),
-                open,
             })
         })
         .collect();
@@ -917,11 +928,9 @@ struct Fed {
     /// The seconds it feeds and the CPUs it uses.
     dur: f64,
     ncpus: f64,
-    /// Whether it misses its deadline is left open by the record.
-    open: bool,
 }
 
-/// [`busy_range`] over the misses (and open ones) in the simulation's
+/// [`busy_range`] over the misses in the simulation's
 /// finish order, on `ninst` instances; `own` is the simulation's busy time.
 fn fed_range(fed: &[Fed], ninst: usize, own: f64, params: &Params) -> BusyRange {
     let one = BusyRange {
@@ -943,13 +952,9 @@ fn fed_range(fed: &[Fed], ninst: usize, own: f64, params: &Params) -> BusyRange 
         }
         reach = reach.max(f.at + f.slack);
     }
-    let open: Vec<usize> = (0..fed.len()).filter(|&i| fed[i].open).collect();
-    let orders = groups
-        .iter()
-        .fold(1u64, |acc, g| {
-            (1..=g.len() as u64).fold(acc, |a, k| a.saturating_mul(k))
-        })
-        .saturating_mul(1u64.checked_shl(open.len() as u32).unwrap_or(u64::MAX));
+    let orders = groups.iter().fold(1u64, |acc, g| {
+        (1..=g.len() as u64).fold(acc, |a, k| a.saturating_mul(k))
+    });
     if orders <= 1 {
         return one;
     }
@@ -962,8 +967,7 @@ fn fed_range(fed: &[Fed], ninst: usize, own: f64, params: &Params) -> BusyRange 
             }
         };
         let load = |f: &Fed| f.dur * fed_cpus(f.ncpus);
-        let total: f64 = fed.iter().filter(|f| !f.open).map(load).sum();
-        let open_total: f64 = fed.iter().filter(|f| f.open).map(load).sum();
+        let total: f64 = fed.iter().map(load).sum();
         let longest = fed.iter().map(|f| f.dur).fold(0.0, f64::max);
         let single = fed.iter().all(|f| fed_cpus(f.ncpus) <= 1.0);
         return BusyRange {
@@ -972,34 +976,27 @@ fn fed_range(fed: &[Fed], ninst: usize, own: f64, params: &Params) -> BusyRange 
             } else {
                 0.0
             },
-            hi: (total + open_total) / ninst as f64,
+            hi: total / ninst as f64,
             orders: Orders::Bound(orders),
         };
     }
     let perms: Vec<Vec<Vec<usize>>> = groups.iter().map(|g| permutations(g)).collect();
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for subset in 0..(1u64 << open.len()) {
-        let skipped = |i: usize| {
-            open.iter()
-                .position(|&o| o == i)
-                .is_some_and(|bit| subset & (1 << bit) != 0)
-        };
-        let mut pick = vec![0usize; perms.len()];
-        loop {
-            let mut est = BusyTimeEstimator::new(ninst);
-            for (g, &k) in perms.iter().zip(&pick) {
-                for &i in g.get(k).into_iter().flatten() {
-                    if let Some(f) = fed.get(i).filter(|_| !skipped(i)) {
-                        est.update(f.dur, f.ncpus, params);
-                    }
+    let mut pick = vec![0usize; perms.len()];
+    loop {
+        let mut est = BusyTimeEstimator::new(ninst);
+        for (g, &k) in perms.iter().zip(&pick) {
+            for &i in g.get(k).into_iter().flatten() {
+                if let Some(f) = fed.get(i) {
+                    est.update(f.dur, f.ncpus, params);
                 }
             }
-            let busy = est.busy_time();
-            lo = lo.min(busy);
-            hi = hi.max(busy);
-            if !next_pick(&mut pick, &perms) {
-                break;
-            }
+        }
+        let busy = est.busy_time();
+        lo = lo.min(busy);
+        hi = hi.max(busy);
+        if !next_pick(&mut pick, &perms) {
+            break;
         }
     }
     if !(lo.is_finite() && hi.is_finite()) {
@@ -1112,7 +1109,6 @@ mod tests {
             slack: 0.0,
             dur,
             ncpus: 1.0,
-            open: false,
         })
         .collect();
         let params = Params::default();
@@ -1135,33 +1131,26 @@ mod tests {
     }
 
     /// Intervals chain through the widest: 40 ± 8 reaches 47 ± 0.2 past
-    /// 44 ± 0.2, so the three may come in any of 6 orders. A miss the record
-    /// leaves open is tried with and without: on one CPU, 5 s open beside
-    /// 7 s fed gives 7 or 12.
+    /// 44 ± 0.2, so the three may come in any of 6 orders.
     #[test]
-    fn chained_intervals_and_open_misses() {
-        let fed = |at: f64, slack: f64, dur: f64, open: bool| Fed {
+    fn chained_intervals() {
+        let fed = |at: f64, slack: f64, dur: f64| Fed {
             at,
             slack,
             dur,
             ncpus: 1.0,
-            open,
         };
         let params = Params::default();
         let chained = [
-            fed(40.0, 8.0, 10.0, false),
-            fed(44.0, 0.2, 20.0, false),
-            fed(47.0, 0.2, 30.0, false),
+            fed(40.0, 8.0, 10.0),
+            fed(44.0, 0.2, 20.0),
+            fed(47.0, 0.2, 30.0),
         ];
         let range = fed_range(&chained, 1, 60.0, &params);
         assert_eq!(range.orders, Orders::All(6));
         assert_eq!((range.lo, range.hi), (60.0, 60.0));
-        let open = [fed(10.0, 0.0, 5.0, true), fed(20.0, 0.0, 7.0, false)];
-        let range = fed_range(&open, 1, 12.0, &params);
-        assert_eq!(range.orders, Orders::All(2));
-        assert_eq!((range.lo, range.hi), (7.0, 12.0));
         // A run the estimate cannot give leaves the simulation's own.
-        let nan = [fed(10.0, 1.0, f64::NAN, false), fed(10.5, 1.0, 7.0, false)];
+        let nan = [fed(10.0, 1.0, f64::NAN), fed(10.5, 1.0, 7.0)];
         assert_eq!(fed_range(&nan, 1, 7.0, &params).orders, Orders::One);
     }
 

@@ -1414,11 +1414,12 @@ impl<'a> SelfCheck<'a> {
             (buf_min + buf_additional, "buffer's printed sum"),
         ];
         for (edge, what) in edges {
-            if (cpu.saturated - edge).abs() <= s.saturated + PRINTED_SUM_SLACK {
+            let within = s.saturated + PRINTED_SUM_SLACK;
+            if (cpu.saturated - edge).abs() <= within {
                 return Some(Err(format!(
-                    "leaves its saturated time {:.2} ± {:.2} on either side of the {what} \
+                    "leaves its saturated time {:.2} ± {within:.2} on either side of the {what} \
                      {edge:.2}",
-                    cpu.saturated, s.saturated
+                    cpu.saturated
                 )));
             }
         }
