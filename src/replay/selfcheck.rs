@@ -1059,6 +1059,11 @@ pub struct SelfCheck<'a> {
     rr_sims: BTreeMap<usize, super::rrsim_replay::Resimulated>,
     /// Each priority pass the client loop made, or why it could not.
     priorities: BTreeMap<usize, super::prio_replay::Made>,
+    /// Per work-fetch choice or request (event index), whether it rested
+    /// on the client loop's figures ([`SelfCheck::loop_block`]), noted by
+    /// [`SelfCheck::replay`] so that [`SelfCheck::rested_on`] need not
+    /// make them again.
+    loop_rested: std::cell::RefCell<HashMap<usize, bool>>,
 }
 
 impl<'a> SelfCheck<'a> {
@@ -1101,6 +1106,7 @@ impl<'a> SelfCheck<'a> {
             rec_decays: HashMap::new(),
             backoffs: BTreeMap::new(),
             rr_sims: BTreeMap::new(),
+            loop_rested: Default::default(),
             priorities: BTreeMap::new(),
         }
     }
@@ -1208,11 +1214,7 @@ impl<'a> SelfCheck<'a> {
             Decision::Choice(_) if point.piggyback => {
                 "the RPC's printed reason (results due, user request, project initialisation)"
             }
-            Decision::Choice(_) | Decision::Request { .. }
-                if self.context(point).is_ok_and(|c| {
-                    matches!(self.loop_block(point, c.dump), Some(Ok(_)))
-                }) =>
-            {
+            Decision::Choice(_) | Decision::Request { .. } if self.rests_on_loop(point) => {
                 "the pass's printed project reasons, priorities and shares, with the CPU \
                  shortfall, idle instances and saturated time of the simulation the client loop \
                  made again (their intervals carried)"
@@ -1452,6 +1454,21 @@ impl<'a> SelfCheck<'a> {
         }))
     }
 
+    /// Whether the work-fetch choice or request at `point` rested on the
+    /// client loop's figures (memoized per point).
+    fn rests_on_loop(&self, point: &RecordedPoint) -> bool {
+        if let Some(&known) = self.loop_rested.borrow().get(&point.event_idx) {
+            return known;
+        }
+        let rested = self
+            .context(point)
+            .is_ok_and(|c| matches!(self.loop_block(point, c.dump), Some(Ok(_))));
+        self.loop_rested
+            .borrow_mut()
+            .insert(point.event_idx, rested);
+        rested
+    }
+
     /// The point's RPC is a project's first (`project initialization`).
     fn initial_rpc(&self, point: &RecordedPoint) -> bool {
         matches!(
@@ -1557,6 +1574,9 @@ impl<'a> SelfCheck<'a> {
         };
         let initial = self.initial_rpc(point);
         let looped = self.loop_block(point, context.dump);
+        self.loop_rested
+            .borrow_mut()
+            .insert(point.event_idx, matches!(looped, Some(Ok(_))));
         let (dump, figures, note) = match &looped {
             Some(Ok(figures)) => (
                 &figures.dump,
@@ -1617,10 +1637,12 @@ impl<'a> SelfCheck<'a> {
                 return Replayed::NotReplayed(why);
             }
         }
-        let reason = format!(
-            "self-consistency from the recorded state dump: {}",
-            choice.reason
-        );
+        let basis = if figures.is_some() {
+            "the pass's printed project reasons and priorities with the client loop's CPU figures"
+        } else {
+            "self-consistency from the recorded state dump"
+        };
+        let reason = format!("{basis}: {}", choice.reason);
         match &point.decision {
             Decision::Choice(_) => Replayed::Decision {
                 decision: Decision::Choice(choice.chosen),
