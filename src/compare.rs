@@ -535,6 +535,7 @@ mod tests {
             n_divergences: n_div,
             checked: true,
             location: None,
+            basis: String::new(),
         }
     }
 

@@ -115,6 +115,12 @@ pub struct DecisionPoint {
     pub checked: bool,
     /// Where the recorded decision starts in the inputs.
     pub location: Option<Location>,
+    /// What the check of this point rested on: the replay's rule and
+    /// figures, with the interval of each value the record knows only to
+    /// a printed unit or its 1-s stamp (`± x`). Empty where the point was
+    /// not checked (`replayed` says why) or kept as a count only.
+    #[serde(default)]
+    pub basis: String,
 }
 
 fn checked_by_default() -> bool {
@@ -632,6 +638,7 @@ mod tests {
             n_divergences,
             checked: true,
             location: None,
+            basis: String::new(),
         }
     }
 

@@ -1071,3 +1071,39 @@ fn a_stated_time_step_the_log_does_not_show_is_an_input_problem() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Per decision, the CSV says what the check rested on: a real run's
+/// work-fetch requests made on the client loop's CPU figures carry the
+/// intervals the record leaves them (the FLOPS printed to two digits, the
+/// 1-s stamps), and a point not checked has no basis.
+#[test]
+fn audit_csv_gives_each_points_basis_with_its_intervals() {
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/traces/real/mt-edf-tie");
+    let out = boinc_audit()
+        .args(["audit", trace, "--format", "csv"])
+        .output()
+        .expect("run boinc-audit");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let mut lines = text.lines();
+    let header = lines.next().expect("header");
+    assert!(header.ends_with(",line,basis"), "{header}");
+    let (mut looped, mut checked) = (0, 0);
+    for line in lines {
+        let is_checked = line.contains(",true,true,") || line.contains(",false,true,");
+        let basis = line.rsplit(",\"").next().unwrap_or_default();
+        if is_checked {
+            checked += 1;
+            assert!(
+                !line.ends_with(','),
+                "a checked point without basis: {line}"
+            );
+        }
+        if line.contains(",work_request,") && basis.contains("with the client loop's CPU figures") {
+            assert!(basis.contains("shortfall ± "), "{line}");
+            looped += 1;
+        }
+    }
+    assert!(checked > 400, "{checked} checked points");
+    assert!(looped > 5, "{looped} requests on the loop's figures");
+}

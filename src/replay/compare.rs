@@ -168,6 +168,7 @@ pub fn compare_point_at(
         n_divergences: 0,
         checked,
         location: None,
+        basis: String::new(),
     };
     if !lines && matches!(replayed, Replayed::NotReplayed(_)) {
         return (brief(false), Vec::new());
@@ -253,6 +254,10 @@ pub fn compare_point_at(
         n_divergences: divergences.len(),
         checked: !matches!(replayed, Replayed::NotReplayed(_)),
         location: loc,
+        basis: match replayed {
+            Replayed::Decision { reason, .. } => reason.clone(),
+            Replayed::NotReplayed(_) => String::new(),
+        },
     };
     (decision_point, divergences)
 }

@@ -957,6 +957,11 @@ fn decision_point(
         recorded,
         replayed,
         n_divergences,
+        basis: if checked {
+            "ltd-6.6 replay: the debt-based client stepped over the emulator's inputs".into()
+        } else {
+            String::new()
+        },
         checked,
         location: point.location,
     }

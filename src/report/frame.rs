@@ -17,9 +17,10 @@
 //! | `n_divergences` | u64           | divergences at this point                      |
 //! | `path`          | string, null  | the input holding the recorded decision        |
 //! | `line`          | u32, null     | its 1-based line (null when unknown)           |
+//! | `basis`         | string, null  | what the check rested on: the rule and figures, with each interval carried (`± x`); null when not checked |
 //!
 //! A fleet audit ([`FleetWriter`], `audit --fleet`) writes one Parquet table
-//! for all its bundles: the columns above preceded by `bundle`, `host`,
+//! for all its bundles: the columns above but `basis` preceded by `bundle`, `host`,
 //! `client_version`, `policy`, `release` and `error` (string, null), one
 //! row per decision point (none for a bundle with none), and one row with
 //! only the bundle's columns and `error` for a bundle that could not be
@@ -42,10 +43,16 @@ use std::io::Write;
 
 /// The decision points of `report` as a polars frame (columns as in the module docs).
 fn decision_frame(report: &DivergenceReport) -> Result<DataFrame, PolarsError> {
-    DataFrame::new(report.points.len(), decision_columns(&report.points))
+    let mut columns = decision_columns(&report.points);
+    let basis: Vec<Option<&str>> = (report.points.iter())
+        .map(|p| Some(p.basis.as_str()).filter(|b| !b.is_empty()))
+        .collect();
+    columns.push(Series::new("basis".into(), basis).into());
+    DataFrame::new(report.points.len(), columns)
 }
 
-/// The columns of `points` (as in the module docs).
+/// The columns of `points` shared by a report's and a fleet's tables (as in
+/// the module docs).
 fn decision_columns(points: &[DecisionPoint]) -> Vec<Column> {
     let strings = |pick: fn(&crate::divergence::DecisionPoint) -> &str| {
         points.iter().map(pick).collect::<Vec<&str>>()
@@ -255,7 +262,7 @@ mod tests {
     use polars::prelude::{AnyValue, DataType, ParquetReader, SerReader};
     use std::io::Cursor;
 
-    const COLUMNS: [&str; 12] = [
+    const COLUMNS: [&str; 13] = [
         "time",
         "time_label",
         "kind",
@@ -268,6 +275,7 @@ mod tests {
         "n_divergences",
         "path",
         "line",
+        "basis",
     ];
 
     #[test]
@@ -275,6 +283,7 @@ mod tests {
         let mut report = sample_report();
         report.points[3].project = None;
         report.points[3].location = None;
+        report.points[1].basis = "the loop's shortfall 12.00 ± 1.65 s, the printed reasons".into();
         let mut out = Vec::new();
         write_csv(&report, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -283,11 +292,12 @@ mod tests {
         assert_eq!(lines[0], COLUMNS.join(","));
         assert_eq!(
             lines[2],
-            "3660.0,01:01:00,work_fetch_choice,Einstein@Home,CPU,fetch SETI@home,fetch Einstein@Home,false,true,2,trace/stdoutdae.txt,12"
+            "3660.0,01:01:00,work_fetch_choice,Einstein@Home,CPU,fetch SETI@home,fetch Einstein@Home,false,true,2,trace/stdoutdae.txt,12,\
+             \"the loop's shortfall 12.00 ± 1.65 s, the printed reasons\""
         );
         assert_eq!(
             lines[4],
-            "3780.0,01:03:00,run_list,,CPU,run c,run c,true,true,0,,"
+            "3780.0,01:03:00,run_list,,CPU,run c,run c,true,true,0,,,"
         );
     }
 
@@ -367,7 +377,8 @@ mod tests {
             "release",
             "error",
         ];
-        expected.extend(COLUMNS);
+        // A fleet's rows leave out each point's basis (long text, per row).
+        expected.extend(&COLUMNS[..COLUMNS.len() - 1]);
         assert_eq!(names, expected);
         let value =
             |name: &str, row: usize| frame.column(name).unwrap().get(row).unwrap().into_static();

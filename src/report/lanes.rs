@@ -286,6 +286,7 @@ mod tests {
             n_divergences: usize::from(recorded != replayed),
             checked: true,
             location: None,
+            basis: String::new(),
         }
     }
 

@@ -232,6 +232,7 @@ pub(crate) mod tests {
             n_divergences,
             checked: true,
             location: location(line),
+            basis: String::new(),
         };
         let divergence = |field: &str, recorded: &str, replayed: &str, tolerance| Divergence {
             time: 3660.0,
@@ -388,6 +389,7 @@ mod no_panic {
                     n_divergences,
                     checked: true,
                     location: None,
+                    basis: String::new(),
                 },
             );
         let divergence = (number(), text(), text(), proptest::option::of(number())).prop_map(

@@ -213,6 +213,10 @@ impl ServerAudit {
             n_divergences,
             checked: true,
             location: location.clone(),
+            basis: format!(
+                "{}: the scheduler request and reply transcripts",
+                outcome.rule
+            ),
         });
         if let Verdict::Violated(violations) = outcome.verdict {
             for violation in violations {
