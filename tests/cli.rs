@@ -1088,7 +1088,7 @@ fn audit_csv_gives_each_points_basis_with_its_intervals() {
     let mut lines = text.lines();
     let header = lines.next().expect("header");
     assert!(header.ends_with(",line,basis"), "{header}");
-    let (mut looped, mut checked) = (0, 0);
+    let (mut looped, mut checked, mut initial) = (0, 0, 0);
     for line in lines {
         let is_checked = line.contains(",true,true,") || line.contains(",false,true,");
         let basis = line.rsplit(",\"").next().unwrap_or_default();
@@ -1099,6 +1099,12 @@ fn audit_csv_gives_each_points_basis_with_its_intervals() {
                 "a checked point without basis: {line}"
             );
         }
+        // A project's initialization RPC asks for 1 s whatever the
+        // figures say: it never rests on the loop's.
+        if basis.contains("initialization RPC asks for 1 s") {
+            assert!(!basis.contains("client loop"), "{line}");
+            initial += 1;
+        }
         if line.contains(",work_request,") && basis.contains("with the client loop's CPU figures") {
             assert!(basis.contains("shortfall ± "), "{line}");
             looped += 1;
@@ -1106,4 +1112,5 @@ fn audit_csv_gives_each_points_basis_with_its_intervals() {
     }
     assert!(checked > 400, "{checked} checked points");
     assert!(looped > 5, "{looped} requests on the loop's figures");
+    assert_eq!(initial, 2, "one initialization RPC per project (M, S)");
 }
