@@ -314,6 +314,13 @@ pub struct ProjectState {
     pub reason: String,
     /// Backoff seconds printed with the reason, if any.
     pub backoff: Option<f64>,
+    /// How far a REC made from printed inputs may lie from `rec` (0 on
+    /// the recorded side and where exact).
+    pub rec_slack: f64,
+    /// How far a priority made from printed inputs may lie from `prio`.
+    pub prio_slack: f64,
+    /// How far a backoff made from the log's stamps may lie from `backoff`.
+    pub backoff_slack: f64,
 }
 
 /// A work-fetch state dump (`start work fetch state` … `end work fetch state`).
@@ -719,8 +726,8 @@ fn fetch_state_fields(dump: &FetchDump, out: &mut Vec<Field>) {
     }
     for project in &dump.projects {
         let p = project.project.as_str();
-        out.push(Field::num("rec", project.rec, 3).of_project(p));
-        out.push(Field::num("prio", project.prio, 3).of_project(p));
+        out.push(Field::num_within("rec", project.rec, 3, project.rec_slack).of_project(p));
+        out.push(Field::num_within("prio", project.prio, 3, project.prio_slack).of_project(p));
         let reason = if project.reason.is_empty() {
             "can request work".to_string()
         } else {
@@ -728,7 +735,9 @@ fn fetch_state_fields(dump: &FetchDump, out: &mut Vec<Field>) {
         };
         out.push(Field::text("reason", reason).of_project(p));
         if let Some(backoff) = project.backoff {
-            out.push(Field::num("rpc_backoff", backoff, 2).of_project(p));
+            out.push(
+                Field::num_within("rpc_backoff", backoff, 2, project.backoff_slack).of_project(p),
+            );
         }
     }
     for rsc in &dump.resources {

@@ -685,6 +685,7 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                             ref reason => format!("can't request work: {reason}"),
                         },
                         backoff: (p.rpc_backoff_left > 0.0).then_some(p.rpc_backoff_left),
+                        ..ProjectState::default()
                     })
                     .collect(),
                 resources: setup

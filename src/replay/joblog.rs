@@ -141,6 +141,26 @@ struct Tracker {
     /// Per project: the resource share its start-up line printed (whole
     /// units).
     printed_shares: HashMap<String, f64>,
+    /// Projects the user set to no new tasks.
+    no_new_tasks: HashSet<String>,
+    /// Per project: its scheduler-RPC deferral as the lines since the
+    /// state file was created tell it.
+    rpc_deferral: HashMap<String, RpcDeferral>,
+}
+
+/// A project's scheduler-RPC deferral (`min_rpc_time`) as a real client's
+/// lines tell it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RpcDeferral {
+    /// None since it was cleared (a new state file, a completed scheduler
+    /// request, an update the user asked for).
+    Cleared,
+    /// Until a time in `[at, at + 2)` on the log's clock: the deferring
+    /// line's stamp plus its whole seconds (the client's `now` lies within
+    /// the stamp's second, and the delay prints truncated).
+    Until(f64),
+    /// Not told (why).
+    Unknown(String),
 }
 
 impl Tracker {
@@ -201,6 +221,7 @@ impl Tracker {
             }
             other => {
                 let stamp = event.time.secs();
+                self.see_fetch_flags(project, other, stamp);
                 if !self.see_rpc(project, other) && !self.see_task(project, other, stamp) {
                     self.see_host(project, other)
                 }
@@ -306,6 +327,81 @@ impl Tracker {
             started: true,
             ..Tracker::default()
         };
+    }
+
+    /// The lines that set a project's reasons not to fetch work
+    /// (client/work_fetch.cpp compute_project_reason): no new tasks, and
+    /// the scheduler-RPC deferral (client/project.cpp set_min_rpc_time,
+    /// which prints each deferral it sets under sched_op_debug; cleared by
+    /// a completed request, cs_scheduler.cpp handle_scheduler_reply, and by
+    /// an update the user asks for, gui_rpc_server_ops.cpp).
+    fn see_fetch_flags(&mut self, project: &str, message: &Message, stamp: Option<f64>) {
+        let deferral = match message {
+            Message::WorkFetchSuspendedByUser => {
+                self.no_new_tasks.insert(project.to_string());
+                return;
+            }
+            Message::WorkFetchResumedByUser => {
+                self.no_new_tasks.remove(project);
+                return;
+            }
+            Message::SchedulerRequestCompleted { .. } | Message::UpdateRequestedByUser => {
+                RpcDeferral::Cleared
+            }
+            Message::DeferringCommunication { secs } => match stamp {
+                Some(at) => RpcDeferral::Until(at + secs),
+                None => RpcDeferral::Unknown("a deferring line has no time".into()),
+            },
+            // A master file with new scheduler URLs clears the deferral
+            // (scheduler_op.cpp); whether they were new is not printed.
+            Message::MasterFileDownloadSucceeded
+                if matches!(self.rpc_deferral.get(project), Some(RpcDeferral::Until(_))) =>
+            {
+                RpcDeferral::Unknown(
+                    "a master file was read since its last deferral, and whether its \
+                     scheduler URLs were new (which clears the deferral) is not printed"
+                        .into(),
+                )
+            }
+            _ => return,
+        };
+        if !project.is_empty() {
+            self.rpc_deferral.insert(project.to_string(), deferral);
+        }
+    }
+
+    /// Why each project cannot fetch work, where the lines tell it from a
+    /// new state file on, with sched_op_debug's deferring lines.
+    fn fetch_flags(&self) -> FetchFlags {
+        let untold = |why: &str| FetchFlags {
+            untold: Some(why.to_string()),
+            ..FetchFlags::default()
+        };
+        if !self.fresh_state {
+            return untold(
+                "the client started on a state file the log does not see made: each \
+                        project's no-new-tasks setting and RPC deferral at its start are in that \
+                        file as it was then",
+            );
+        }
+        if !self.acks_logged {
+            return untold(
+                "sched_op_debug is off: the RPC deferrals the client sets \
+                        (`Deferring communication for`) are not printed",
+            );
+        }
+        let suspended_jobs = self
+            .jobs
+            .iter()
+            .filter(|j| j.suspended)
+            .map(|j| j.project.clone())
+            .collect();
+        FetchFlags {
+            untold: None,
+            no_new_tasks: self.no_new_tasks.clone(),
+            rpc_deferral: self.rpc_deferral.clone(),
+            suspended_jobs,
+        }
     }
 
     /// A scheduler RPC's lines: what it reports, and what the server
@@ -484,6 +580,7 @@ impl Tracker {
                 app: self.facts.apps.get(&job.name).cloned(),
                 deadline: self.facts.deadlines.get(&job.name).copied(),
                 downloaded: job.downloaded,
+                done: job.done,
                 nearly_runnable: !job.arrived_only
                     && !job.done
                     && !job.suspended
@@ -516,6 +613,10 @@ impl Tracker {
             utc_offset_hours: self.utc_offset_hours,
             gpu_host: self.gpu_host,
             recs: self.recs.clone(),
+            fetch_flags: self.fetch_flags(),
+            peak_ncpus: self
+                .first_ncpus
+                .filter(|first| self.ncpus_changed && *first > 0),
             suspended_projects: self.suspended_projects.clone(),
             printed_shares: self.printed_shares.clone(),
             untouched: if self.fresh_state {
@@ -811,6 +912,10 @@ pub struct JobFacts {
     /// Per project name: its resource share where the state files and
     /// replies give one value (`None` where they give several).
     pub shares: HashMap<String, Option<f64>>,
+    /// The host's FLOPS per CPU (`p_fpops`) each state file gives, with
+    /// the time its benchmark ran (`p_calculated`, Unix seconds), which
+    /// set it.
+    pub host_fpops: Vec<(f64, f64)>,
 }
 
 /// Preferences the data directory's files give, each with the file (or
@@ -824,6 +929,24 @@ pub struct PrefsFacts {
 }
 
 impl JobFacts {
+    /// The host's FLOPS per CPU in force at `now` (Unix seconds): that of
+    /// the latest benchmark the state files give before it, or why it is
+    /// not known.
+    pub fn p_fpops_at(&self, now: f64) -> Result<f64, String> {
+        let mut before = self.host_fpops.iter().filter(|(at, _)| *at < now);
+        let Some(first) = before.next() else {
+            return Err(if self.host_fpops.is_empty() {
+                "the host's FLOPS per CPU (client_state.xml `p_fpops`) is not in the record".into()
+            } else {
+                "the host's FLOPS per CPU at this moment is not in the record: each state file \
+                 holds a benchmark run after it"
+                    .into()
+            });
+        };
+        let latest = before.fold(*first, |a, b| if b.0 > a.0 { *b } else { a });
+        Ok(latest.1)
+    }
+
     /// Notes an app version's FLOPS: an app with versions of different
     /// speeds has none.
     pub fn add_app_flops(&mut self, app: &str, flops: f64) {
@@ -1152,6 +1275,8 @@ pub struct SeenJob {
     pub app: Option<String>,
     /// Its report deadline (Unix seconds), from the replies or states.
     pub deadline: Option<f64>,
+    /// Its computation is done (no runtime left).
+    pub done: bool,
     /// Its files started or in, not done, not suspended (nor its project),
     /// not postponed: in the round-robin simulation
     /// (`RESULT::nearly_runnable`: downloading or downloaded).
@@ -1188,6 +1313,27 @@ pub struct HostView {
     /// Per project: the resource share its start-up line printed (whole
     /// units).
     pub printed_shares: HashMap<String, f64>,
+    /// The projects' other reasons not to fetch work.
+    pub fetch_flags: FetchFlags,
+    /// The usable CPUs this process counted first, where they changed
+    /// since: its peak-FLOPS total (cpu_sched.cpp total_peak_flops,
+    /// computed once) rests on them.
+    pub peak_ncpus: Option<u32>,
+}
+
+/// What a real client's lines tell of each project's reasons not to
+/// fetch work, besides a suspension.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FetchFlags {
+    /// Why the record does not tell them (then the rest is empty).
+    pub untold: Option<String>,
+    /// Projects set to no new tasks.
+    pub no_new_tasks: HashSet<String>,
+    /// Per project: its RPC deferral (absent: cleared since the state file
+    /// was made).
+    pub rpc_deferral: HashMap<String, RpcDeferral>,
+    /// Projects with a task the user suspended.
+    pub suspended_jobs: HashSet<String>,
 }
 
 /// The host as told at each line of `at` (increasing), or why its jobs

@@ -92,6 +92,7 @@ pub mod empty_request;
 pub mod enforce_check;
 pub mod enforce_replay;
 pub mod explain;
+pub mod fetch_projects;
 pub mod inputs;
 pub mod joblog;
 pub mod ltd;
@@ -1548,6 +1549,7 @@ fn checked_from_lines(
     .with_rec_half_life(rec_half_life_secs(trace, state.is_some()))
     .with_rec_decays(selfcheck::rec_decays(points))
     .with_priorities(prio_replay::by_point(&trace.events, points, &sim_prios))
+    .with_prio_passes(points)
     .with_rr_sims(rr_sims)
     .with_backoffs(backoff_check::ranges_from(
         &trace.events,
@@ -2090,6 +2092,18 @@ fn job_facts(trace: &Trace) -> joblog::JobFacts {
             }
             if let Some(ncpus) = version.avg_ncpus {
                 facts.add_app_ncpus(app, ncpus);
+            }
+        }
+    }
+    for info in trace
+        .state
+        .client_states
+        .iter()
+        .filter_map(|s| s.host_info.as_ref())
+    {
+        if let (Some(fpops), Some(at)) = (info.p_fpops, info.p_calculated) {
+            if fpops > 0.0 && at.is_finite() {
+                facts.host_fpops.push((at, fpops));
             }
         }
     }

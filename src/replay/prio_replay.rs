@@ -386,6 +386,7 @@ mod tests {
                 project: n[..1].to_string(),
                 app: None,
                 deadline: None,
+                done: false,
                 nearly_runnable: true,
             })
             .collect();

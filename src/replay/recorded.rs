@@ -566,6 +566,7 @@ impl Extractor<'_> {
                         .map(|r| format!("can't request work: {r}"))
                         .unwrap_or_default(),
                     backoff: *backoff,
+                    ..ProjectState::default()
                 };
                 if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
                     dump.projects.push(state);

@@ -74,6 +74,8 @@ pub struct Rerun {
     /// Its `[prio]` initialisation ([`super::prio_replay`]), or what the
     /// record lacks for it.
     pub prio: Result<super::prio_replay::Initialised, String>,
+    /// What a work-fetch block's project lines at its second rest on.
+    pub projects: super::fetch_projects::Inputs,
 }
 
 /// Half a unit of the printed GFLOP figures (`%.2f`).
@@ -155,6 +157,8 @@ pub(super) struct Moment {
     pick_order: Vec<String>,
     /// What its priority initialisation rests on, or what the record lacks.
     prio: Result<super::prio_replay::Inputs, String>,
+    /// What a work-fetch block's project lines at its second rest on.
+    projects: super::fetch_projects::Inputs,
 }
 
 impl super::reconstructed::Moment for Moment {
@@ -475,6 +479,50 @@ fn build_state(
     })
 }
 
+/// What a work-fetch block's project lines at the simulation's second rest
+/// on ([`super::fetch_projects`]): the simulation's FLOPs left per project,
+/// the jobs outside it, and the view's RECs, suspensions and reasons.
+fn project_inputs(
+    view: &HostView,
+    facts: &JobFacts,
+    state: &HostState,
+    printed: &[Printed],
+    ncpus: u32,
+    now: f64,
+) -> super::fetch_projects::Inputs {
+    let mut queued: HashMap<String, (f64, usize)> = HashMap::new();
+    for (job, p) in state.jobs.iter().zip(printed) {
+        if let Some(project) = view.projects.get(job.project) {
+            let entry = queued.entry(project.clone()).or_default();
+            entry.0 += p.left * 1e9;
+            entry.1 += 1;
+        }
+    }
+    let mut unprinted: HashMap<String, Vec<String>> = HashMap::new();
+    for job in view.jobs.iter().filter(|j| !j.done && !j.nearly_runnable) {
+        unprinted
+            .entry(job.project.clone())
+            .or_default()
+            .push(job.name.clone());
+    }
+    // The client's `now` lies within the stamp's second.
+    let (p_fpops, p_fpops_missing) = match facts.p_fpops_at(now - 0.5) {
+        Ok(f) => (Some(f), String::new()),
+        Err(why) => (None, why),
+    };
+    super::fetch_projects::Inputs {
+        ncpus: view.peak_ncpus.unwrap_or(ncpus),
+        p_fpops,
+        p_fpops_missing,
+        queued,
+        unprinted,
+        recs: view.recs.clone(),
+        untouched: view.untouched.clone(),
+        suspended: view.suspended_projects.clone(),
+        flags: view.fetch_flags.clone(),
+    }
+}
+
 /// Adds the job's app (with its announced max_concurrent) and an app
 /// version of its usage to the project, once.
 fn add_app(project: &mut Project, app: &str, usage: &ResourceUsage, view: &HostView) {
@@ -568,7 +616,9 @@ pub(super) fn prepare(
         printed,
         narrowed_by_flops,
     } = build_state(view, facts, &lines, ncpus, now)?;
+    let projects = project_inputs(view, facts, &state, &printed, ncpus, now);
     Ok(Moment {
+        projects,
         state: Some(state),
         printed,
         narrowed_by_flops,
@@ -655,6 +705,7 @@ fn judge(
         Err(why) => Err(why.clone()),
     };
     Rerun {
+        projects: moment.projects.clone(),
         prio,
         decision: Decision::RrSim {
             finishes,
@@ -1044,14 +1095,24 @@ fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
 }
 
 /// A work-fetch state block of a CPU-only host with the CPU figures of the
-/// simulation it reports run again (`rerun`, at the block's second): the
-/// block's other lines (REC, priorities, shares, reasons) restated.
-pub fn fetch_state(rerun: &Rerun, dump: &FetchDump, stamp: f64) -> Option<(Decision, String)> {
+/// simulation it reports run again (`rerun`, at the block's second), and
+/// its project lines made over the same host with the fetch-mode `[prio]`
+/// pass printed before it (`base`, [`super::fetch_projects`]); the shares
+/// restated.
+pub fn fetch_state(
+    rerun: &Rerun,
+    dump: &FetchDump,
+    stamp: f64,
+    base: Option<&[super::decision::PrioEntry]>,
+) -> Option<(Decision, String)> {
     if stamp != rerun.stamp || dump.resources.len() != 1 {
         return None;
     }
     let printed = dump.resources.first().filter(|r| r.rsc == "CPU")?;
     let mut replayed = dump.clone();
+    let (projects, account) =
+        super::fetch_projects::project_lines(&rerun.projects, stamp, dump, base);
+    replayed.projects = projects;
     replayed.resources = vec![RscState {
         shares: printed.shares.clone(),
         ..rerun.cpu.clone()
@@ -1063,8 +1124,7 @@ pub fn fetch_state(rerun: &Rerun, dump: &FetchDump, stamp: f64) -> Option<(Decis
             "§4.5/§4.6 the CPU figures of the simulation run again at this second \
              (rr_sim.cpp RR_SIM::simulate, work_fetch.cpp RSC_WORK_FETCH::update_stats; \
              max_concurrent limits applied): shortfall {:.2} ± {:.2}, idle now {:.2} ± {:.3}, \
-             saturated {:.2} ± {:.2}, busy {:.2} ± {:.2}{}; the projects' REC, priorities, \
-             shares and reasons restated, not recomputed",
+             saturated {:.2} ± {:.2}, busy {:.2} ± {:.2}{}; {account}; the shares restated",
             rerun.cpu.shortfall,
             s.shortfall,
             rerun.cpu.nidle,

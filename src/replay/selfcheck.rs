@@ -1059,6 +1059,8 @@ pub struct SelfCheck<'a> {
     rr_sims: BTreeMap<usize, super::rrsim_replay::Resimulated>,
     /// Each priority pass the client loop made, or why it could not.
     priorities: BTreeMap<usize, super::prio_replay::Made>,
+    /// Each priority pass as printed (keyed by its first line).
+    prio_passes: BTreeMap<usize, Vec<PrioEntry>>,
     /// Per work-fetch choice or request (event index), whether it rested
     /// on the client loop's figures ([`SelfCheck::loop_block`]), noted by
     /// [`SelfCheck::replay`] so that [`SelfCheck::rested_on`] need not
@@ -1108,6 +1110,7 @@ impl<'a> SelfCheck<'a> {
             rr_sims: BTreeMap::new(),
             loop_rested: Default::default(),
             priorities: BTreeMap::new(),
+            prio_passes: BTreeMap::new(),
         }
     }
 
@@ -1115,6 +1118,20 @@ impl<'a> SelfCheck<'a> {
     /// ([`super::prio_replay::by_point`]).
     pub fn with_priorities(mut self, made: BTreeMap<usize, super::prio_replay::Made>) -> Self {
         self.priorities = made;
+        self
+    }
+
+    /// The priority passes as printed: a work-fetch block's project lines
+    /// rest on the fetch-mode pass before it.
+    pub fn with_prio_passes(mut self, points: &[RecordedPoint]) -> Self {
+        self.prio_passes = points
+            .iter()
+            .filter(|p| !p.cut_before)
+            .filter_map(|p| match &p.decision {
+                Decision::Priority(entries) => Some((p.event_idx, entries.clone())),
+                _ => None,
+            })
+            .collect();
         self
     }
 
@@ -1379,9 +1396,20 @@ impl<'a> SelfCheck<'a> {
     /// A state block's CPU figures from the simulation before it run again
     /// (where the figures could not be followed from its printed lines).
     fn rerun_figures(&self, point: &RecordedPoint, dump: &FetchDump) -> Option<(Decision, String)> {
-        let (_, last) = self.rr_sims.range(..point.event_idx).next_back()?;
+        let (&sim, last) = self.rr_sims.range(..point.event_idx).next_back()?;
         let rerun = last.as_ref().ok()?;
-        super::rrsim_replay::fetch_state(rerun, dump, point.time)
+        // The simulation prints its own pass first; the fetch-mode pass
+        // follows its end.
+        let passes: Vec<&Vec<PrioEntry>> = self
+            .prio_passes
+            .range(sim + 1..point.event_idx)
+            .map(|(_, pass)| pass)
+            .collect();
+        let base = match passes.as_slice() {
+            [_, .., last] => Some(last.as_slice()),
+            _ => None,
+        };
+        super::rrsim_replay::fetch_state(rerun, dump, point.time, base)
     }
 
     /// A pass's state block with the CPU figures of the simulation the
@@ -1402,10 +1430,13 @@ impl<'a> SelfCheck<'a> {
         let (_, last) = self.rr_sims.range(..point.event_idx).next_back()?;
         let rerun = last.as_ref().ok()?;
         let (Decision::FetchState(mut made), _) =
-            super::rrsim_replay::fetch_state(rerun, dump, point.time)?
+            super::rrsim_replay::fetch_state(rerun, dump, point.time, None)?
         else {
             return None;
         };
+        // The choice ranks the projects by their printed lines (checked
+        // on the block's own point).
+        made.projects = dump.projects.clone();
         let cpu = made.resources.first()?;
         let s = cpu.slack;
         let (buf_min, buf_additional) = dump.buffer?;

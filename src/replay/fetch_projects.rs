@@ -1,0 +1,396 @@
+//! A real client's work-fetch state block, its project lines made by the
+//! client loop (spec/policy-current.md §3.15 and §5.4 fetch mode:
+//! client/work_fetch.cpp `WORK_FETCH::setup`, `compute_project_reason`,
+//! `PROJECT_WORK_FETCH::print_state`): each project's REC, its fetch
+//! priority and why it cannot request work, over the host the log tells at
+//! the block's second.
+//!
+//! - **REC**: as the project's last `recent est credit` line printed it
+//!   (six decimals), or exactly 0 for a project none of whose jobs has had
+//!   its files in since the client made its state file.
+//! - **Priority**: the fetch-mode `[prio]` pass printed between the
+//!   simulation and the block (checked on its own as a priority point),
+//!   less the project's queued work: each of its jobs' FLOPs left over the
+//!   FLOPs of a full buffer (`work_buf_total × total_peak_flops`). The FLOPs
+//!   left are the simulation's own (`rrsim_flops_left` is
+//!   `estimated_flops_remaining`, printed to 0.01 GFLOP); a job done has
+//!   none; a job outside the simulation and not done has an estimate the
+//!   log does not print, and then the line is restated. The host's FLOPS
+//!   per CPU come from the state files (`p_fpops`, in force since their
+//!   benchmark, `p_calculated`).
+//! - **Reason and RPC backoff**, in the client's order of precedence: the
+//!   project suspended, no new tasks, a task suspended, the RPC deferral
+//!   (`min_rpc_time`). The deferral is the last `Deferring communication
+//!   for` line's stamp plus its whole seconds, cleared by each completed
+//!   request and each update the user asks for; its time left is printed
+//!   whenever positive, whatever the reason. The reasons the lines do not
+//!   tell (not CPU-intensive, master URL fetch pending, a stalled download,
+//!   too many uploads or runnable jobs) are restated where printed.
+//!
+//! Each value carries the interval its printed inputs leave; what the
+//! record lacks is restated, and the account names it.
+//!
+//! Architecture Invariant: pure; reads the inputs the simulation's moment
+//! gathered and the recorded block.
+
+use super::decision::{FetchDump, PrioEntry, ProjectState};
+use super::joblog::{FetchFlags, RpcDeferral};
+use crate::trace::message::ProjectReason;
+use std::collections::{HashMap, HashSet};
+
+/// Half a unit of a `%f` value.
+const HALF_MICRO: f64 = 5e-7;
+
+/// Half a unit of the simulation's GFLOP figures (`%.2f`), in FLOPs.
+const GFLOP_HALF_UNIT: f64 = 0.005e9;
+
+/// The buffer's two printed figures (`%.2f` each): their sum's half unit.
+const BUFFER_SUM_HALF: f64 = 0.01;
+
+/// What a block's project lines rest on at a simulation's second.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    /// The usable CPUs the client's peak-FLOPS total rests on (the first
+    /// count of its process: the total is computed once).
+    pub ncpus: u32,
+    /// The host's FLOPS per CPU, or why it is not known.
+    pub p_fpops: Option<f64>,
+    /// Why `p_fpops` is not known.
+    pub p_fpops_missing: String,
+    /// Per project: the FLOPs left of its jobs in the simulation, and how
+    /// many jobs.
+    pub queued: HashMap<String, (f64, usize)>,
+    /// Per project: its jobs on the host, not done, outside the simulation.
+    pub unprinted: HashMap<String, Vec<String>>,
+    /// Per project: its REC as last printed.
+    pub recs: HashMap<String, f64>,
+    /// Projects whose REC is exactly 0.
+    pub untouched: HashSet<String>,
+    /// Projects the user suspended.
+    pub suspended: HashSet<String>,
+    /// The other reasons the lines tell.
+    pub flags: FetchFlags,
+}
+
+/// The loop's value of one field of a line, or why it is restated.
+type Made<T> = Result<T, String>;
+
+/// The block's project lines made at the block's second `stamp` (the
+/// log's clock), with the fetch-mode `[prio]` pass printed before it
+/// (`base`); each value the record lacks restated. Returns the lines and
+/// an account of what was made and what restated.
+pub fn project_lines(
+    inputs: &Inputs,
+    stamp: f64,
+    dump: &FetchDump,
+    base: Option<&[PrioEntry]>,
+) -> (Vec<ProjectState>, String) {
+    let mut lines = Vec::with_capacity(dump.projects.len());
+    let mut restated: Vec<String> = Vec::new();
+    let mut figures: Vec<String> = Vec::new();
+    let mut made = 0;
+    for printed in &dump.projects {
+        let name = printed.project.as_str();
+        let mut line = printed.clone();
+        let mut missing = Vec::new();
+        match rec(inputs, name) {
+            Ok(rec) => {
+                line.rec = rec;
+                line.rec_slack = HALF_MICRO;
+            }
+            Err(why) => missing.push(format!("REC: {why}")),
+        }
+        match priority(inputs, name, dump, base) {
+            Ok((prio, slack)) => {
+                line.prio = prio;
+                line.prio_slack = slack;
+            }
+            Err(why) => missing.push(format!("priority: {why}")),
+        }
+        match reason(inputs, name, stamp, printed) {
+            Ok((reason, backoff)) => {
+                line.reason = reason;
+                (line.backoff, line.backoff_slack) = match backoff {
+                    Some((secs, slack)) => (Some(secs), slack),
+                    None => (None, 0.0),
+                };
+            }
+            Err(why) => missing.push(format!("reason: {why}")),
+        }
+        if missing.is_empty() {
+            made += 1;
+            let mut figure = format!("{name} prio {:.3} ± {:.6}", line.prio, line.prio_slack);
+            if let Some(left) = line.backoff {
+                figure.push_str(&format!(", backoff {left:.2} ± {:.2}", line.backoff_slack));
+            }
+            figures.push(figure);
+        } else {
+            restated.push(format!("{name} ({})", missing.join("; ")));
+        }
+        lines.push(line);
+    }
+    let account = if restated.is_empty() {
+        format!(
+            "each project's REC, fetch priority (the fetch-mode [prio] pass less its queued \
+             FLOPs over a full buffer's) and reason made by the loop ({made} project(s): {})",
+            figures.join("; ")
+        )
+    } else {
+        format!(
+            "the projects' REC, fetch priority and reason made by the loop for {made} \
+             project(s) ({}); restated where the record lacks an input: {}",
+            figures.join("; "),
+            restated.join(", ")
+        )
+    };
+    (lines, account)
+}
+
+/// A project's REC at the block.
+fn rec(inputs: &Inputs, name: &str) -> Made<f64> {
+    if let Some(rec) = inputs.recs.get(name) {
+        return Ok(*rec);
+    }
+    if inputs.untouched.contains(name) {
+        return Ok(0.0);
+    }
+    Err("no `recent est credit` line since the client started on its state file".into())
+}
+
+/// A project's fetch priority and its interval: the fetch-mode pass's
+/// priority less its queued FLOPs over a full buffer's.
+fn priority(
+    inputs: &Inputs,
+    name: &str,
+    dump: &FetchDump,
+    base: Option<&[PrioEntry]>,
+) -> Made<(f64, f64)> {
+    let Some(base) = base else {
+        return Err("the fetch-mode `[prio]` pass before the block is not in the log".into());
+    };
+    let (start, start_slack) = match base.iter().find(|e| e.project == name) {
+        Some(entry) => (entry.prio, HALF_MICRO),
+        // project_priority_init leaves a suspended project at 0 and
+        // prints no line for it.
+        None if inputs.suspended.contains(name) => (0.0, 0.0),
+        None => return Err("the fetch-mode `[prio]` pass printed no line for it".into()),
+    };
+    if let Some(jobs) = inputs.unprinted.get(name).filter(|j| !j.is_empty()) {
+        return Err(format!(
+            "{} on the host outside the simulation, not done: its FLOPs left are not printed",
+            jobs.join(", ")
+        ));
+    }
+    let Some(p_fpops) = inputs.p_fpops else {
+        return Err(inputs.p_fpops_missing.clone());
+    };
+    let Some((min, additional)) = dump.buffer else {
+        return Err("the block prints no target buffer".into());
+    };
+    // work_buf_total(): at least one second.
+    let buf = (min + additional).max(1.0);
+    let full = buf * f64::from(inputs.ncpus) * p_fpops;
+    if !(full.is_finite() && full > 0.0) {
+        return Err(format!("a full buffer's FLOPs are {full}"));
+    }
+    let (flops, n) = inputs.queued.get(name).copied().unwrap_or((0.0, 0));
+    let queue = flops / full;
+    let slack = start_slack
+        + n as f64 * GFLOP_HALF_UNIT / full
+        + queue * BUFFER_SUM_HALF / (buf - BUFFER_SUM_HALF).max(BUFFER_SUM_HALF);
+    Ok((start - queue, slack))
+}
+
+/// The printed reasons whose cause the lines do not tell.
+fn untold_reason(reason: &ProjectReason) -> bool {
+    !matches!(
+        reason,
+        ProjectReason::SuspendedViaManager
+            | ProjectReason::NoNewTasks
+            | ProjectReason::TaskSuspendedViaManager
+            | ProjectReason::SchedulerRpcBackoff
+    )
+}
+
+/// The RPC deferral's time left at the block and its interval: `None`
+/// where it has none, `Err` where the interval holds 0.
+fn deferral_left(flags: &FetchFlags, name: &str, stamp: f64) -> Made<Option<(f64, f64)>> {
+    match flags.rpc_deferral.get(name) {
+        None | Some(RpcDeferral::Cleared) => Ok(None),
+        Some(RpcDeferral::Unknown(why)) => Err(why.clone()),
+        Some(RpcDeferral::Until(at)) => {
+            // The deferral ends in [at, at + 2), the block's `now` is in
+            // [stamp, stamp + 1).
+            let (lo, hi) = (at - stamp - 1.0, at + 2.0 - stamp);
+            if hi <= 0.0 {
+                Ok(None)
+            } else if lo >= 0.0 {
+                Ok(Some(((lo + hi) / 2.0, (hi - lo) / 2.0)))
+            } else {
+                Err(format!(
+                    "its RPC deferral ends within a second or two of the block ({:.2} s ± 1.5 \
+                     left): whether it is still on is not told by the stamps",
+                    at - stamp + 0.5
+                ))
+            }
+        }
+    }
+}
+
+/// A project's reason (as the block prints it, empty when it can request
+/// work) and its RPC deferral's time left with its interval.
+fn reason(
+    inputs: &Inputs,
+    name: &str,
+    stamp: f64,
+    printed: &ProjectState,
+) -> Made<(String, Option<(f64, f64)>)> {
+    if let Some(why) = &inputs.flags.untold {
+        return Err(why.clone());
+    }
+    let printed_reason = printed
+        .reason
+        .strip_prefix("can't request work: ")
+        .map(ProjectReason::from_text);
+    if let Some(untold) = printed_reason.as_ref().filter(|r| untold_reason(r)) {
+        return Err(format!(
+            "printed `{}`, whose cause the lines do not tell",
+            untold.as_str()
+        ));
+    }
+    let deferral = deferral_left(&inputs.flags, name, stamp);
+    let flags = &inputs.flags;
+    let reason = if inputs.suspended.contains(name) {
+        Some(ProjectReason::SuspendedViaManager)
+    } else if flags.no_new_tasks.contains(name) {
+        Some(ProjectReason::NoNewTasks)
+    } else if flags.suspended_jobs.contains(name) {
+        Some(ProjectReason::TaskSuspendedViaManager)
+    } else {
+        match &deferral {
+            Ok(Some(_)) => Some(ProjectReason::SchedulerRpcBackoff),
+            Ok(None) => None,
+            Err(why) => return Err(why.clone()),
+        }
+    };
+    let text = reason
+        .map(|r| format!("can't request work: {}", r.as_str()))
+        .unwrap_or_default();
+    Ok((text, deferral?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(project: &str, prio: f64, reason: &str, backoff: Option<f64>) -> ProjectState {
+        ProjectState {
+            project: project.into(),
+            prio,
+            reason: reason.into(),
+            backoff,
+            ..ProjectState::default()
+        }
+    }
+
+    fn entry(project: &str, prio: f64) -> PrioEntry {
+        PrioEntry {
+            project: project.into(),
+            prio,
+            rsf: 0.0,
+            rt: 0.0,
+            rs: 0.0,
+            prio_slack: 0.0,
+            rs_slack: 0.0,
+        }
+    }
+
+    /// traces/real/mc-nnw at 12:25:02: A's one job has 35.50 GFLOPs left,
+    /// the buffer is 180 + 172.8 s on 3 CPUs of 1 GFLOPS: A's fetch
+    /// priority is −35.5 / (352.8 × 3) = −0.03354, printed −0.034 by
+    /// Debian's 7.20.5; B and C have nothing queued (−0.000).
+    #[test]
+    fn queued_flops_lower_the_fetch_priority() {
+        let inputs = Inputs {
+            ncpus: 3,
+            p_fpops: Some(1e9),
+            queued: HashMap::from([("A".to_string(), (35.5e9, 1))]),
+            untouched: ["A", "B", "C"].map(String::from).into(),
+            ..Inputs::default()
+        };
+        let dump = FetchDump {
+            buffer: Some((180.0, 172.8)),
+            projects: ["A", "B", "C"].map(|p| printed(p, 0.0, "", None)).to_vec(),
+            ..FetchDump::default()
+        };
+        let base = [entry("A", 0.0), entry("B", 0.0), entry("C", 0.0)];
+        let (lines, account) = project_lines(&inputs, 100.0, &dump, Some(&base));
+        assert!(
+            (lines[0].prio - -0.033541).abs() < 1e-6,
+            "{}",
+            lines[0].prio
+        );
+        assert!(lines[0].prio_slack < 1e-4);
+        assert_eq!(lines[1].prio, 0.0);
+        assert!(
+            account.contains("(3 project(s): A prio -0.034 ± 0.00000"),
+            "{account}"
+        );
+    }
+
+    /// traces/real/down-empty-delay: P2's request failed at 12:29:18 and
+    /// the client deferred it `for 00:01:21`; at 12:29:23 its block printed
+    /// `scheduler RPC backoff (76.38 sec)`. The deferral ends in
+    /// [12:30:39, 12:30:41), the block's now is in [12:29:23, 12:29:24):
+    /// 75..78 s left.
+    #[test]
+    fn the_deferral_left_is_known_to_the_stamps() {
+        let mut inputs = Inputs::default();
+        inputs
+            .flags
+            .rpc_deferral
+            .insert("P2".into(), RpcDeferral::Until(18.0 + 81.0));
+        let line = printed(
+            "P2",
+            0.0,
+            "can't request work: scheduler RPC backoff",
+            Some(76.38),
+        );
+        let (text, left) = reason(&inputs, "P2", 23.0, &line).expect("decided");
+        assert_eq!(text, "can't request work: scheduler RPC backoff");
+        assert_eq!(left, Some((76.5, 1.5)));
+        // At its end's second: whether it is still on is not told.
+        assert!(reason(&inputs, "P2", 99.0, &line).is_err());
+        // Past it: none.
+        let (text, left) = reason(&inputs, "P2", 102.0, &line).expect("decided");
+        assert_eq!((text.as_str(), left), ("", None));
+    }
+
+    /// No new tasks comes before the deferral, whose time left still
+    /// prints; a printed reason the lines do not tell is restated.
+    #[test]
+    fn precedence_and_untold_reasons() {
+        let mut inputs = Inputs::default();
+        inputs.flags.no_new_tasks.insert("C".into());
+        inputs
+            .flags
+            .rpc_deferral
+            .insert("C".into(), RpcDeferral::Until(160.0));
+        let line = printed("C", 0.0, "", None);
+        let (text, left) = reason(&inputs, "C", 100.0, &line).expect("decided");
+        assert_eq!(
+            text,
+            "can't request work: \"no new tasks\" requested via Manager"
+        );
+        assert_eq!(left, Some((60.5, 1.5)));
+        let master = printed(
+            "C",
+            0.0,
+            "can't request work: master URL fetch pending",
+            None,
+        );
+        assert!(reason(&inputs, "C", 100.0, &master).is_err());
+        inputs.flags.untold = Some("not told".into());
+        assert_eq!(reason(&inputs, "C", 100.0, &line), Err("not told".into()));
+    }
+}
