@@ -693,8 +693,11 @@ fn judge(
         buf_total: moment.buf_total,
         taken_misses: &taken_misses,
     };
-    let (cpu, busy_note) = cpu_figures(&sim, params);
-    let mc_shortfalls = mc_shortfalls(&sim, params);
+    // Every job's steps: the shortfall's interval, and the MC shortfall's
+    // where the idle CPUs cap it.
+    let all_steps = steps_slack(&sim, |_| true);
+    let (cpu, busy_note) = cpu_figures(&sim, all_steps, params);
+    let mc_shortfalls = mc_shortfalls(&sim, all_steps, params);
     let prio = match &moment.prio {
         Ok(inputs) => Ok(super::prio_replay::initialised(
             state,
@@ -765,22 +768,27 @@ struct Judged<'s> {
 fn steps_slack(sim: &Judged<'_>, of: impl Fn(usize) -> bool) -> f64 {
     let usage = |job: usize| sim.state.jobs.get(job).map_or(0.0, |j| j.usage.avg_ncpus);
     let usage_half = |job: usize| sim.printed.get(job).map_or(0.0, |p| p.ncpus_half);
-    let finish_at = |t: f64| {
-        sim.outcome
-            .finishes
-            .iter()
-            .zip(sim.slack)
-            .filter(|(f, _)| f.reltime == t)
-            .map(|(_, s)| *s)
-            .fold(0.0, f64::max)
-    };
+    // The widest interval of the finishes at each time (keyed by its bits:
+    // the times compared are the simulation's own, exactly equal).
+    let mut finishes_at: HashMap<u64, f64> = HashMap::with_capacity(sim.slack.len());
+    for (f, s) in sim.outcome.finishes.iter().zip(sim.slack) {
+        let widest = finishes_at.entry(f.reltime.to_bits()).or_insert(0.0);
+        *widest = widest.max(*s);
+    }
+    let finish_at = |t: f64| finishes_at.get(&t.to_bits()).copied().unwrap_or(0.0);
+    // Steps in the order first seen, merged by time.
     let mut steps: Vec<(f64, f64, f64)> = Vec::new();
-    let mut step_at = |t: f64, delta: f64, s: f64| match steps.iter_mut().find(|e| e.0 == t) {
-        Some(e) => {
+    let mut step_index: HashMap<u64, usize> = HashMap::new();
+    let mut step_at = |t: f64, delta: f64, s: f64| match step_index.get(&t.to_bits()) {
+        Some(&k) => {
+            let e = &mut steps[k];
             e.1 += delta;
             e.2 = e.2.max(s);
         }
-        None => steps.push((t, delta, s)),
+        None => {
+            step_index.insert(t.to_bits(), steps.len());
+            steps.push((t, delta, s));
+        }
     };
     let mut slack = 0.0;
     for note in &sim.outcome.notes {
@@ -819,10 +827,10 @@ fn steps_slack(sim: &Judged<'_>, of: impl Fn(usize) -> bool) -> f64 {
 /// finishes does not cancel its step). Where the MC shortfall is also
 /// capped by the idle CPUs (`mc_shortfall_running_max`, before 8.2), every
 /// project's steps move it too: |Δ min(a, b)| ≤ |Δa| + |Δb|.
-fn mc_shortfalls(sim: &Judged<'_>, params: &Params) -> Vec<(String, f64, f64)> {
+fn mc_shortfalls(sim: &Judged<'_>, all_steps: f64, params: &Params) -> Vec<(String, f64, f64)> {
     let buf_half = 0.5 * sim.state.ninstances(0) as f64;
     let all = if params.mc_shortfall_running_max != 0.0 {
-        steps_slack(sim, |_| true)
+        all_steps
     } else {
         0.0
     };
@@ -850,10 +858,10 @@ fn mc_shortfalls(sim: &Judged<'_>, params: &Params) -> Vec<(String, f64, f64)> {
 /// buffer's total printed whole moves it by half a second × the CPUs. The
 /// saturated time is a finish; the busy time sums finishes' runs, in an
 /// order the record may leave open ([`busy_range`]).
-fn cpu_figures(sim: &Judged<'_>, params: &Params) -> (RscState, String) {
+fn cpu_figures(sim: &Judged<'_>, all_steps: f64, params: &Params) -> (RscState, String) {
     let (outcome, state, slack) = (sim.outcome, sim.state, sim.slack);
     let stats = outcome.resource(0);
-    let shortfall_slack = 0.5 * state.ninstances(0) as f64 + steps_slack(sim, |_| true);
+    let shortfall_slack = 0.5 * state.ninstances(0) as f64 + all_steps;
     let usage_half = |job: usize| sim.printed.get(job).map_or(0.0, |p| p.ncpus_half);
     let nidle_slack: f64 = outcome
         .notes
