@@ -33,7 +33,7 @@
 //! Architecture Invariant: pure; reads the inputs the simulation's moment
 //! gathered and the recorded block.
 
-use super::decision::{FetchDump, PrioEntry, ProjectState};
+use super::decision::{FetchDump, PrioEntry, ProjectState, ShareState};
 use super::joblog::{FetchFlags, RpcDeferral};
 use crate::trace::message::ProjectReason;
 use std::collections::{HashMap, HashSet};
@@ -68,6 +68,9 @@ pub struct Inputs {
     pub untouched: HashSet<String>,
     /// Projects the user suspended.
     pub suspended: HashSet<String>,
+    /// Per project: its resource share, where the state files and replies
+    /// give one.
+    pub shares: HashMap<String, f64>,
     /// The other reasons the lines tell.
     pub flags: FetchFlags,
 }
@@ -75,16 +78,26 @@ pub struct Inputs {
 /// The loop's value of one field of a line, or why it is restated.
 type Made<T> = Result<T, String>;
 
+/// A block's project lines as the loop made them.
+pub struct Lines {
+    /// The lines, each value the record lacks restated.
+    pub lines: Vec<ProjectState>,
+    /// What was made and what restated.
+    pub account: String,
+    /// Every project's reason was made (not restated).
+    pub reasons_made: bool,
+}
+
 /// The block's project lines made at the block's second `stamp` (the
 /// log's clock), with the fetch-mode `[prio]` pass printed before it
-/// (`base`); each value the record lacks restated. Returns the lines and
-/// an account of what was made and what restated.
+/// (`base`); each value the record lacks restated.
 pub fn project_lines(
     inputs: &Inputs,
     stamp: f64,
     dump: &FetchDump,
     base: Option<&[PrioEntry]>,
-) -> (Vec<ProjectState>, String) {
+) -> Lines {
+    let mut reasons_made = true;
     let mut lines = Vec::with_capacity(dump.projects.len());
     let mut restated: Vec<String> = Vec::new();
     let mut figures: Vec<String> = Vec::new();
@@ -115,7 +128,10 @@ pub fn project_lines(
                     None => (None, 0.0),
                 };
             }
-            Err(why) => missing.push(format!("reason: {why}")),
+            Err(why) => {
+                reasons_made = false;
+                missing.push(format!("reason: {why}"));
+            }
         }
         if missing.is_empty() {
             made += 1;
@@ -143,7 +159,52 @@ pub fn project_lines(
             restated.join(", ")
         )
     };
-    (lines, account)
+    Lines {
+        lines,
+        account,
+        reasons_made,
+    }
+}
+
+/// A resource's fetchable shares (work_fetch.cpp compute_shares, each
+/// reset by rr_init): a project with no project reason (the loop's) and no
+/// resource reason (as printed) has its resource share over the sum of
+/// theirs (1 where that sum is 0); every other project 0.
+pub fn fetchable_shares(
+    inputs: &Inputs,
+    block: &Lines,
+    printed: &[ShareState],
+) -> Made<Vec<ShareState>> {
+    if !block.reasons_made {
+        return Err("a project's reason is restated".into());
+    }
+    let mut eligible = Vec::with_capacity(printed.len());
+    for share in printed {
+        let name = share.project.as_str();
+        let Some(line) = block.lines.iter().find(|l| l.project == name) else {
+            return Err(format!("{name} has no project line"));
+        };
+        let Some(&resource_share) = inputs.shares.get(name) else {
+            return Err(format!(
+                "{name}'s resource share is not one value in the state files and replies"
+            ));
+        };
+        let fetches = line.reason.is_empty() && share.reason.is_empty();
+        eligible.push(fetches.then_some(resource_share));
+    }
+    let total: f64 = eligible.iter().flatten().sum();
+    Ok(printed
+        .iter()
+        .zip(eligible)
+        .map(|(share, eligible)| ShareState {
+            share: match eligible {
+                Some(_) if total == 0.0 => 1.0,
+                Some(rs) => rs / total,
+                None => 0.0,
+            },
+            ..share.clone()
+        })
+        .collect())
 }
 
 /// A project's REC at the block.
@@ -324,7 +385,7 @@ mod tests {
             ..FetchDump::default()
         };
         let base = [entry("A", 0.0), entry("B", 0.0), entry("C", 0.0)];
-        let (lines, account) = project_lines(&inputs, 100.0, &dump, Some(&base));
+        let Lines { lines, account, .. } = project_lines(&inputs, 100.0, &dump, Some(&base));
         assert!(
             (lines[0].prio - -0.033541).abs() < 1e-6,
             "{}",
@@ -364,6 +425,43 @@ mod tests {
         // Past it: none.
         let (text, left) = reason(&inputs, "P2", 102.0, &line).expect("decided");
         assert_eq!((text.as_str(), left), ("", None));
+    }
+
+    /// traces/real/down-empty-delay at 12:29:23: P2 is backed off, P1, P3
+    /// and P4 (shares 100 each) can fetch: 0.333 each, P2 0.000, as
+    /// printed; with P2's reason restated, no share is made.
+    #[test]
+    fn shares_over_the_projects_that_can_fetch() {
+        let names = ["P1", "P2", "P3", "P4"];
+        let inputs = Inputs {
+            shares: names.map(|p| (p.to_string(), 100.0)).into(),
+            ..Inputs::default()
+        };
+        let mut block = Lines {
+            lines: names
+                .map(|p| {
+                    let reason = if p == "P2" {
+                        "can't request work: scheduler RPC backoff"
+                    } else {
+                        ""
+                    };
+                    printed(p, 0.0, reason, None)
+                })
+                .to_vec(),
+            account: String::new(),
+            reasons_made: true,
+        };
+        let printed_shares: Vec<ShareState> = names
+            .map(|p| ShareState {
+                project: p.into(),
+                ..ShareState::default()
+            })
+            .to_vec();
+        let made = fetchable_shares(&inputs, &block, &printed_shares).expect("made");
+        let shares: Vec<f64> = made.iter().map(|s| s.share).collect();
+        assert_eq!(shares, [1.0 / 3.0, 0.0, 1.0 / 3.0, 1.0 / 3.0]);
+        block.reasons_made = false;
+        assert!(fetchable_shares(&inputs, &block, &printed_shares).is_err());
     }
 
     /// No new tasks comes before the deferral, whose time left still

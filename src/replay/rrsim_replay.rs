@@ -519,6 +519,11 @@ fn project_inputs(
         recs: view.recs.clone(),
         untouched: view.untouched.clone(),
         suspended: view.suspended_projects.clone(),
+        shares: facts
+            .shares
+            .iter()
+            .filter_map(|(name, share)| Some((name.clone(), (*share)?)))
+            .collect(),
         flags: view.fetch_flags.clone(),
     }
 }
@@ -1118,11 +1123,24 @@ pub fn fetch_state(
     }
     let printed = dump.resources.first().filter(|r| r.rsc == "CPU")?;
     let mut replayed = dump.clone();
-    let (projects, account) =
-        super::fetch_projects::project_lines(&rerun.projects, stamp, dump, base);
-    replayed.projects = projects;
+    let block = super::fetch_projects::project_lines(&rerun.projects, stamp, dump, base);
+    let (shares, shares_from) =
+        match super::fetch_projects::fetchable_shares(&rerun.projects, &block, &printed.shares) {
+            Ok(shares) => (
+                shares,
+                "the shares made from the projects' reasons and resource shares, with the \
+                 printed resource reasons"
+                    .to_string(),
+            ),
+            Err(why) => (
+                printed.shares.clone(),
+                format!("the shares restated ({why})"),
+            ),
+        };
+    let account = block.account;
+    replayed.projects = block.lines;
     replayed.resources = vec![RscState {
-        shares: printed.shares.clone(),
+        shares,
         ..rerun.cpu.clone()
     }];
     let s = &rerun.cpu.slack;
@@ -1132,7 +1150,7 @@ pub fn fetch_state(
             "§4.5/§4.6 the CPU figures of the simulation run again at this second \
              (rr_sim.cpp RR_SIM::simulate, work_fetch.cpp RSC_WORK_FETCH::update_stats; \
              max_concurrent limits applied): shortfall {:.2} ± {:.2}, idle now {:.2} ± {:.3}, \
-             saturated {:.2} ± {:.2}, busy {:.2} ± {:.2}{}; {account}; the shares restated",
+             saturated {:.2} ± {:.2}, busy {:.2} ± {:.2}{}; {account}; {shares_from}",
             rerun.cpu.shortfall,
             s.shortfall,
             rerun.cpu.nidle,
