@@ -52,8 +52,34 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
         "Checking" | "Received" | "request_exit():" | "Started" | "Finished" | "Max" | "Number" => {
             client_event(word, tail)
         }
+        "New" | "System" => clearing_timeouts(word, tail),
+        "Contacting" => Some(Message::ContactingAccountManager {
+            url: tail.strip_prefix("account manager at ")?.into(),
+        }),
         _ => name_first(text).or_else(|| server_text(text)),
     }
+}
+
+/// `New system time (%.0f) < old system time (%.0f); clearing timeouts`
+/// and `System clock (%.0f) < state file timestamp (%.0f); clearing
+/// timeouts`, after their first word.
+fn clearing_timeouts(word: &str, tail: &str) -> Option<Message> {
+    let (lead, later, at_startup) = match word {
+        "New" => ("system time (", ") < old system time (", false),
+        _ => ("clock (", ") < state file timestamp (", true),
+    };
+    let (now, before) = full(
+        tuple((
+            preceded(tag(lead), float),
+            delimited(tag(later), float, tag("); clearing timeouts")),
+        )),
+        tail,
+    )?;
+    Some(Message::ClearingTimeouts {
+        now,
+        before,
+        at_startup,
+    })
 }
 
 /// The start-up block's host and configuration lines (and a preference
@@ -273,6 +299,13 @@ fn fixed(text: &str) -> Option<Message> {
         "project resumed by user" => Message::ProjectResumedByUser,
         "work fetch suspended by user" => Message::WorkFetchSuspendedByUser,
         "work fetch resumed by user" => Message::WorkFetchResumedByUser,
+        "detach when done set by user" => Message::DetachWhenDoneSetByUser,
+        "detach when done cleared by user" => Message::DetachWhenDoneClearedByUser,
+        "Resetting project" => Message::ResettingProject,
+        "Running CPU benchmarks" => Message::RunningCpuBenchmarks,
+        "Benchmark results:" => Message::BenchmarkResults,
+        "CPU benchmarks timed out, using default values" => Message::BenchmarksTimedOut,
+        "Account manager contact succeeded" => Message::AccountManagerContactSucceeded,
         _ => return None,
     })
 }
@@ -638,6 +671,64 @@ mod tests {
                 flops_left: -5.0
             }
         );
+    }
+
+    /// The 7.20.5 lines that change a project's reasons not to fetch work
+    /// (client_state.cpp set_now, check_clock_reset, reset_project;
+    /// gui_rpc_server_ops.cpp; acct_mgr.cpp).
+    #[test]
+    fn fetch_reason_lines() {
+        let cases = [
+            (
+                "New system time (1795611000) < old system time (1795611100); clearing timeouts",
+                Message::ClearingTimeouts {
+                    now: 1795611000.0,
+                    before: 1795611100.0,
+                    at_startup: false,
+                },
+            ),
+            (
+                "System clock (1795611000) < state file timestamp (1795612000); clearing timeouts",
+                Message::ClearingTimeouts {
+                    now: 1795611000.0,
+                    before: 1795612000.0,
+                    at_startup: true,
+                },
+            ),
+            ("Resetting project", Message::ResettingProject),
+            ("Benchmark results:", Message::BenchmarkResults),
+            ("Running CPU benchmarks", Message::RunningCpuBenchmarks),
+            (
+                "CPU benchmarks timed out, using default values",
+                Message::BenchmarksTimedOut,
+            ),
+            (
+                "detach when done set by user",
+                Message::DetachWhenDoneSetByUser,
+            ),
+            (
+                "detach when done cleared by user",
+                Message::DetachWhenDoneClearedByUser,
+            ),
+            (
+                "Contacting account manager at https://bam.example.org/",
+                Message::ContactingAccountManager {
+                    url: "https://bam.example.org/".into(),
+                },
+            ),
+            (
+                "Account manager contact succeeded",
+                Message::AccountManagerContactSucceeded,
+            ),
+        ];
+        for (body, want) in cases {
+            assert_eq!(msg(body), want, "{body}");
+        }
+        // A clock line cut short is kept, not misread.
+        assert!(matches!(
+            msg("New system time (1795611000) < old system time (17956"),
+            Message::Unrecognized { .. }
+        ));
     }
 
     /// The 7.20.5 start-up block, shutdown and transfer lines, as Debian's

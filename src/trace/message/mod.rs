@@ -1546,6 +1546,41 @@ messages! {
     WorkFetchSuspendedByUser = "work_fetch_suspended_by_user",
     /// `work fetch resumed by user`.
     WorkFetchResumedByUser = "work_fetch_resumed_by_user",
+    /// `detach when done set by user`: the project also gets no new tasks.
+    DetachWhenDoneSetByUser = "detach_when_done_set_by_user",
+    /// `detach when done cleared by user`: new tasks allowed again.
+    DetachWhenDoneClearedByUser = "detach_when_done_cleared_by_user",
+    /// `Resetting project` (client_state.cpp reset_project): its files and
+    /// RPC deferral cleared.
+    ResettingProject = "resetting_project",
+    /// `New system time (%.0f) < old system time (%.0f); clearing timeouts`
+    /// (client_state.cpp set_now) or `System clock (%.0f) < state file
+    /// timestamp (%.0f); clearing timeouts` (check_clock_reset): the clock
+    /// went back, every project's RPC deferral is cleared.
+    ClearingTimeouts = "clearing_timeouts" {
+        /// The new clock (Unix seconds).
+        now: f64,
+        /// The later time it was before (Unix seconds).
+        before: f64,
+        /// Set at start-up against the state file's timestamp.
+        at_startup: bool,
+    },
+    /// `Running CPU benchmarks` (cs_benchmark.cpp).
+    RunningCpuBenchmarks = "running_cpu_benchmarks",
+    /// `Benchmark results:` (cs_benchmark.cpp): the host's FLOPS per CPU
+    /// (`p_fpops`) were just set anew.
+    BenchmarkResults = "benchmark_results",
+    /// `CPU benchmarks timed out, using default values`: `p_fpops` set to
+    /// the default.
+    BenchmarksTimedOut = "benchmarks_timed_out",
+    /// `Contacting account manager at %s`.
+    ContactingAccountManager = "contacting_account_manager" {
+        /// The account manager's URL.
+        url: CompactString,
+    },
+    /// `Account manager contact succeeded`: its reply may have set each
+    /// project's no-new-tasks and cleared its RPC deferral.
+    AccountManagerContactSucceeded = "account_manager_contact_succeeded",
     /// `Aborting task %s: %s` (elapsed-time, memory or disk limit).
     AbortingTask = "aborting_task" {
         /// The job.
