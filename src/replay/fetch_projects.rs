@@ -34,7 +34,7 @@
 //! gathered and the recorded block.
 
 use super::decision::{FetchDump, PrioEntry, ProjectState, ShareState};
-use super::joblog::{FetchFlags, RpcDeferral};
+use super::joblog::{FetchFlags, RpcDeferral, POLL_LAG};
 use crate::trace::message::ProjectReason;
 use std::collections::{HashMap, HashSet};
 
@@ -48,15 +48,17 @@ const GFLOP_HALF_UNIT: f64 = 0.005e9;
 const BUFFER_SUM_HALF: f64 = 0.01;
 
 /// What a block's project lines rest on at a simulation's second.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Inputs {
-    /// The usable CPUs the client's peak-FLOPS total rests on (the first
-    /// count of its process: the total is computed once).
+    /// The usable CPUs the client's peak-FLOPS total rests on (the count
+    /// in force when its process computed it: the total is computed once).
     pub ncpus: u32,
-    /// The host's FLOPS per CPU, or why it is not known.
-    pub p_fpops: Option<f64>,
-    /// Why `p_fpops` is not known.
-    pub p_fpops_missing: String,
+    /// The host's FLOPS per CPU that total rests on, or why it is not
+    /// known.
+    pub p_fpops: Made<f64>,
+    /// The block's `now` on the log's clock where a `choose_project(): %f`
+    /// line of its poll prints it.
+    pub exact_now: Option<f64>,
     /// Per project: the FLOPs left of its jobs in the simulation, and how
     /// many jobs.
     pub queued: HashMap<String, (f64, usize)>,
@@ -73,6 +75,23 @@ pub struct Inputs {
     pub shares: HashMap<String, f64>,
     /// The other reasons the lines tell.
     pub flags: FetchFlags,
+}
+
+impl Default for Inputs {
+    fn default() -> Self {
+        Inputs {
+            ncpus: 0,
+            p_fpops: Err("the host's FLOPS per CPU were not gathered".into()),
+            exact_now: None,
+            queued: HashMap::new(),
+            unprinted: HashMap::new(),
+            recs: HashMap::new(),
+            untouched: HashSet::new(),
+            suspended: HashSet::new(),
+            shares: HashMap::new(),
+            flags: FetchFlags::default(),
+        }
+    }
 }
 
 /// The loop's value of one field of a line, or why it is restated.
@@ -242,9 +261,7 @@ fn priority(
             jobs.join(", ")
         ));
     }
-    let Some(p_fpops) = inputs.p_fpops else {
-        return Err(inputs.p_fpops_missing.clone());
-    };
+    let p_fpops = inputs.p_fpops.clone()?;
     let Some((min, additional)) = dump.buffer else {
         return Err("the block prints no target buffer".into());
     };
@@ -273,25 +290,36 @@ fn untold_reason(reason: &ProjectReason) -> bool {
     )
 }
 
+/// The block's `now` on the log's clock: exact where its poll's
+/// `choose_project(): %f` line prints it, else within its stamp's second
+/// or up to [`POLL_LAG`] before it.
+fn block_now(inputs: &Inputs, stamp: f64) -> (f64, f64) {
+    match inputs.exact_now {
+        Some(now) => (now, now),
+        None => (stamp - POLL_LAG, stamp + 1.0),
+    }
+}
+
 /// The RPC deferral's time left at the block and its interval: `None`
 /// where it has none, `Err` where the interval holds 0.
-fn deferral_left(flags: &FetchFlags, name: &str, stamp: f64) -> Made<Option<(f64, f64)>> {
-    match flags.rpc_deferral.get(name) {
+fn deferral_left(inputs: &Inputs, name: &str, stamp: f64) -> Made<Option<(f64, f64)>> {
+    match inputs.flags.rpc_deferral.get(name) {
         None | Some(RpcDeferral::Cleared) => Ok(None),
         Some(RpcDeferral::Unknown(why)) => Err(why.clone()),
         Some(RpcDeferral::Until(at)) => {
-            // The deferral ends in [at, at + 2), the block's `now` is in
-            // [stamp, stamp + 1).
-            let (lo, hi) = (at - stamp - 1.0, at + 2.0 - stamp);
+            // The deferral ends in [at - POLL_LAG, at + 2).
+            let (now_lo, now_hi) = block_now(inputs, stamp);
+            let (lo, hi) = (at - POLL_LAG - now_hi, at + 2.0 - now_lo);
             if hi <= 0.0 {
                 Ok(None)
             } else if lo >= 0.0 {
                 Ok(Some(((lo + hi) / 2.0, (hi - lo) / 2.0)))
             } else {
                 Err(format!(
-                    "its RPC deferral ends within a second or two of the block ({:.2} s ± 1.5 \
+                    "its RPC deferral ends within a second or two of the block ({:.2} s ± {:.2} \
                      left): whether it is still on is not told by the stamps",
-                    at - stamp + 0.5
+                    (lo + hi) / 2.0,
+                    (hi - lo) / 2.0
                 ))
             }
         }
@@ -319,7 +347,7 @@ fn reason(
             untold.as_str()
         ));
     }
-    let deferral = deferral_left(&inputs.flags, name, stamp);
+    let deferral = deferral_left(inputs, name, stamp);
     let flags = &inputs.flags;
     let reason = if inputs.suspended.contains(name) {
         Some(ProjectReason::SuspendedViaManager)
@@ -374,7 +402,7 @@ mod tests {
     fn queued_flops_lower_the_fetch_priority() {
         let inputs = Inputs {
             ncpus: 3,
-            p_fpops: Some(1e9),
+            p_fpops: Ok(1e9),
             queued: HashMap::from([("A".to_string(), (35.5e9, 1))]),
             untouched: ["A", "B", "C"].map(String::from).into(),
             ..Inputs::default()
@@ -402,8 +430,9 @@ mod tests {
     /// traces/real/down-empty-delay: P2's request failed at 12:29:18 and
     /// the client deferred it `for 00:01:21`; at 12:29:23 its block printed
     /// `scheduler RPC backoff (76.38 sec)`. The deferral ends in
-    /// [12:30:39, 12:30:41), the block's now is in [12:29:23, 12:29:24):
-    /// 75..78 s left.
+    /// [12:30:38.5, 12:30:41), the block's now is in [12:29:22.5,
+    /// 12:29:24): 74.5..78.5 s left; where the poll's `choose_project()`
+    /// line gives now as 12:29:23.3, 75.2..77.7 s.
     #[test]
     fn the_deferral_left_is_known_to_the_stamps() {
         let mut inputs = Inputs::default();
@@ -419,9 +448,15 @@ mod tests {
         );
         let (text, left) = reason(&inputs, "P2", 23.0, &line).expect("decided");
         assert_eq!(text, "can't request work: scheduler RPC backoff");
-        assert_eq!(left, Some((76.5, 1.5)));
+        assert_eq!(left, Some((76.5, 2.0)));
+        inputs.exact_now = Some(23.3);
+        let (_, left) = reason(&inputs, "P2", 23.0, &line).expect("decided");
+        let (mid, slack) = left.expect("on");
+        assert!((mid - 76.45).abs() < 1e-9 && (slack - 1.25).abs() < 1e-9);
+        inputs.exact_now = None;
         // At its end's second: whether it is still on is not told.
         assert!(reason(&inputs, "P2", 99.0, &line).is_err());
+        assert!(reason(&inputs, "P2", 101.0, &line).is_err());
         // Past it: none.
         let (text, left) = reason(&inputs, "P2", 102.0, &line).expect("decided");
         assert_eq!((text.as_str(), left), ("", None));
@@ -480,7 +515,7 @@ mod tests {
             text,
             "can't request work: \"no new tasks\" requested via Manager"
         );
-        assert_eq!(left, Some((60.5, 1.5)));
+        assert_eq!(left, Some((60.5, 2.0)));
         let master = printed(
             "C",
             0.0,

@@ -105,12 +105,15 @@ struct Tracker {
     /// Each job's app, deadline and size from the replies and states.
     facts: JobFacts,
     ncpus: Option<u32>,
-    /// The usable CPUs changed during the log (the client's peak-FLOPS
-    /// total, which sets the priority step, keeps the first count).
-    ncpus_changed: bool,
-    /// The usable CPUs this process counted first (its peak-FLOPS total,
-    /// computed once, rests on them).
-    first_ncpus: Option<u32>,
+    /// The usable CPUs a line of this client process told last.
+    process_ncpus: Option<u32>,
+    /// What this process's peak-FLOPS total rests on.
+    peak: PeakCount,
+    /// The host's FLOPS per CPU were set anew (a benchmark) since this
+    /// process fixed its peak-FLOPS total.
+    benchmark_since_peak: bool,
+    /// The log prints each job added to the run list (cpu_sched_debug).
+    run_lists_logged: bool,
     /// The host has GPUs (a work-fetch block has a GPU resource): they
     /// count in the peak-FLOPS total.
     gpu_host: bool,
@@ -119,8 +122,9 @@ struct Tracker {
     /// The log prints each result the server acknowledged (sched_op_debug:
     /// `handle_scheduler_reply(): got ack for task`): a reported task stays
     /// ready to report until its ack (a server that does not acknowledge
-    /// gets it again with every RPC).
-    acks_logged: bool,
+    /// gets it again with every RPC). The same flag prints each RPC
+    /// deferral the client sets.
+    sched_op_logged: bool,
     /// The projects in the order this client process allocated them: the
     /// start-up's `URL …` lines (client_state.xml and account files), then
     /// each project the log first names later (attached while running).
@@ -146,18 +150,63 @@ struct Tracker {
     /// Per project: its scheduler-RPC deferral as the lines since the
     /// state file was created tell it.
     rpc_deferral: HashMap<String, RpcDeferral>,
+    /// An account manager's reply was handled since the state file was
+    /// created: it may set each project's no-new-tasks and clear its RPC
+    /// deferral, and the log does not say which.
+    acct_mgr_reply: bool,
 }
+
+/// What a client process's peak-FLOPS total rests on
+/// (cpu_sched.cpp `total_peak_flops`: computed once per process, at its
+/// first work fetch or first job it schedules, from the usable CPUs and the
+/// host's FLOPS per CPU then). It scales the fetch priority's queue term
+/// and the scheduling priority's step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum PeakCount {
+    /// Not yet computed in this process: the next work fetch or
+    /// scheduling pass computes it on the counts in force then.
+    #[default]
+    Unfixed,
+    /// Computed at the log's second `at` on the usable CPUs in force then,
+    /// which no line of the process has told yet (and which have not
+    /// changed since).
+    Pending {
+        /// The log's second of the first line that proves it computed.
+        at: f64,
+    },
+    /// Computed at the log's second `at` on `ncpus` usable CPUs.
+    Fixed {
+        /// The usable CPUs it rests on.
+        ncpus: u32,
+        /// The log's second of the first line that proves it computed.
+        at: f64,
+    },
+    /// Not told (why).
+    Unknown(String),
+}
+
+/// How long before its line's stamp the client's `now` may have been set,
+/// seconds. A line's stamp is the clock when it is printed
+/// (client_msgs.cpp show_message), `now` is set at the start of the
+/// poll that prints it (client_state.cpp set_now); the poll's own work
+/// lies between. Where `choose_project(): %f` prints `now` exactly (7.16
+/// on), the lab's 7.20.5 runs put it 0.005-0.995 s before the stamp's
+/// second ends, never before it starts: half a second covers a poll far
+/// slower than theirs.
+pub const POLL_LAG: f64 = 0.5;
 
 /// A project's scheduler-RPC deferral (`min_rpc_time`) as a real client's
 /// lines tell it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RpcDeferral {
     /// None since it was cleared (a new state file, a completed scheduler
-    /// request, an update the user asked for).
+    /// request, an update the user asked for, a project reset, the clock
+    /// set back).
     Cleared,
-    /// Until a time in `[at, at + 2)` on the log's clock: the deferring
-    /// line's stamp plus its whole seconds (the client's `now` lies within
-    /// the stamp's second, and the delay prints truncated).
+    /// Until a time in `[at - POLL_LAG, at + 2)` on the log's clock: the
+    /// deferring line's stamp plus its whole seconds (the client's `now`
+    /// lies within the stamp's second or up to [`POLL_LAG`] before it, and
+    /// the delay prints truncated).
     Until(f64),
     /// Not told (why).
     Unknown(String),
@@ -215,13 +264,20 @@ impl Tracker {
                 if !self.jobs.is_empty() || self.unknown.is_some() {
                     self.restart_without_state()
                 }
+                // Every project starts on its defaults: work allowed, not
+                // suspended, no deferral, REC 0.
                 self.recs.clear();
                 self.touched.clear();
+                self.no_new_tasks.clear();
+                self.rpc_deferral.clear();
+                self.suspended_projects.clear();
+                self.acct_mgr_reply = false;
                 self.fresh_state = true;
             }
             other => {
                 let stamp = event.time.secs();
                 self.see_fetch_flags(project, other, stamp);
+                self.see_peak(other, stamp);
                 if !self.see_rpc(project, other) && !self.see_task(project, other, stamp) {
                     self.see_host(project, other)
                 }
@@ -232,9 +288,13 @@ impl Tracker {
     /// A client start: a new process, or a restart that restores each
     /// unfinished task.
     fn see_client_start(&mut self) {
-        // A new process allocates its projects anew.
+        // A new process allocates its projects anew, counts its CPUs
+        // afresh and computes its peak-FLOPS total anew.
         self.projects.clear();
         self.startup_ncpus = None;
+        self.process_ncpus = None;
+        self.peak = PeakCount::Unfixed;
+        self.benchmark_since_peak = false;
         if !self.started {
             // The first start the log tells: its state file's RECs are
             // not printed.
@@ -246,10 +306,6 @@ impl Tracker {
         } else {
             // A restart: the client restores each unfinished task
             // without a process, as preempted (ACTIVE_TASK_SET::init).
-            // The new process counts its CPUs afresh: the priority
-            // step rests on the count it starts with.
-            self.ncpus_changed = false;
-            self.first_ncpus = None;
             self.tasks.retain(|t| t.state != TaskState::Exited);
             for task in &mut self.tasks {
                 task.state = TaskState::Uninitialized;
@@ -319,10 +375,13 @@ impl Tracker {
     fn restart_without_state(&mut self) {
         *self = Tracker {
             facts: std::mem::take(&mut self.facts),
-            acks_logged: self.acks_logged,
+            sched_op_logged: self.sched_op_logged,
+            run_lists_logged: self.run_lists_logged,
             projects: std::mem::take(&mut self.projects),
             startup_ncpus: self.startup_ncpus,
-            first_ncpus: self.first_ncpus,
+            process_ncpus: self.process_ncpus,
+            peak: std::mem::take(&mut self.peak),
+            benchmark_since_peak: self.benchmark_since_peak,
             utc_offset_hours: self.utc_offset_hours,
             started: true,
             ..Tracker::default()
@@ -330,24 +389,37 @@ impl Tracker {
     }
 
     /// The lines that set a project's reasons not to fetch work
-    /// (client/work_fetch.cpp compute_project_reason): no new tasks, and
-    /// the scheduler-RPC deferral (client/project.cpp set_min_rpc_time,
-    /// which prints each deferral it sets under sched_op_debug; cleared by
-    /// a completed request, cs_scheduler.cpp handle_scheduler_reply, and by
-    /// an update the user asks for, gui_rpc_server_ops.cpp).
+    /// (client/work_fetch.cpp compute_project_reason): no new tasks (set
+    /// and cleared by the user directly or with detach-when-done,
+    /// gui_rpc_server_ops.cpp), and the scheduler-RPC deferral
+    /// (client/project.cpp set_min_rpc_time, which prints each deferral it
+    /// sets under sched_op_debug; cleared by a completed request,
+    /// cs_scheduler.cpp handle_scheduler_reply, an update the user asks
+    /// for, a project reset, and the clock set back, client_state.cpp
+    /// clear_absolute_times). An account manager's reply may set or clear
+    /// both silently (acct_mgr.cpp), as may a `network_available` GUI RPC
+    /// (net_stats.cpp, which prints nothing: a limit of the record).
     fn see_fetch_flags(&mut self, project: &str, message: &Message, stamp: Option<f64>) {
         let deferral = match message {
-            Message::WorkFetchSuspendedByUser => {
+            Message::WorkFetchSuspendedByUser | Message::DetachWhenDoneSetByUser => {
                 self.no_new_tasks.insert(project.to_string());
                 return;
             }
-            Message::WorkFetchResumedByUser => {
+            Message::WorkFetchResumedByUser | Message::DetachWhenDoneClearedByUser => {
                 self.no_new_tasks.remove(project);
                 return;
             }
-            Message::SchedulerRequestCompleted { .. } | Message::UpdateRequestedByUser => {
-                RpcDeferral::Cleared
+            Message::ClearingTimeouts { .. } => {
+                self.rpc_deferral.clear();
+                return;
             }
+            Message::AccountManagerContactSucceeded => {
+                self.acct_mgr_reply = true;
+                return;
+            }
+            Message::SchedulerRequestCompleted { .. }
+            | Message::UpdateRequestedByUser
+            | Message::ResettingProject => RpcDeferral::Cleared,
             Message::DeferringCommunication { secs } => match stamp {
                 Some(at) => RpcDeferral::Until(at + secs),
                 None => RpcDeferral::Unknown("a deferring line has no time".into()),
@@ -384,10 +456,16 @@ impl Tracker {
                         file as it was then",
             );
         }
-        if !self.acks_logged {
+        if !self.sched_op_logged {
             return untold(
                 "sched_op_debug is off: the RPC deferrals the client sets \
                         (`Deferring communication for`) are not printed",
+            );
+        }
+        if self.acct_mgr_reply {
+            return untold(
+                "an account manager's reply was handled: it may set each project's \
+                 no-new-tasks and clear its RPC deferral, and the log does not say which",
             );
         }
         let suspended_jobs = self
@@ -413,13 +491,13 @@ impl Tracker {
                 self.in_flight.insert(project.to_string(), ready);
             }
             Message::LogFlags { flags } if flags.iter().any(|f| f == "sched_op_debug") => {
-                self.acks_logged = true;
+                self.sched_op_logged = true;
             }
             Message::SchedulerRequestCompleted { .. } => {
                 let reported = self.in_flight.remove(project).unwrap_or_default();
                 // Without the ack lines, every task reported is taken as
                 // acknowledged (what every server the spec describes does).
-                if !self.acks_logged {
+                if !self.sched_op_logged {
                     if let Some(list) = self.unreported.get_mut(project) {
                         list.retain(|job| !reported.contains(job));
                     }
@@ -429,6 +507,13 @@ impl Tracker {
             Message::GotAck { job } => {
                 if let Some(list) = self.unreported.get_mut(project) {
                     list.retain(|j| j != job.as_str());
+                }
+                // An acknowledged result leaves the client's list at its
+                // next garbage collection, which comes before the next
+                // work fetch (client_state.cpp poll_slow_events): a
+                // suspended one no longer holds its project's work fetch.
+                if let Some(j) = self.jobs.iter_mut().find(|j| j.name == job.as_str()) {
+                    j.suspended = false;
                 }
             }
             Message::SchedulerRequestFailed { .. } => {
@@ -525,15 +610,13 @@ impl Tracker {
             Message::ProjectMaxConcurrent { max } => {
                 self.project_limits.insert(project.to_string(), *max);
             }
-            Message::UsableCpusChanged { from, to } => {
-                self.ncpus_changed |= self.ncpus.is_some_and(|n| n != *to);
-                self.first_ncpus.get_or_insert(*from);
+            Message::UsableCpusChanged { to, .. } => {
                 self.ncpus = Some(*to);
+                self.process_ncpus = Some(*to);
             }
             Message::SetRequest { rsc, ninst, .. } if *rsc == ResourceType::Cpu => {
-                self.ncpus_changed |= self.ncpus.is_some_and(|n| n != *ninst);
-                self.first_ncpus.get_or_insert(*ninst);
                 self.ncpus = Some(*ninst);
+                self.process_ncpus = Some(*ninst);
             }
             Message::StateFor { rsc } if *rsc != ResourceType::Cpu => self.gpu_host = true,
             Message::ConfigSimulateCpus { ncpus } => self.startup_ncpus = Some(*ncpus),
@@ -549,6 +632,66 @@ impl Tracker {
             Message::ProjectUrl { resource_share, .. } => {
                 self.printed_shares
                     .insert(project.to_string(), *resource_share);
+            }
+            _ => {}
+        }
+    }
+
+    /// The lines that tell when this process computed its peak-FLOPS
+    /// total and on how many CPUs (see [`PeakCount`]). Run before
+    /// [`Tracker::see_host`] takes the line's CPU count.
+    fn see_peak(&mut self, message: &Message, stamp: Option<f64>) {
+        match message {
+            Message::LogFlags { flags } if flags.iter().any(|f| f == "cpu_sched_debug") => {
+                self.run_lists_logged = true;
+            }
+            Message::BenchmarkResults | Message::BenchmarksTimedOut => {
+                self.benchmark_since_peak = !matches!(self.peak, PeakCount::Unfixed);
+            }
+            Message::UsableCpusChanged { from, .. } => match self.peak {
+                // Computed on the count it changed from.
+                PeakCount::Pending { at } => self.peak = PeakCount::Fixed { ncpus: *from, at },
+                // A scheduling pass with a job computes it too; without
+                // cpu_sched_debug such a pass prints nothing.
+                PeakCount::Unfixed
+                    if !self.run_lists_logged && self.jobs.iter().any(|j| self.job_runnable(j)) =>
+                {
+                    self.peak = PeakCount::Unknown(
+                        "the usable CPUs changed before this client process's first work \
+                         fetch, while it had runnable jobs and cpu_sched_debug was off: \
+                         whether a scheduling pass had computed its peak-FLOPS total on \
+                         the old count is not printed"
+                            .into(),
+                    );
+                }
+                _ => {}
+            },
+            Message::SetRequest { rsc, ninst, .. } if *rsc == ResourceType::Cpu => {
+                // Printed by the work fetch that computed it, if not before.
+                let at = match self.peak {
+                    PeakCount::Unfixed => stamp,
+                    PeakCount::Pending { at } => Some(at),
+                    _ => return,
+                };
+                self.peak = match at {
+                    Some(at) => PeakCount::Fixed { ncpus: *ninst, at },
+                    None => PeakCount::Unknown("a work request's line has no time".into()),
+                };
+            }
+            // A work fetch's setup, or a job added to the run list
+            // (adjust_rec_sched), computes it.
+            Message::WorkFetchStart
+            | Message::WorkFetchStateStart
+            | Message::StateFor { .. }
+            | Message::ChooseProjectTime { .. }
+            | Message::AddToRunList { .. }
+                if self.peak == PeakCount::Unfixed =>
+            {
+                self.peak = match (stamp, self.process_ncpus) {
+                    (Some(at), Some(ncpus)) => PeakCount::Fixed { ncpus, at },
+                    (Some(at), None) => PeakCount::Pending { at },
+                    (None, _) => PeakCount::Unknown("a work-fetch line has no time".into()),
+                };
             }
             _ => {}
         }
@@ -614,9 +757,8 @@ impl Tracker {
             gpu_host: self.gpu_host,
             recs: self.recs.clone(),
             fetch_flags: self.fetch_flags(),
-            peak_ncpus: self
-                .first_ncpus
-                .filter(|first| self.ncpus_changed && *first > 0),
+            peak: self.peak.clone(),
+            benchmark_since_peak: self.benchmark_since_peak,
             suspended_projects: self.suspended_projects.clone(),
             printed_shares: self.printed_shares.clone(),
             untouched: if self.fresh_state {
@@ -947,6 +1089,19 @@ impl JobFacts {
         Ok(latest.1)
     }
 
+    /// The host's FLOPS per CPU in force all through `[lo, hi)` (Unix
+    /// seconds), or why it is not known: a benchmark the state files give
+    /// within it leaves two values.
+    pub fn p_fpops_during(&self, lo: f64, hi: f64) -> Result<f64, String> {
+        if let Some((at, _)) = self.host_fpops.iter().find(|(at, _)| *at >= lo && *at < hi) {
+            return Err(format!(
+                "a CPU benchmark (client_state.xml `p_calculated` {at:.0}) ran within the \
+                 moment's second: which FLOPS per CPU were in force is not told"
+            ));
+        }
+        self.p_fpops_at(lo)
+    }
+
     /// Notes an app version's FLOPS: an app with versions of different
     /// speeds has none.
     pub fn add_app_flops(&mut self, app: &str, flops: f64) {
@@ -1165,10 +1320,19 @@ pub fn pass_hosts_from(
 
 fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
     let ncpus = recompute_inputs(tracker, &pass)?;
-    let step_ncpus = match tracker.first_ncpus {
-        Some(first) if tracker.ncpus_changed && first > 0 => first,
+    let step_ncpus = match &tracker.peak {
+        PeakCount::Fixed { ncpus: n, .. } if *n > 0 => *n,
+        PeakCount::Unknown(why) => return Err(why.clone()),
         _ => ncpus,
     };
+    if tracker.benchmark_since_peak {
+        return Err(
+            "a CPU benchmark ran since this client process computed its peak-FLOPS total: \
+             the priority step (peak FLOPS of the job over that total) no longer rests on \
+             the CPU count alone"
+                .into(),
+        );
+    }
     if let Some(zero) = pass.prio.iter().find(|p| p.2 <= 0.0) {
         return Err(format!(
             "project {} has a zero resource share: its priority step is not recomputed",
@@ -1315,10 +1479,11 @@ pub struct HostView {
     pub printed_shares: HashMap<String, f64>,
     /// The projects' other reasons not to fetch work.
     pub fetch_flags: FetchFlags,
-    /// The usable CPUs this process counted first, where they changed
-    /// since: its peak-FLOPS total (cpu_sched.cpp total_peak_flops,
-    /// computed once) rests on them.
-    pub peak_ncpus: Option<u32>,
+    /// What this process's peak-FLOPS total rests on.
+    pub peak: PeakCount,
+    /// A CPU benchmark set the host's FLOPS per CPU anew since the
+    /// process computed that total.
+    pub benchmark_since_peak: bool,
 }
 
 /// What a real client's lines tell of each project's reasons not to
@@ -1477,6 +1642,198 @@ mod tests {
             entry("G2", super::super::recorded::COPROCESSOR, "FIFO", -0.4),
         );
         assert_eq!(priority_order(&coproc), None);
+    }
+
+    /// A tracker fed the lines of a 7.20.5 log text (stamps on
+    /// 30-Nov-2026 from 10:00:00).
+    fn tracked(lines: &[&str]) -> Tracker {
+        let text: String = lines.iter().map(|l| format!("30-Nov-2026 {l}\n")).collect();
+        let mut tracker = Tracker::default();
+        for event in crate::replay::test_events(&text, crate::trace::FileKind::EventLog) {
+            tracker.see(&event);
+        }
+        tracker
+    }
+
+    const START: [&str; 3] = [
+        "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+        "10:00:00 [---] log flags: file_xfer, sched_ops, task, sched_op_debug",
+        "10:00:00 [---] Creating new client state file",
+    ];
+
+    fn with_start(lines: &[&'static str]) -> Tracker {
+        let all: Vec<&str> = START.iter().chain(lines).copied().collect();
+        tracked(&all)
+    }
+
+    /// The lines that set and clear a project's reasons not to fetch work
+    /// (project.cpp set_min_rpc_time, client_state.cpp reset_project and
+    /// clear_absolute_times, gui_rpc_server_ops.cpp, scheduler_op.cpp).
+    #[test]
+    fn fetch_reasons_follow_the_lines() {
+        let t = with_start(&[
+            "10:00:10 [P1] [sched_op] Deferring communication for 00:01:21",
+            "10:00:10 [P2] [sched_op] Deferring communication for 00:00:30",
+            "10:00:11 [P3] work fetch suspended by user",
+        ]);
+        let flags = t.fetch_flags();
+        assert_eq!(flags.untold, None);
+        let ten = flags.rpc_deferral["P2"].clone();
+        let RpcDeferral::Until(p1) = flags.rpc_deferral["P1"] else {
+            panic!("{flags:?}")
+        };
+        assert_eq!(ten, RpcDeferral::Until(p1 - 81.0 + 30.0));
+        assert!(flags.no_new_tasks.contains("P3"));
+
+        // A reset clears one deferral; a master file read after a
+        // deferral leaves it unknown; an update or a completed request
+        // clears it.
+        let t = with_start(&[
+            "10:00:10 [P1] [sched_op] Deferring communication for 00:01:21",
+            "10:00:10 [P2] [sched_op] Deferring communication for 00:00:30",
+            "10:00:12 [P1] Resetting project",
+            "10:00:13 [P2] Master file download succeeded",
+        ]);
+        let flags = t.fetch_flags();
+        assert_eq!(flags.rpc_deferral["P1"], RpcDeferral::Cleared);
+        assert!(matches!(flags.rpc_deferral["P2"], RpcDeferral::Unknown(_)));
+        let t = with_start(&[
+            "10:00:10 [P2] [sched_op] Deferring communication for 00:00:30",
+            "10:00:13 [P2] update requested by user",
+        ]);
+        assert_eq!(t.fetch_flags().rpc_deferral["P2"], RpcDeferral::Cleared);
+
+        // The clock set back clears every deferral.
+        let t = with_start(&[
+            "10:00:10 [P1] [sched_op] Deferring communication for 00:01:21",
+            "10:00:14 [---] New system time (1795611000) < old system time (1795611100); clearing timeouts",
+        ]);
+        assert!(t.fetch_flags().rpc_deferral.is_empty());
+
+        // Detach when done sets no new tasks, and clears it.
+        let t = with_start(&["10:00:15 [P1] detach when done set by user"]);
+        assert!(t.fetch_flags().no_new_tasks.contains("P1"));
+        let t = with_start(&[
+            "10:00:15 [P1] detach when done set by user",
+            "10:00:16 [P1] detach when done cleared by user",
+        ]);
+        assert!(t.fetch_flags().no_new_tasks.is_empty());
+
+        // A new state file (a client started afresh, no jobs before it)
+        // starts every project on its defaults.
+        let t = with_start(&[
+            "10:00:10 [P1] [sched_op] Deferring communication for 00:01:21",
+            "10:00:11 [P3] work fetch suspended by user",
+            "10:00:20 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:00:20 [---] Creating new client state file",
+        ]);
+        let flags = t.fetch_flags();
+        assert!(flags.no_new_tasks.is_empty() && flags.rpc_deferral.is_empty());
+    }
+
+    /// Where the record does not tell the reasons, they are "not told",
+    /// with why.
+    #[test]
+    fn untold_fetch_reasons_say_why() {
+        let no_state_file = tracked(&[
+            "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:00:00 [---] log flags: file_xfer, sched_ops, task, sched_op_debug",
+        ]);
+        let why = no_state_file.fetch_flags().untold.expect("untold");
+        assert!(why.contains("state file"), "{why}");
+        let no_sched_op = tracked(&[
+            "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:00:00 [---] Creating new client state file",
+        ]);
+        let why = no_sched_op.fetch_flags().untold.expect("untold");
+        assert!(why.contains("sched_op_debug"), "{why}");
+        let acct_mgr = with_start(&[
+            "10:00:05 [---] Contacting account manager at https://bam.example.org/",
+            "10:00:06 [---] Account manager contact succeeded",
+        ]);
+        let why = acct_mgr.fetch_flags().untold.expect("untold");
+        assert!(why.contains("account manager"), "{why}");
+    }
+
+    /// The peak-FLOPS total is computed at a process's first work fetch, on
+    /// the CPUs then: a change before it counts, one after it does not; a
+    /// restart computes it anew.
+    #[test]
+    fn the_peak_count_is_that_of_the_first_work_fetch() {
+        let fixed_at = |t: &Tracker| match t.peak {
+            PeakCount::Fixed { ncpus, at } => Some((ncpus, at.rem_euclid(86_400.0))),
+            _ => None,
+        };
+        let ten = 10.0 * 3600.0;
+        // A change before any work fetch: the block fixes the new count.
+        let t = with_start(&[
+            "10:00:01 [---] Number of usable CPUs has changed from 4 to 2.",
+            "10:00:05 [---] [work_fetch] ------- start work fetch state -------",
+            "10:00:30 [---] Number of usable CPUs has changed from 2 to 1.",
+        ]);
+        assert_eq!(fixed_at(&t), Some((2, ten + 5.0)));
+        // A block before any count is told: pending, then the count it
+        // changed from, or the work request's.
+        let t = with_start(&["10:00:05 [---] [work_fetch] ------- start work fetch state -------"]);
+        assert!(matches!(t.peak, PeakCount::Pending { .. }));
+        let t = with_start(&[
+            "10:00:05 [---] [work_fetch] ------- start work fetch state -------",
+            "10:00:30 [---] Number of usable CPUs has changed from 4 to 2.",
+        ]);
+        assert_eq!(fixed_at(&t), Some((4, ten + 5.0)));
+        let t = with_start(&[
+            "10:00:05 [---] [work_fetch] ------- start work fetch state -------",
+            "10:00:05 [P1] [work_fetch] set_request() for CPU: ninst 3 nused_total 0.00 nidle_now 3.00 fetch share 1.00 req_inst 3.00 req_secs 705.60",
+        ]);
+        assert_eq!(fixed_at(&t), Some((3, ten + 5.0)));
+        // A restart computes it anew, on that process's count.
+        let t = with_start(&[
+            "10:00:05 [---] [work_fetch] ------- start work fetch state -------",
+            "10:00:30 [---] Number of usable CPUs has changed from 4 to 2.",
+            "10:01:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:01:05 [---] [work_fetch] ------- start work fetch state -------",
+            "10:01:05 [P1] [work_fetch] set_request() for CPU: ninst 2 nused_total 0.00 nidle_now 2.00 fetch share 1.00 req_inst 2.00 req_secs 705.60",
+        ]);
+        assert_eq!(fixed_at(&t), Some((2, ten + 65.0)));
+        // A benchmark after it is noted.
+        let t = with_start(&[
+            "10:00:05 [---] [work_fetch] ------- start work fetch state -------",
+            "10:00:40 [---] Benchmark results:",
+        ]);
+        assert!(t.benchmark_since_peak);
+    }
+
+    /// The host's FLOPS per CPU over a moment: those of the last benchmark
+    /// before it, unknown where one falls within it.
+    #[test]
+    fn fpops_in_force_over_a_moment() {
+        let facts = JobFacts {
+            host_fpops: vec![(100.0, 2e9), (200.0, 3e9)],
+            ..JobFacts::default()
+        };
+        assert_eq!(facts.p_fpops_during(150.0, 151.0), Ok(2e9));
+        assert_eq!(facts.p_fpops_during(250.0, 251.0), Ok(3e9));
+        assert!(facts.p_fpops_during(199.5, 200.5).is_err());
+        assert!(facts.p_fpops_during(50.0, 51.0).is_err());
+        assert!(JobFacts::default().p_fpops_during(50.0, 51.0).is_err());
+    }
+
+    /// A suspended task no longer holds its project's work fetch once the
+    /// server acknowledged it.
+    #[test]
+    fn an_acknowledged_suspended_task_no_longer_holds_work_fetch() {
+        let lines = [
+            "10:00:04 [P1] [task] result state=NEW for P1_1 from handle_scheduler_reply",
+            "10:00:05 [P1] [task] result state=FILES_DOWNLOADED for P1_1 from CS::update_results",
+            "10:00:06 [P1] task P1_1 suspended by user",
+            "10:00:07 [P1] task P1_1 aborted by user",
+        ];
+        let t = with_start(&lines);
+        assert!(t.fetch_flags().suspended_jobs.contains("P1"));
+        let mut acked: Vec<&str> = lines.to_vec();
+        acked.push("10:00:30 [P1] [sched_op] handle_scheduler_reply(): got ack for task P1_1");
+        let t = with_start(&acked);
+        assert!(t.fetch_flags().suspended_jobs.is_empty());
     }
 
     #[test]

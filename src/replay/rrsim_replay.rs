@@ -37,7 +37,7 @@
 //! in is that host, anchored at each recorded simulation).
 
 use super::decision::{Decision, FetchDump, RscSlack, RscState};
-use super::joblog::{HostView, JobCarry, JobFacts, SeenJob};
+use super::joblog::{HostView, JobCarry, JobFacts, PeakCount, SeenJob};
 use super::recorded::RecordedPoint;
 use crate::client_loop::{self, anchored::Decide};
 use crate::policy::rr_sim::{BusyTimeEstimator, RrSimNote, RrSimOutcome};
@@ -488,7 +488,7 @@ fn project_inputs(
     state: &HostState,
     printed: &[Printed],
     ncpus: u32,
-    now: f64,
+    clock: Clock,
 ) -> super::fetch_projects::Inputs {
     let mut queued: HashMap<String, (f64, usize)> = HashMap::new();
     for (job, p) in state.jobs.iter().zip(printed) {
@@ -505,15 +505,32 @@ fn project_inputs(
             .or_default()
             .push(job.name.clone());
     }
-    // The client's `now` lies within the stamp's second.
-    let (p_fpops, p_fpops_missing) = match facts.p_fpops_at(now - 0.5) {
-        Ok(f) => (Some(f), String::new()),
-        Err(why) => (None, why),
+    // The peak-FLOPS total rests on the CPUs and the FLOPS per CPU in
+    // force when the process computed it (this block's, if not before).
+    let (peak_ncpus, at) = match &view.peak {
+        PeakCount::Fixed { ncpus, at } => (*ncpus, Some(*at)),
+        PeakCount::Pending { at } => (ncpus, Some(*at)),
+        PeakCount::Unfixed | PeakCount::Unknown(_) => (ncpus, None),
+    };
+    let p_fpops = match (&view.peak, at) {
+        (PeakCount::Unknown(why), _) => Err(why.clone()),
+        // A line's second, or up to POLL_LAG before it.
+        (_, Some(at)) => facts.p_fpops_during(
+            clock.unix(at) - super::joblog::POLL_LAG,
+            clock.unix(at) + 1.0,
+        ),
+        (_, None) => match clock.exact_now {
+            Some(now) => facts.p_fpops_during(clock.unix(now), clock.unix(now) + 1e-6),
+            None => facts.p_fpops_during(
+                clock.unix(clock.stamp) - super::joblog::POLL_LAG,
+                clock.unix(clock.stamp) + 1.0,
+            ),
+        },
     };
     super::fetch_projects::Inputs {
-        ncpus: view.peak_ncpus.unwrap_or(ncpus),
+        ncpus: peak_ncpus,
         p_fpops,
-        p_fpops_missing,
+        exact_now: clock.exact_now,
         queued,
         unprinted,
         recs: view.recs.clone(),
@@ -585,6 +602,50 @@ fn finish_slack(outcome: &RrSimOutcome, printed: &[Printed]) -> Vec<f64> {
     slack
 }
 
+/// A simulation's second on the log's clock and the host's offset from
+/// UTC.
+#[derive(Clone, Copy)]
+struct Clock {
+    /// The simulation's stamp (log clock).
+    stamp: f64,
+    /// The host's offset from UTC, seconds.
+    offset: f64,
+    /// The poll's `now` (log clock) where its `choose_project(): %f` line
+    /// prints it.
+    exact_now: Option<f64>,
+}
+
+impl Clock {
+    /// A time on the log's clock as Unix seconds.
+    fn unix(self, log: f64) -> f64 {
+        log - self.offset
+    }
+}
+
+/// The `now` of the poll whose simulation starts at `idx`, on the log's
+/// clock, where its `choose_project(): %f` line (7.16-7.24, printed just
+/// before the work fetch's simulation) prints it; `None` where none comes
+/// right before it in its second.
+fn exact_now(events: &[LogEvent], idx: usize, stamp: f64, offset: i32) -> Option<f64> {
+    for event in events[..idx.min(events.len())].iter().rev() {
+        if event.time.secs() != Some(stamp) {
+            return None;
+        }
+        match &event.message {
+            Message::ChooseProjectTime { now } => {
+                let log = now + f64::from(offset) * 3600.0;
+                // It must lie within the stamp's second or just before.
+                return (log > stamp - super::joblog::POLL_LAG && log < stamp + 1.0).then_some(log);
+            }
+            Message::RrSimEnd | Message::WorkFetchStateEnd | Message::RrSimStart { .. } => {
+                return None
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The host a recorded simulation's lines tell, or what the record lacks.
 pub(super) fn prepare(
     events: &[LogEvent],
@@ -621,7 +682,12 @@ pub(super) fn prepare(
         printed,
         narrowed_by_flops,
     } = build_state(view, facts, &lines, ncpus, now)?;
-    let projects = project_inputs(view, facts, &state, &printed, ncpus, now);
+    let clock = Clock {
+        stamp,
+        offset: f64::from(offset) * 3600.0,
+        exact_now: exact_now(events, idx, stamp, offset),
+    };
+    let projects = project_inputs(view, facts, &state, &printed, ncpus, clock);
     Ok(Moment {
         projects,
         state: Some(state),
