@@ -264,6 +264,9 @@ pub struct ShareState {
     pub reason: String,
     /// `(resource backoff: X, inc Y)`, if printed.
     pub backoff: Option<(f64, f64)>,
+    /// How far the backoff's time left may be from its value (zero:
+    /// exact, and always zero on the recorded side).
+    pub backoff_slack: f64,
 }
 
 /// One resource block of a work-fetch state dump.
@@ -764,7 +767,11 @@ fn fetch_state_fields(dump: &FetchDump, out: &mut Vec<Field>) {
                     .of_resource(r),
             );
             if let Some((left, inc)) = share.backoff {
-                out.push(Field::num("backoff", left, 2).of_project(p).of_resource(r));
+                out.push(
+                    Field::num_within("backoff", left, 2, share.backoff_slack)
+                        .of_project(p)
+                        .of_resource(r),
+                );
                 out.push(
                     Field::num("backoff_inc", inc, 2)
                         .of_project(p)

@@ -716,6 +716,7 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                                 },
                                 backoff: (s.backoff_left > 0.0)
                                     .then_some((s.backoff_left, s.backoff_interval)),
+                                backoff_slack: 0.0,
                             })
                             .collect(),
                     })

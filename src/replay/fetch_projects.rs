@@ -27,6 +27,15 @@
 //!   tell (not CPU-intensive, master URL fetch pending, a stalled download,
 //!   too many uploads or runnable jobs) are restated where printed.
 //!
+//! - **CPU reason and resource backoff** (`compute_rsc_project_reason`):
+//!   at its max_concurrent limit where the simulation last hit it
+//!   (`last_mc_limit_reltime`) past the buffer; else backed off while the
+//!   last `backing off CPU %.0f sec` line's backoff runs (interval 600 s
+//!   doubling to a day, cleared by a reply with jobs, an upload done, a
+//!   reset). The reasons whose cause the lines do not print (preferences,
+//!   configuration, no apps, account manager, a deferred job, a zero share)
+//!   are restated.
+//!
 //! Each value carries the interval its printed inputs leave; what the
 //! record lacks is restated, and the account names it.
 //!
@@ -35,7 +44,7 @@
 
 use super::decision::{FetchDump, PrioEntry, ProjectState, ShareState};
 use super::joblog::{FetchFlags, RpcDeferral, POLL_LAG};
-use crate::trace::message::ProjectReason;
+use crate::trace::message::{ProjectReason, ResourceReason};
 use std::collections::{HashMap, HashSet};
 
 /// Half a unit of a `%f` value.
@@ -73,6 +82,9 @@ pub struct Inputs {
     /// Per project: its resource share, where the state files and replies
     /// give one.
     pub shares: HashMap<String, f64>,
+    /// Projects with a max_concurrent limit (`project_has_mc`: the log's
+    /// `Max N concurrent jobs` lines).
+    pub mc_projects: HashSet<String>,
     /// The other reasons the lines tell.
     pub flags: FetchFlags,
 }
@@ -89,6 +101,7 @@ impl Default for Inputs {
             untouched: HashSet::new(),
             suspended: HashSet::new(),
             shares: HashMap::new(),
+            mc_projects: HashSet::new(),
             flags: FetchFlags::default(),
         }
     }
@@ -183,6 +196,141 @@ pub fn project_lines(
         account,
         reasons_made,
     }
+}
+
+/// The CPU block's share lines with their resource reasons and backoffs
+/// made (their shares are made after, by [`fetchable_shares`]).
+pub struct ShareLines {
+    /// The lines, each value the record lacks restated.
+    pub lines: Vec<ShareState>,
+    /// What was made and what restated.
+    pub account: String,
+}
+
+/// Each project's CPU reason and backoff in the block
+/// (work_fetch.cpp `compute_rsc_project_reason` and
+/// `RSC_WORK_FETCH::print_state`), in the client's order: a reason the
+/// lines do not tell (project preferences, configuration, no apps, account
+/// manager, a deferred job, a zero share) is restated; a project with a
+/// max_concurrent limit is at it where the simulation's last start it
+/// limited (`last_mc_limit_reltime`, `mc_times`: project, time, interval)
+/// lies past the buffer; else it is backed off while its backoff runs. The
+/// backoff's time left and interval print whenever it runs.
+pub fn cpu_share_lines(
+    inputs: &Inputs,
+    stamp: f64,
+    printed: &[ShareState],
+    mc_times: &[(String, f64, f64)],
+    buffer: Option<(f64, f64)>,
+) -> ShareLines {
+    let mut lines = Vec::with_capacity(printed.len());
+    let mut made = Vec::new();
+    let mut restated = Vec::new();
+    for share in printed {
+        let name = share.project.as_str();
+        match cpu_reason(inputs, stamp, share, mc_times, buffer) {
+            Ok((reason, backoff)) => {
+                let mut figure =
+                    format!("{name} `{}`", if reason.is_empty() { "-" } else { &reason });
+                if let Some((left, inc, slack)) = backoff {
+                    figure.push_str(&format!(" backoff {left:.2} ± {slack:.2} inc {inc:.0}"));
+                }
+                made.push(figure);
+                lines.push(ShareState {
+                    reason,
+                    backoff: backoff.map(|(left, inc, _)| (left, inc)),
+                    backoff_slack: backoff.map_or(0.0, |b| b.2),
+                    ..share.clone()
+                });
+            }
+            Err(why) => {
+                restated.push(format!("{name} ({why})"));
+                lines.push(share.clone());
+            }
+        }
+    }
+    let mut account = format!(
+        "CPU reasons and backoffs made by the loop for {} project(s) ({})",
+        made.len(),
+        made.join("; ")
+    );
+    if !restated.is_empty() {
+        account.push_str(&format!("; restated: {}", restated.join(", ")));
+    }
+    ShareLines { lines, account }
+}
+
+/// A project's CPU reason (as printed, empty when none) and its backoff
+/// (time left, interval, the time left's interval) where one runs.
+type CpuReason = (String, Option<(f64, f64, f64)>);
+
+fn cpu_reason(
+    inputs: &Inputs,
+    stamp: f64,
+    share: &ShareState,
+    mc_times: &[(String, f64, f64)],
+    buffer: Option<(f64, f64)>,
+) -> Made<CpuReason> {
+    if let Some(why) = &inputs.flags.untold {
+        return Err(why.clone());
+    }
+    let name = share.project.as_str();
+    let printed = (!share.reason.is_empty()).then(|| ResourceReason::from_text(&share.reason));
+    if let Some(untold) = printed.as_ref().filter(|r| {
+        !matches!(
+            r,
+            ResourceReason::ProjectIsBackedOff | ResourceReason::MaxConcurrentJobLimit
+        )
+    }) {
+        return Err(format!(
+            "printed `{}`, whose cause the lines do not tell",
+            untold.as_str()
+        ));
+    }
+    if inputs.shares.get(name) == Some(&0.0) {
+        return Err("a zero resource share: its reason rests on the saturated time".into());
+    }
+    let backoff = inputs
+        .flags
+        .cpu_backoff
+        .get(name)
+        .cloned()
+        .unwrap_or_default();
+    let left = time_left(&backoff.until, inputs, stamp, "CPU backoff")?;
+    let at_limit = if inputs.mc_projects.contains(name) {
+        let Some(&(_, reltime, slack)) = mc_times.iter().find(|(p, ..)| p == name) else {
+            return Err("the simulation's last max_concurrent limit time is not made".into());
+        };
+        let Some((min, additional)) = buffer else {
+            return Err("the block prints no target buffer".into());
+        };
+        let over = reltime - (min + additional);
+        let margin = slack + BUFFER_SUM_HALF;
+        if over.abs() <= margin {
+            return Err(format!(
+                "the simulation last hit its max_concurrent limit at {reltime:.2} s ± \
+                 {slack:.2}, within the record's uncertainty of the buffer's end"
+            ));
+        }
+        over > 0.0
+    } else {
+        false
+    };
+    let reason = if at_limit {
+        ResourceReason::MaxConcurrentJobLimit.as_str().to_string()
+    } else if left.is_some() {
+        ResourceReason::ProjectIsBackedOff.as_str().to_string()
+    } else {
+        String::new()
+    };
+    let backoff = match (left, backoff.interval) {
+        (None, _) => None,
+        (Some((left, slack)), Some(inc)) => Some((left, inc, slack)),
+        (Some(_), None) => {
+            return Err("its CPU backoff's interval is not told since the state file".into())
+        }
+    };
+    Ok((reason, backoff))
 }
 
 /// A resource's fetchable shares (work_fetch.cpp compute_shares, each
@@ -300,13 +448,18 @@ fn block_now(inputs: &Inputs, stamp: f64) -> (f64, f64) {
     }
 }
 
-/// The RPC deferral's time left at the block and its interval: `None`
-/// where it has none, `Err` where the interval holds 0.
-fn deferral_left(inputs: &Inputs, name: &str, stamp: f64) -> Made<Option<(f64, f64)>> {
-    match inputs.flags.rpc_deferral.get(name) {
-        None | Some(RpcDeferral::Cleared) => Ok(None),
-        Some(RpcDeferral::Unknown(why)) => Err(why.clone()),
-        Some(RpcDeferral::Until(at)) => {
+/// A deferral's or backoff's time left at the block and its interval:
+/// `None` where it has none, `Err` where the interval holds 0.
+fn time_left(
+    until: &RpcDeferral,
+    inputs: &Inputs,
+    stamp: f64,
+    what: &str,
+) -> Made<Option<(f64, f64)>> {
+    match until {
+        RpcDeferral::Cleared => Ok(None),
+        RpcDeferral::Unknown(why) => Err(why.clone()),
+        RpcDeferral::Until(at) => {
             // The deferral ends in [at - POLL_LAG, at + 2).
             let (now_lo, now_hi) = block_now(inputs, stamp);
             let (lo, hi) = (at - POLL_LAG - now_hi, at + 2.0 - now_lo);
@@ -316,7 +469,7 @@ fn deferral_left(inputs: &Inputs, name: &str, stamp: f64) -> Made<Option<(f64, f
                 Ok(Some(((lo + hi) / 2.0, (hi - lo) / 2.0)))
             } else {
                 Err(format!(
-                    "its RPC deferral ends within a second or two of the block ({:.2} s ± {:.2} \
+                    "its {what} ends within a second or two of the block ({:.2} s ± {:.2} \
                      left): whether it is still on is not told by the stamps",
                     (lo + hi) / 2.0,
                     (hi - lo) / 2.0
@@ -347,7 +500,10 @@ fn reason(
             untold.as_str()
         ));
     }
-    let deferral = deferral_left(inputs, name, stamp);
+    let deferral = match inputs.flags.rpc_deferral.get(name) {
+        Some(until) => time_left(until, inputs, stamp, "RPC deferral"),
+        None => Ok(None),
+    };
     let flags = &inputs.flags;
     let reason = if inputs.suspended.contains(name) {
         Some(ProjectReason::SuspendedViaManager)
@@ -371,6 +527,7 @@ fn reason(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::joblog::RscBackoff;
 
     fn printed(project: &str, prio: f64, reason: &str, backoff: Option<f64>) -> ProjectState {
         ProjectState {
@@ -497,6 +654,76 @@ mod tests {
         assert_eq!(shares, [1.0 / 3.0, 0.0, 1.0 / 3.0, 1.0 / 3.0]);
         block.reasons_made = false;
         assert!(fetchable_shares(&inputs, &block, &printed_shares).is_err());
+    }
+
+    /// traces/real/down-empty-delay: P4's request at 12:29:37 got no job,
+    /// and the client printed `backing off CPU 879 sec` at 12:29:39; its
+    /// block at 12:29:44 printed `project is backed off (resource backoff:
+    /// 873.89, inc 600.00)`. The backoff ends in [12:44:17, 12:44:19.5),
+    /// now is in [12:29:43.5, 12:29:45): 872..876 s left. A project with a
+    /// max_concurrent limit the simulation last hit past the buffer is at
+    /// its limit; one hit within the record's uncertainty of the buffer's
+    /// end is restated, as is a reason the lines do not tell.
+    #[test]
+    fn cpu_reasons_and_backoffs() {
+        let mut inputs = Inputs::default();
+        inputs.flags.cpu_backoff.insert(
+            "P4".into(),
+            RscBackoff {
+                until: RpcDeferral::Until(39.0 + 879.0 - 0.5),
+                interval: Some(600.0),
+            },
+        );
+        inputs.mc_projects.insert("M".into());
+        let share = |p: &str, reason: &str| ShareState {
+            project: p.into(),
+            reason: reason.into(),
+            ..ShareState::default()
+        };
+        let printed = [
+            share("P1", ""),
+            share("P4", "project is backed off"),
+            share("M", "max concurrent job limit"),
+            share("N", "no applications"),
+        ];
+        let buffer = Some((180.0, 172.8));
+        let made = cpu_share_lines(&inputs, 44.0, &printed, &[("M".into(), 400.0, 3.0)], buffer);
+        let reasons: Vec<&str> = made.lines.iter().map(|l| l.reason.as_str()).collect();
+        assert_eq!(
+            reasons,
+            [
+                "",
+                "project is backed off",
+                "max concurrent job limit",
+                "no applications"
+            ]
+        );
+        assert_eq!(made.lines[1].backoff, Some((874.0, 600.0)));
+        assert_eq!(made.lines[1].backoff_slack, 2.0);
+        assert!(
+            made.account
+                .contains("restated: N (printed `no applications`"),
+            "{}",
+            made.account
+        );
+        // The limit last hit 1 s before the buffer's end, known to ±3 s.
+        let close = cpu_share_lines(
+            &inputs,
+            44.0,
+            &printed[2..3],
+            &[("M".into(), 351.8, 3.0)],
+            buffer,
+        );
+        assert!(close.account.contains("restated: M"), "{}", close.account);
+        // Hit well before it: not at the limit.
+        let before = cpu_share_lines(
+            &inputs,
+            44.0,
+            &printed[2..3],
+            &[("M".into(), 100.0, 3.0)],
+            buffer,
+        );
+        assert_eq!(before.lines[0].reason, "");
     }
 
     /// No new tasks comes before the deferral, whose time left still

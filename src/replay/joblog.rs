@@ -119,6 +119,9 @@ struct Tracker {
     gpu_host: bool,
     /// `task_state=` lines (task_debug) are in the log.
     saw_task_states: bool,
+    /// The log flags name task_debug: each result's state change is
+    /// printed.
+    result_states_logged: bool,
     /// The log prints each result the server acknowledged (sched_op_debug:
     /// `handle_scheduler_reply(): got ack for task`): a reported task stays
     /// ready to report until its ack (a server that does not acknowledge
@@ -154,6 +157,37 @@ struct Tracker {
     /// created: it may set each project's no-new-tasks and clear its RPC
     /// deferral, and the log does not say which.
     acct_mgr_reply: bool,
+    /// Per project: its CPU work-fetch backoff as the lines since the state
+    /// file was created tell it (absent: none, interval 0).
+    cpu_backoff: HashMap<String, RscBackoff>,
+}
+
+/// The shortest and longest resource backoff interval, seconds
+/// (work_fetch.h `WF_MIN_BACKOFF_INTERVAL`, `WF_MAX_BACKOFF_INTERVAL`).
+const BACKOFF_INTERVAL: (f64, f64) = (600.0, 86_400.0);
+
+/// A project's backoff for one resource (work_fetch.cpp
+/// `RSC_PROJECT_WORK_FETCH::resource_backoff`, `clear_backoff`) as a real
+/// client's lines tell it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RscBackoff {
+    /// Its end (`backoff_time`), in the form of an RPC deferral's: a
+    /// `backing off CPU %.0f sec` line ends it within half a second of its
+    /// stamp plus the seconds.
+    pub until: RpcDeferral,
+    /// Its interval (`backoff_interval`): 600 s at the first backoff since
+    /// a clear, doubled at each next one up to a day; `None` where not
+    /// told.
+    pub interval: Option<f64>,
+}
+
+impl Default for RscBackoff {
+    fn default() -> Self {
+        RscBackoff {
+            until: RpcDeferral::Cleared,
+            interval: Some(0.0),
+        }
+    }
 }
 
 /// What a client process's peak-FLOPS total rests on
@@ -253,6 +287,7 @@ impl Tracker {
         if !project.is_empty() && !self.projects.iter().any(|p| p == project) {
             self.projects.push(project.to_string());
         }
+        self.see_cpu_backoff(project, &event.message, event.time.secs());
         match &event.message {
             Message::ClientStart { .. } => self.see_client_start(),
             Message::ResultStateChange { state, job, .. } => {
@@ -271,6 +306,7 @@ impl Tracker {
                 self.no_new_tasks.clear();
                 self.rpc_deferral.clear();
                 self.suspended_projects.clear();
+                self.cpu_backoff.clear();
                 self.acct_mgr_reply = false;
                 self.fresh_state = true;
             }
@@ -377,6 +413,7 @@ impl Tracker {
             facts: std::mem::take(&mut self.facts),
             sched_op_logged: self.sched_op_logged,
             run_lists_logged: self.run_lists_logged,
+            result_states_logged: self.result_states_logged,
             projects: std::mem::take(&mut self.projects),
             startup_ncpus: self.startup_ncpus,
             process_ncpus: self.process_ncpus,
@@ -442,6 +479,63 @@ impl Tracker {
         }
     }
 
+    /// The lines that set and clear a project's CPU backoff: a `backing
+    /// off CPU` line (a work request that got none, work_fetch.cpp
+    /// `handle_reply`), cleared by a reply with new jobs (on a CPU-only
+    /// host every job is a CPU job), by a result's upload done
+    /// (client_state.cpp update_results, `clear_backoffs`) and by a project
+    /// reset. An upload's end without task_debug leaves a running backoff
+    /// unknown: whether it was its result's last file is not printed.
+    fn see_cpu_backoff(&mut self, project: &str, message: &Message, stamp: Option<f64>) {
+        if let Message::LogFlags { flags } = message {
+            self.result_states_logged |= flags.iter().any(|f| f == "task_debug");
+        }
+        if project.is_empty() {
+            return;
+        }
+        let cleared = match message {
+            Message::BackingOff { rsc, secs } if *rsc == ResourceType::Cpu => {
+                let entry = self.cpu_backoff.entry(project.to_string()).or_default();
+                entry.interval = entry.interval.map(|i| {
+                    if i == 0.0 {
+                        BACKOFF_INTERVAL.0
+                    } else {
+                        (2.0 * i).min(BACKOFF_INTERVAL.1)
+                    }
+                });
+                entry.until = match stamp {
+                    Some(at) => RpcDeferral::Until(at + secs - 0.5),
+                    None => RpcDeferral::Unknown("a backing-off line has no time".into()),
+                };
+                return;
+            }
+            Message::SchedulerRequestCompleted { new_tasks: Some(n) } => *n > 0,
+            Message::ResultStateChange { state, .. } => {
+                matches!(state, ResultState::New | ResultState::FilesUploaded)
+            }
+            Message::ResettingProject => true,
+            Message::TransferFinished { upload: true, .. } if !self.result_states_logged => {
+                if let Some(entry) = self
+                    .cpu_backoff
+                    .get_mut(project)
+                    .filter(|b| matches!(b.until, RpcDeferral::Until(_)))
+                {
+                    entry.until = RpcDeferral::Unknown(
+                        "an upload finished during its CPU backoff, and whether it was its \
+                         result's last file (which clears the backoff) is printed only with \
+                         task_debug"
+                            .into(),
+                    );
+                }
+                false
+            }
+            _ => false,
+        };
+        if cleared {
+            self.cpu_backoff.remove(project);
+        }
+    }
+
     /// Why each project cannot fetch work, where the lines tell it from a
     /// new state file on, with sched_op_debug's deferring lines.
     fn fetch_flags(&self) -> FetchFlags {
@@ -479,6 +573,7 @@ impl Tracker {
             no_new_tasks: self.no_new_tasks.clone(),
             rpc_deferral: self.rpc_deferral.clone(),
             suspended_jobs,
+            cpu_backoff: self.cpu_backoff.clone(),
         }
     }
 
@@ -1499,6 +1594,8 @@ pub struct FetchFlags {
     pub rpc_deferral: HashMap<String, RpcDeferral>,
     /// Projects with a task the user suspended.
     pub suspended_jobs: HashSet<String>,
+    /// Per project: its CPU backoff (absent: none, interval 0).
+    pub cpu_backoff: HashMap<String, RscBackoff>,
 }
 
 /// The host as told at each line of `at` (increasing), or why its jobs
@@ -1801,6 +1898,53 @@ mod tests {
             "10:00:40 [---] Benchmark results:",
         ]);
         assert!(t.benchmark_since_peak);
+    }
+
+    /// A project's CPU backoff: 600 s the first time since a clear, doubled
+    /// at each next; cleared by a reply with new jobs, an upload done, a
+    /// reset; unknown where an upload ends without task_debug.
+    #[test]
+    fn cpu_backoffs_follow_the_lines() {
+        let backoff = |lines: &[&'static str]| {
+            with_start(lines)
+                .fetch_flags()
+                .cpu_backoff
+                .get("P4")
+                .cloned()
+                .unwrap_or_default()
+        };
+        let once = backoff(&["10:00:39 [P4] [work_fetch] backing off CPU 879 sec"]);
+        assert_eq!(once.interval, Some(600.0));
+        let RpcDeferral::Until(end) = once.until else {
+            panic!("{once:?}")
+        };
+        assert_eq!(end.rem_euclid(86_400.0), 10.0 * 3600.0 + 39.0 + 878.5);
+        let twice = backoff(&[
+            "10:00:39 [P4] [work_fetch] backing off CPU 879 sec",
+            "10:20:00 [P4] [work_fetch] backing off CPU 1500 sec",
+        ]);
+        assert_eq!(twice.interval, Some(1200.0));
+        for clear in [
+            "10:05:00 [P4] Scheduler request completed: got 2 new tasks",
+            "10:05:00 [P4] [task] result state=FILES_UPLOADED for P4_0 from CS::update_results",
+            "10:05:00 [P4] Resetting project",
+        ] {
+            let cleared = backoff(&["10:00:39 [P4] [work_fetch] backing off CPU 879 sec", clear]);
+            assert_eq!(cleared, RscBackoff::default(), "{clear}");
+        }
+        // Without task_debug, an upload's end leaves it unknown.
+        let mut lines = vec![
+            "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:00:00 [---] log flags: file_xfer, sched_ops, task, sched_op_debug",
+            "10:00:00 [---] Creating new client state file",
+            "10:00:39 [P4] [work_fetch] backing off CPU 879 sec",
+            "10:01:00 [P4] Finished upload of P4_0_r0",
+        ];
+        let t = tracked(&lines);
+        assert!(matches!(t.cpu_backoff["P4"].until, RpcDeferral::Unknown(_)));
+        lines[1] = "10:00:00 [---] log flags: task_debug, sched_op_debug";
+        let t = tracked(&lines);
+        assert!(matches!(t.cpu_backoff["P4"].until, RpcDeferral::Until(_)));
     }
 
     /// The host's FLOPS per CPU over a moment: those of the last benchmark

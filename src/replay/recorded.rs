@@ -631,6 +631,7 @@ impl Extractor<'_> {
                     share: *share,
                     reason: reason.as_ref().map(|r| r.to_string()).unwrap_or_default(),
                     backoff: backoff.as_ref().map(|b| (b.backoff, b.inc)),
+                    backoff_slack: 0.0,
                 };
                 if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
                     if let Some(rsc) = dump.resources.last_mut() {
@@ -655,6 +656,7 @@ impl Extractor<'_> {
                         flags.blocked_by_configuration_file,
                     ),
                     backoff: backoff.as_ref().map(|b| (b.backoff, b.inc)),
+                    backoff_slack: 0.0,
                 };
                 if let Some(Decision::FetchState(dump)) = self.decision_mut(self.dump) {
                     dump.share_flags = true;

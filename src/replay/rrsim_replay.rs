@@ -36,7 +36,7 @@
 //! runs the client loop on the host built from them (the world it plugs
 //! in is that host, anchored at each recorded simulation).
 
-use super::decision::{Decision, FetchDump, RscSlack, RscState};
+use super::decision::{Decision, FetchDump, RscSlack, RscState, ShareState};
 use super::joblog::{HostView, JobCarry, JobFacts, PeakCount, SeenJob};
 use super::recorded::RecordedPoint;
 use crate::client_loop::{self, anchored::Decide};
@@ -71,6 +71,9 @@ pub struct Rerun {
     /// (`mc_shortfall`, rr_sim.cpp mc_update_stats) and its interval, from
     /// the project's own steps ([`mc_shortfalls`]).
     pub mc_shortfalls: Vec<(String, f64, f64)>,
+    /// Each project's last start its max_concurrent limit stopped
+    /// (`last_mc_limit_reltime`, rr_sim.cpp) and that time's interval.
+    pub mc_limit_times: Vec<(String, f64, f64)>,
     /// Its `[prio]` initialisation ([`super::prio_replay`]), or what the
     /// record lacks for it.
     pub prio: Result<super::prio_replay::Initialised, String>,
@@ -541,6 +544,12 @@ fn project_inputs(
             .iter()
             .filter_map(|(name, share)| Some((name.clone(), (*share)?)))
             .collect(),
+        mc_projects: view
+            .app_limits
+            .iter()
+            .map(|(p, ..)| p.clone())
+            .chain(view.project_limits.iter().map(|(p, _)| p.clone()))
+            .collect(),
         flags: view.fetch_flags.clone(),
     }
 }
@@ -769,6 +778,7 @@ fn judge(
     let all_steps = steps_slack(&sim, |_| true);
     let (cpu, busy_note) = cpu_figures(&sim, all_steps, params);
     let mc_shortfalls = mc_shortfalls(&sim, all_steps, params);
+    let mc_limit_times = mc_limit_times(&sim);
     let prio = match &moment.prio {
         Ok(inputs) => Ok(super::prio_replay::initialised(
             state,
@@ -790,6 +800,7 @@ fn judge(
         cpu,
         busy_note,
         mc_shortfalls,
+        mc_limit_times,
         reason: format!(
             "§4 rr_simulate, made by the client loop over the host the log tells: {} job(s) \
              in the client's order, projects picked in allocation order last first ({}), \
@@ -916,6 +927,29 @@ fn mc_shortfalls(sim: &Judged<'_>, all_steps: f64, params: &Params) -> Vec<(Stri
                 sim.outcome.project_rsc(p, 0).mc_shortfall,
                 buf_half + steps_slack(sim, of) + all,
             )
+        })
+        .collect()
+}
+
+/// Each project's last start its max_concurrent limit stopped, with the
+/// interval of that time: the widest of the finishes at it (a start comes
+/// at a finish, or at 0, exact).
+fn mc_limit_times(sim: &Judged<'_>) -> Vec<(String, f64, f64)> {
+    sim.state
+        .projects
+        .iter()
+        .enumerate()
+        .map(|(p, project)| {
+            let at = sim.outcome.project_rsc(p, 0).last_mc_limit_reltime;
+            let slack = sim
+                .outcome
+                .finishes
+                .iter()
+                .zip(sim.slack)
+                .filter(|(f, _)| f.reltime == at)
+                .map(|(_, s)| *s)
+                .fold(0.0, f64::max);
+            (project.name.to_string(), at, slack)
         })
         .collect()
 }
@@ -1190,19 +1224,35 @@ pub fn fetch_state(
     let printed = dump.resources.first().filter(|r| r.rsc == "CPU")?;
     let mut replayed = dump.clone();
     let block = super::fetch_projects::project_lines(&rerun.projects, stamp, dump, base);
+    let cpu_lines = super::fetch_projects::cpu_share_lines(
+        &rerun.projects,
+        stamp,
+        &printed.shares,
+        &rerun.mc_limit_times,
+        dump.buffer,
+    );
     let (shares, shares_from) =
-        match super::fetch_projects::fetchable_shares(&rerun.projects, &block, &printed.shares) {
+        match super::fetch_projects::fetchable_shares(&rerun.projects, &block, &cpu_lines.lines) {
             Ok(shares) => (
                 shares,
-                "the shares made from the projects' reasons and resource shares, with the \
-                 printed resource reasons"
+                "the shares made from the projects' reasons, their CPU reasons and their \
+                 resource shares"
                     .to_string(),
             ),
             Err(why) => (
-                printed.shares.clone(),
+                cpu_lines
+                    .lines
+                    .iter()
+                    .zip(&printed.shares)
+                    .map(|(made, printed)| ShareState {
+                        share: printed.share,
+                        ..made.clone()
+                    })
+                    .collect(),
                 format!("the shares restated ({why})"),
             ),
         };
+    let shares_from = format!("{}; {shares_from}", cpu_lines.account);
     let account = block.account;
     replayed.projects = block.lines;
     replayed.resources = vec![RscState {
