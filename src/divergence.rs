@@ -81,7 +81,10 @@ pub struct Divergence {
     pub recorded: String,
     /// What the replay derived.
     pub replayed: String,
-    /// The relative tolerance numbers were compared with, if numeric.
+    /// The relative tolerance numbers were compared with, if numeric and
+    /// compared by it. A value the replay knows only to an interval (its
+    /// inputs printed to a unit or a 1-s stamp) shows that interval in
+    /// `replayed` (`873.29 ± 1.25`) and has none here.
     pub tolerance: Option<f64>,
     /// The rule and the numbers that led the replay to its value.
     pub reason: String,

@@ -865,6 +865,16 @@ fn real_client_runs_are_audited_from_their_own_lines() {
                 json["divergences"]
             );
         }
+        // A number the replay knows to an interval diverges with that
+        // interval shown and no relative tolerance; one compared by digits
+        // names its tolerance.
+        for d in json["divergences"].as_array().unwrap() {
+            let numeric = d["recorded"].as_str().unwrap().parse::<f64>().is_ok();
+            let interval = d["replayed"].as_str().unwrap().contains(" ± ");
+            if numeric {
+                assert_eq!(d["tolerance"].is_null(), interval, "{name}: {d:#?}");
+            }
+        }
         // An edited run names the divergences it must show (kind/field).
         if let Some(wanted) = expect.get("divergences").and_then(|v| v.as_array()) {
             let mut found: Vec<String> = json["divergences"]

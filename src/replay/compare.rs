@@ -211,12 +211,23 @@ pub fn compare_point_at(
                 match matching(&replayed_fields, idx, field) {
                     Some(other) => {
                         if !values_agree(&field.value, &other.value, tolerance) {
-                            divergences.push(divergence(
+                            let mut found = divergence(
                                 field,
                                 field.value.render(),
                                 other.value.render(),
                                 reason,
-                            ));
+                            );
+                            // A value the replay knows to an interval was
+                            // compared with it, not with the tolerance.
+                            if let Value::Approx { slack, .. } = other.value {
+                                found.replayed = if slack >= 0.01 {
+                                    format!("{} ± {slack:.2}", found.replayed)
+                                } else {
+                                    format!("{} ± {slack:.1e}", found.replayed)
+                                };
+                                found.tolerance = None;
+                            }
+                            divergences.push(found);
                         }
                     }
                     None => divergences.push(divergence(

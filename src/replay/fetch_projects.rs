@@ -215,20 +215,25 @@ pub struct ShareLines {
 /// max_concurrent limit is at it where the simulation's last start it
 /// limited (`last_mc_limit_reltime`, `mc_times`: project, time, interval)
 /// lies past the buffer; else it is backed off while its backoff runs. The
-/// backoff's time left and interval print whenever it runs.
+/// backoff's time left and interval print whenever it runs. A project has
+/// a limit where the log announced one (`inputs.mc_projects`) or the
+/// block's setup printed its `rsc type N last MC limit time` line
+/// (`announced`: only for such projects).
 pub fn cpu_share_lines(
     inputs: &Inputs,
     stamp: f64,
     printed: &[ShareState],
     mc_times: &[(String, f64, f64)],
     buffer: Option<(f64, f64)>,
+    announced: &[String],
 ) -> ShareLines {
     let mut lines = Vec::with_capacity(printed.len());
     let mut made = Vec::new();
     let mut restated = Vec::new();
     for share in printed {
         let name = share.project.as_str();
-        match cpu_reason(inputs, stamp, share, mc_times, buffer) {
+        let has_mc = inputs.mc_projects.contains(name) || announced.iter().any(|p| p == name);
+        match cpu_reason(inputs, stamp, share, (has_mc, mc_times), buffer) {
             Ok((reason, backoff)) => {
                 let mut figure =
                     format!("{name} `{}`", if reason.is_empty() { "-" } else { &reason });
@@ -268,10 +273,15 @@ fn cpu_reason(
     inputs: &Inputs,
     stamp: f64,
     share: &ShareState,
-    mc_times: &[(String, f64, f64)],
+    (has_mc, mc_times): (bool, &[(String, f64, f64)]),
     buffer: Option<(f64, f64)>,
 ) -> Made<CpuReason> {
-    if let Some(why) = &inputs.flags.untold {
+    if let Some(why) = inputs
+        .flags
+        .untold
+        .as_ref()
+        .or(inputs.flags.cpu_backoff_untold.as_ref())
+    {
         return Err(why.clone());
     }
     let name = share.project.as_str();
@@ -297,14 +307,22 @@ fn cpu_reason(
         .cloned()
         .unwrap_or_default();
     let left = time_left(&backoff.until, inputs, stamp, "CPU backoff")?;
-    let at_limit = if inputs.mc_projects.contains(name) {
+    if !has_mc && printed == Some(ResourceReason::MaxConcurrentJobLimit) {
+        return Err(
+            "printed at its max_concurrent limit, with no limit the log announced (an \
+             app_config.xml read again sets one silently)"
+                .into(),
+        );
+    }
+    let at_limit = if has_mc {
         let Some(&(_, reltime, slack)) = mc_times.iter().find(|(p, ..)| p == name) else {
             return Err("the simulation's last max_concurrent limit time is not made".into());
         };
         let Some((min, additional)) = buffer else {
             return Err("the block prints no target buffer".into());
         };
-        let over = reltime - (min + additional);
+        // work_buf_total(): at least one second.
+        let over = reltime - (min + additional).max(1.0);
         let margin = slack + BUFFER_SUM_HALF;
         if over.abs() <= margin {
             return Err(format!(
@@ -687,7 +705,14 @@ mod tests {
             share("N", "no applications"),
         ];
         let buffer = Some((180.0, 172.8));
-        let made = cpu_share_lines(&inputs, 44.0, &printed, &[("M".into(), 400.0, 3.0)], buffer);
+        let made = cpu_share_lines(
+            &inputs,
+            44.0,
+            &printed,
+            &[("M".into(), 400.0, 3.0)],
+            buffer,
+            &[],
+        );
         let reasons: Vec<&str> = made.lines.iter().map(|l| l.reason.as_str()).collect();
         assert_eq!(
             reasons,
@@ -713,6 +738,7 @@ mod tests {
             &printed[2..3],
             &[("M".into(), 351.8, 3.0)],
             buffer,
+            &[],
         );
         assert!(close.account.contains("restated: M"), "{}", close.account);
         // Hit well before it: not at the limit.
@@ -722,8 +748,18 @@ mod tests {
             &printed[2..3],
             &[("M".into(), 100.0, 3.0)],
             buffer,
+            &[],
         );
         assert_eq!(before.lines[0].reason, "");
+        // Printed at a limit the log never announced: restated, unless the
+        // block's setup printed the project's MC limit time line.
+        let unannounced = [share("U", "max concurrent job limit")];
+        let times = [("U".to_string(), 400.0, 3.0)];
+        let made = cpu_share_lines(&inputs, 44.0, &unannounced, &times, buffer, &[]);
+        assert!(made.account.contains("restated: U"), "{}", made.account);
+        let made = cpu_share_lines(&inputs, 44.0, &unannounced, &times, buffer, &["U".into()]);
+        assert_eq!(made.lines[0].reason, "max concurrent job limit");
+        assert!(!made.account.contains("restated"), "{}", made.account);
     }
 
     /// No new tasks comes before the deferral, whose time left still

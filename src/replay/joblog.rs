@@ -29,6 +29,7 @@ use super::recorded::RecordedPoint;
 use crate::resource::ResourceType;
 use crate::trace::event::LogEvent;
 use crate::trace::message::{Message, PreemptMode, ResultState, RpcReason, TaskState};
+use compact_str::CompactString;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A run list recomputed from the log, with the rule's account of it.
@@ -160,10 +161,55 @@ struct Tracker {
     /// Per project: its CPU work-fetch backoff as the lines since the state
     /// file was created tell it (absent: none, interval 0).
     cpu_backoff: HashMap<String, RscBackoff>,
+    /// The debug flags each `log flags:` print named since the state file
+    /// was created.
+    flag_sets: LogFlagSets,
+}
+
+/// The `log flags:` prints of a log: each print (one or more lines of one
+/// second, log_flags.cpp `LOG_FLAGS::show`) at a start or a cc_config.xml
+/// reread names every flag on. A flag is known on since a point where
+/// every print since names it.
+#[derive(Clone, Debug, Default)]
+struct LogFlagSets {
+    /// The second of the current print.
+    stamp: Option<f64>,
+    /// The flags of the current print.
+    current: HashSet<String>,
+    /// Prints counted.
+    prints: u32,
+    /// Per flag: the prints counted that name it.
+    naming: HashMap<String, u32>,
+}
+
+impl LogFlagSets {
+    fn see(&mut self, flags: &[CompactString], stamp: Option<f64>) {
+        if self.prints == 0 || stamp != self.stamp {
+            self.prints += 1;
+            self.current.clear();
+            self.stamp = stamp;
+        }
+        for flag in flags {
+            if self.current.insert(flag.to_string()) {
+                *self.naming.entry(flag.to_string()).or_default() += 1;
+            }
+        }
+    }
+
+    /// Counts from the current print on (a new state file).
+    fn restart(&mut self) {
+        self.prints = u32::from(!self.current.is_empty());
+        self.naming = self.current.iter().map(|f| (f.clone(), 1)).collect();
+    }
+
+    /// The flag was on in every print counted.
+    fn continuous(&self, flag: &str) -> bool {
+        self.prints > 0 && self.naming.get(flag) == Some(&self.prints)
+    }
 }
 
 /// The shortest and longest resource backoff interval, seconds
-/// (work_fetch.h `WF_MIN_BACKOFF_INTERVAL`, `WF_MAX_BACKOFF_INTERVAL`).
+/// (client_state.h `WF_MIN_BACKOFF_INTERVAL`, `WF_MAX_BACKOFF_INTERVAL`).
 const BACKOFF_INTERVAL: (f64, f64) = (600.0, 86_400.0);
 
 /// A project's backoff for one resource (work_fetch.cpp
@@ -307,6 +353,7 @@ impl Tracker {
                 self.rpc_deferral.clear();
                 self.suspended_projects.clear();
                 self.cpu_backoff.clear();
+                self.flag_sets.restart();
                 self.acct_mgr_reply = false;
                 self.fresh_state = true;
             }
@@ -412,6 +459,7 @@ impl Tracker {
         *self = Tracker {
             facts: std::mem::take(&mut self.facts),
             sched_op_logged: self.sched_op_logged,
+            flag_sets: std::mem::take(&mut self.flag_sets),
             run_lists_logged: self.run_lists_logged,
             result_states_logged: self.result_states_logged,
             projects: std::mem::take(&mut self.projects),
@@ -454,9 +502,18 @@ impl Tracker {
                 self.acct_mgr_reply = true;
                 return;
             }
-            Message::SchedulerRequestCompleted { .. }
-            | Message::UpdateRequestedByUser
-            | Message::ResettingProject => RpcDeferral::Cleared,
+            Message::ResettingProject => {
+                // Its results are marked acknowledged and collected at once
+                // (client_state.cpp reset_project).
+                for job in self.jobs.iter_mut().filter(|j| j.project == project) {
+                    job.done = true;
+                    job.suspended = false;
+                }
+                RpcDeferral::Cleared
+            }
+            Message::SchedulerRequestCompleted { .. } | Message::UpdateRequestedByUser => {
+                RpcDeferral::Cleared
+            }
             Message::DeferringCommunication { secs } => match stamp {
                 Some(at) => RpcDeferral::Until(at + secs),
                 None => RpcDeferral::Unknown("a deferring line has no time".into()),
@@ -483,12 +540,20 @@ impl Tracker {
     /// off CPU` line (a work request that got none, work_fetch.cpp
     /// `handle_reply`), cleared by a reply with new jobs (on a CPU-only
     /// host every job is a CPU job), by a result's upload done
-    /// (client_state.cpp update_results, `clear_backoffs`) and by a project
-    /// reset. An upload's end without task_debug leaves a running backoff
-    /// unknown: whether it was its result's last file is not printed.
+    /// (client_state.cpp update_results, `clear_backoffs`), by a project
+    /// reset, by the clock set back (`clear_absolute_times`) and by the
+    /// start of an RPC the user requested (cs_scheduler.cpp
+    /// scheduler_rpc_poll, before the block it prints; unknown from the
+    /// user's request to that start). An upload's end without task_debug
+    /// leaves a running backoff unknown: whether it was its result's last
+    /// file is not printed.
     fn see_cpu_backoff(&mut self, project: &str, message: &Message, stamp: Option<f64>) {
         if let Message::LogFlags { flags } = message {
             self.result_states_logged |= flags.iter().any(|f| f == "task_debug");
+            self.flag_sets.see(flags, stamp);
+        }
+        if let Message::ClearingTimeouts { .. } = message {
+            self.cpu_backoff.clear();
         }
         if project.is_empty() {
             return;
@@ -509,11 +574,31 @@ impl Tracker {
                 };
                 return;
             }
-            Message::SchedulerRequestCompleted { new_tasks: Some(n) } => *n > 0,
+            // The count includes jobs the client already had; where each
+            // new one prints, those lines tell.
+            Message::SchedulerRequestCompleted { new_tasks: Some(n) } => {
+                *n > 0 && !self.result_states_logged
+            }
             Message::ResultStateChange { state, .. } => {
                 matches!(state, ResultState::New | ResultState::FilesUploaded)
             }
             Message::ResettingProject => true,
+            Message::SendingSchedulerRequest {
+                reason: RpcReason::RequestedByUser,
+                ..
+            } => true,
+            Message::UpdateRequestedByUser => {
+                let entry = self.cpu_backoff.entry(project.to_string()).or_default();
+                if entry.until != RpcDeferral::Cleared {
+                    entry.until = RpcDeferral::Unknown(
+                        "the user requested an update: the RPC it brings clears the \
+                         backoff as it starts, and the block it prints comes before its \
+                         `Sending scheduler request` line"
+                            .into(),
+                    );
+                }
+                false
+            }
             Message::TransferFinished { upload: true, .. } if !self.result_states_logged => {
                 if let Some(entry) = self
                     .cpu_backoff
@@ -526,6 +611,7 @@ impl Tracker {
                          task_debug"
                             .into(),
                     );
+                    entry.interval = None;
                 }
                 false
             }
@@ -550,7 +636,7 @@ impl Tracker {
                         file as it was then",
             );
         }
-        if !self.sched_op_logged {
+        if !self.flag_sets.continuous("sched_op_debug") {
             return untold(
                 "sched_op_debug is off: the RPC deferrals the client sets \
                         (`Deferring communication for`) are not printed",
@@ -574,6 +660,11 @@ impl Tracker {
             rpc_deferral: self.rpc_deferral.clone(),
             suspended_jobs,
             cpu_backoff: self.cpu_backoff.clone(),
+            cpu_backoff_untold: (!self.flag_sets.continuous("work_fetch_debug")).then(|| {
+                "work_fetch_debug was not on all along since the state file was created: \
+                 the CPU backoffs the client set (`backing off CPU`) are not all printed"
+                    .to_string()
+            }),
         }
     }
 
@@ -740,9 +831,23 @@ impl Tracker {
             Message::LogFlags { flags } if flags.iter().any(|f| f == "cpu_sched_debug") => {
                 self.run_lists_logged = true;
             }
-            Message::BenchmarkResults | Message::BenchmarksTimedOut => {
-                self.benchmark_since_peak = !matches!(self.peak, PeakCount::Unfixed);
-            }
+            Message::BenchmarkResults | Message::BenchmarksTimedOut => match self.peak {
+                // A scheduling pass with a job, silent without
+                // cpu_sched_debug, may have computed it on the old FLOPS.
+                PeakCount::Unfixed
+                    if !self.run_lists_logged && self.jobs.iter().any(|j| self.job_runnable(j)) =>
+                {
+                    self.peak = PeakCount::Unknown(
+                        "a CPU benchmark ran before this client process's first work fetch, \
+                         while it had runnable jobs and cpu_sched_debug was off: whether a \
+                         scheduling pass had computed its peak-FLOPS total on the old FLOPS \
+                         is not printed"
+                            .into(),
+                    );
+                }
+                PeakCount::Unfixed => {}
+                _ => self.benchmark_since_peak = true,
+            },
             Message::UsableCpusChanged { from, .. } => match self.peak {
                 // Computed on the count it changed from.
                 PeakCount::Pending { at } => self.peak = PeakCount::Fixed { ncpus: *from, at },
@@ -1596,6 +1701,8 @@ pub struct FetchFlags {
     pub suspended_jobs: HashSet<String>,
     /// Per project: its CPU backoff (absent: none, interval 0).
     pub cpu_backoff: HashMap<String, RscBackoff>,
+    /// Why the CPU backoffs are not all told, if not.
+    pub cpu_backoff_untold: Option<String>,
 }
 
 /// The host as told at each line of `at` (increasing), or why its jobs
@@ -1892,6 +1999,14 @@ mod tests {
             "10:01:05 [P1] [work_fetch] set_request() for CPU: ninst 2 nused_total 0.00 nidle_now 2.00 fetch share 1.00 req_inst 2.00 req_secs 705.60",
         ]);
         assert_eq!(fixed_at(&t), Some((2, ten + 65.0)));
+        // A change before the first work fetch, with a runnable job and
+        // cpu_sched_debug off: a silent scheduling pass may have fixed it.
+        let t = with_start(&[
+            "10:00:04 [P1] [task] result state=NEW for P1_1 from handle_scheduler_reply",
+            "10:00:05 [P1] [task] result state=FILES_DOWNLOADED for P1_1 from CS::update_results",
+            "10:00:30 [---] Number of usable CPUs has changed from 4 to 2.",
+        ]);
+        assert!(matches!(t.peak, PeakCount::Unknown(_)), "{:?}", t.peak);
         // A benchmark after it is noted.
         let t = with_start(&[
             "10:00:05 [---] [work_fetch] ------- start work fetch state -------",
@@ -1928,10 +2043,38 @@ mod tests {
             "10:05:00 [P4] Scheduler request completed: got 2 new tasks",
             "10:05:00 [P4] [task] result state=FILES_UPLOADED for P4_0 from CS::update_results",
             "10:05:00 [P4] Resetting project",
+            "10:05:00 [P4] Sending scheduler request: Requested by user.",
+            "10:05:00 [---] New system time (1795611000) < old system time (1795611100); clearing timeouts",
         ] {
             let cleared = backoff(&["10:00:39 [P4] [work_fetch] backing off CPU 879 sec", clear]);
             assert_eq!(cleared, RscBackoff::default(), "{clear}");
         }
+        // The user's update: unknown until its RPC starts.
+        let asked = backoff(&[
+            "10:00:39 [P4] [work_fetch] backing off CPU 879 sec",
+            "10:05:00 [P4] update requested by user",
+        ]);
+        assert!(matches!(asked.until, RpcDeferral::Unknown(_)));
+        // Where task_debug prints each new job, the reply's count (which
+        // holds jobs the client had) does not clear it.
+        let t = tracked(&[
+            "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:00:00 [---] log flags: task_debug, sched_op_debug, work_fetch_debug",
+            "10:00:00 [---] Creating new client state file",
+            "10:00:39 [P4] [work_fetch] backing off CPU 879 sec",
+            "10:05:00 [P4] Scheduler request completed: got 2 new tasks",
+        ]);
+        assert!(matches!(t.cpu_backoff["P4"].until, RpcDeferral::Until(_)));
+        assert_eq!(t.fetch_flags().cpu_backoff_untold, None);
+        // work_fetch_debug off in a later print: not all told.
+        let t = tracked(&[
+            "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:00:00 [---] log flags: task_debug, sched_op_debug, work_fetch_debug",
+            "10:00:00 [---] Creating new client state file",
+            "10:03:00 [---] log flags: task_debug, sched_op_debug",
+            "10:04:00 [---] log flags: task_debug, sched_op_debug, work_fetch_debug",
+        ]);
+        assert!(t.fetch_flags().cpu_backoff_untold.is_some());
         // Without task_debug, an upload's end leaves it unknown.
         let mut lines = vec![
             "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
@@ -1942,6 +2085,7 @@ mod tests {
         ];
         let t = tracked(&lines);
         assert!(matches!(t.cpu_backoff["P4"].until, RpcDeferral::Unknown(_)));
+        assert_eq!(t.cpu_backoff["P4"].interval, None);
         lines[1] = "10:00:00 [---] log flags: task_debug, sched_op_debug";
         let t = tracked(&lines);
         assert!(matches!(t.cpu_backoff["P4"].until, RpcDeferral::Until(_)));

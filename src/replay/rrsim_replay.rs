@@ -642,9 +642,10 @@ fn exact_now(events: &[LogEvent], idx: usize, stamp: f64, offset: i32) -> Option
         }
         match &event.message {
             Message::ChooseProjectTime { now } => {
+                // The poll's own now: before its line's stamp ends, however
+                // long the poll took.
                 let log = now + f64::from(offset) * 3600.0;
-                // It must lie within the stamp's second or just before.
-                return (log > stamp - super::joblog::POLL_LAG && log < stamp + 1.0).then_some(log);
+                return (log < stamp + 1.0).then_some(log);
             }
             Message::RrSimEnd | Message::WorkFetchStateEnd | Message::RrSimStart { .. } => {
                 return None
@@ -932,8 +933,9 @@ fn mc_shortfalls(sim: &Judged<'_>, all_steps: f64, params: &Params) -> Vec<(Stri
 }
 
 /// Each project's last start its max_concurrent limit stopped, with the
-/// interval of that time: the widest of the finishes at it (a start comes
-/// at a finish, or at 0, exact).
+/// interval of that time: the widest of the finishes at or before it (a
+/// pick comes at a finish, at a time-slice step after earlier finishes, or
+/// at 0, exact).
 fn mc_limit_times(sim: &Judged<'_>) -> Vec<(String, f64, f64)> {
     sim.state
         .projects
@@ -946,7 +948,7 @@ fn mc_limit_times(sim: &Judged<'_>) -> Vec<(String, f64, f64)> {
                 .finishes
                 .iter()
                 .zip(sim.slack)
-                .filter(|(f, _)| f.reltime == at)
+                .filter(|(f, _)| f.reltime <= at)
                 .map(|(_, s)| *s)
                 .fold(0.0, f64::max);
             (project.name.to_string(), at, slack)
@@ -1230,13 +1232,14 @@ pub fn fetch_state(
         &printed.shares,
         &rerun.mc_limit_times,
         dump.buffer,
+        &dump.mc_projects,
     );
     let (shares, shares_from) =
         match super::fetch_projects::fetchable_shares(&rerun.projects, &block, &cpu_lines.lines) {
             Ok(shares) => (
                 shares,
-                "the shares made from the projects' reasons, their CPU reasons and their \
-                 resource shares"
+                "the shares made from the projects' reasons, their CPU reasons (as above, \
+                 printed where restated) and their resource shares"
                     .to_string(),
             ),
             Err(why) => (
@@ -1283,6 +1286,29 @@ pub fn fetch_state(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A work fetch's simulation takes the `now` its poll's
+    /// `choose_project(): %f` line printed just before it (the lab's
+    /// seed-sc1 at 12:51:06: 1795611066.231265), not one from another
+    /// second or before another simulation's end.
+    #[test]
+    fn the_poll_now_comes_from_its_choose_project_line() {
+        let text = "30-Nov-2026 10:00:05 [---] choose_project(): 1796032805.300000\n\
+                    30-Nov-2026 10:00:05 [---] [rr_sim] doing sim: work fetch\n\
+                    30-Nov-2026 10:00:05 [---] [rr_sim] start: work_buf min 180 additional 17 total 197 on_frac 1.000 active_frac 1.000\n";
+        let events = crate::replay::test_events(text, crate::trace::FileKind::EventLog);
+        let stamp = events[2].time.secs().expect("stamped");
+        let now = exact_now(&events, 2, stamp, 0).expect("printed");
+        assert!((now - stamp - 0.3).abs() < 1e-6, "{now} {stamp}");
+        // Another second's line does not count.
+        assert_eq!(exact_now(&events, 2, stamp + 1.0, 0), None);
+        // Nor one before another simulation's end.
+        let ended = "30-Nov-2026 10:00:05 [---] choose_project(): 1796032805.300000\n\
+                     30-Nov-2026 10:00:05 [---] [rr_sim] end\n\
+                     30-Nov-2026 10:00:05 [---] [rr_sim] start: work_buf min 180 additional 17 total 197 on_frac 1.000 active_frac 1.000\n";
+        let events = crate::replay::test_events(ended, crate::trace::FileKind::EventLog);
+        assert_eq!(exact_now(&events, 2, stamp, 0), None);
+    }
     use crate::trace::FileKind;
 
     /// Nine single-CPU deadline misses on 3 CPUs, fed in finish order
