@@ -43,7 +43,7 @@
 //! gathered and the recorded block.
 
 use super::decision::{FetchDump, PrioEntry, ProjectState, ShareState};
-use super::joblog::{FetchFlags, RpcDeferral, POLL_LAG};
+use super::joblog::{now_at_stamp, FetchFlags, RpcDeferral, POLL_LAG};
 use crate::trace::message::{ProjectReason, ResourceReason};
 use std::collections::{HashMap, HashSet};
 
@@ -457,12 +457,11 @@ fn untold_reason(reason: &ProjectReason) -> bool {
 }
 
 /// The block's `now` on the log's clock: exact where its poll's
-/// `choose_project(): %f` line prints it, else within its stamp's second
-/// or up to [`POLL_LAG`] before it.
+/// `choose_project(): %f` line prints it, else as its stamp tells it.
 fn block_now(inputs: &Inputs, stamp: f64) -> (f64, f64) {
     match inputs.exact_now {
         Some(now) => (now, now),
-        None => (stamp - POLL_LAG, stamp + 1.0),
+        None => now_at_stamp(stamp),
     }
 }
 

@@ -29,7 +29,6 @@ use super::recorded::RecordedPoint;
 use crate::resource::ResourceType;
 use crate::trace::event::LogEvent;
 use crate::trace::message::{Message, PreemptMode, ResultState, RpcReason, TaskState};
-use compact_str::CompactString;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A run list recomputed from the log, with the rule's account of it.
@@ -113,22 +112,11 @@ struct Tracker {
     /// The host's FLOPS per CPU were set anew (a benchmark) since this
     /// process fixed its peak-FLOPS total.
     benchmark_since_peak: bool,
-    /// The log prints each job added to the run list (cpu_sched_debug).
-    run_lists_logged: bool,
     /// The host has GPUs (a work-fetch block has a GPU resource): they
     /// count in the peak-FLOPS total.
     gpu_host: bool,
     /// `task_state=` lines (task_debug) are in the log.
     saw_task_states: bool,
-    /// The log flags name task_debug: each result's state change is
-    /// printed.
-    result_states_logged: bool,
-    /// The log prints each result the server acknowledged (sched_op_debug:
-    /// `handle_scheduler_reply(): got ack for task`): a reported task stays
-    /// ready to report until its ack (a server that does not acknowledge
-    /// gets it again with every RPC). The same flag prints each RPC
-    /// deferral the client sets.
-    sched_op_logged: bool,
     /// The projects in the order this client process allocated them: the
     /// start-up's `URL …` lines (client_state.xml and account files), then
     /// each project the log first names later (attached while running).
@@ -166,45 +154,74 @@ struct Tracker {
     flag_sets: LogFlagSets,
 }
 
-/// The `log flags:` prints of a log: each print (one or more lines of one
-/// second, log_flags.cpp `LOG_FLAGS::show`) at a start or a cc_config.xml
-/// reread names every flag on. A flag is known on since a point where
-/// every print since names it.
+/// The `log flags:` prints of a log. At each client start and each
+/// cc_config.xml reread (client_state.cpp init, gui_rpc_server_ops.cpp
+/// handle_read_cc_config) the client prints the flags on as consecutive
+/// lines (log_flags.cpp `LOG_FLAGS::show`; none where no flag is on). A
+/// flag is on now where the last such print names it, and known on since a
+/// point where every print since names it.
 #[derive(Clone, Debug, Default)]
 struct LogFlagSets {
-    /// The second of the current print.
-    stamp: Option<f64>,
-    /// The flags of the current print.
+    /// The flags of the last print (none after a start or reread that has
+    /// not printed).
     current: HashSet<String>,
-    /// Prints counted.
+    /// The last line was a `log flags:` line: a next one continues its
+    /// print.
+    in_print: bool,
+    /// A start or reread whose print has not come yet: the next print is
+    /// its.
+    awaiting: bool,
+    /// Prints counted (a start or reread with none counts as one naming
+    /// no flag).
     prints: u32,
     /// Per flag: the prints counted that name it.
     naming: HashMap<String, u32>,
 }
 
 impl LogFlagSets {
-    fn see(&mut self, flags: &[CompactString], stamp: Option<f64>) {
-        if self.prints == 0 || stamp != self.stamp {
-            self.prints += 1;
-            self.current.clear();
-            self.stamp = stamp;
-        }
-        for flag in flags {
-            if self.current.insert(flag.to_string()) {
-                *self.naming.entry(flag.to_string()).or_default() += 1;
+    fn see(&mut self, message: &Message) {
+        match message {
+            Message::LogFlags { flags } => {
+                if !self.in_print {
+                    // A print no start or reread of this log announced
+                    // (a log that begins later) counts on its own.
+                    if !self.awaiting {
+                        self.prints += 1;
+                    }
+                    self.awaiting = false;
+                    self.in_print = true;
+                    self.current.clear();
+                }
+                for flag in flags {
+                    if self.current.insert(flag.to_string()) {
+                        *self.naming.entry(flag.to_string()).or_default() += 1;
+                    }
+                }
             }
+            Message::ClientStart { .. } | Message::RereadingConfig { .. } => {
+                self.prints += 1;
+                self.current.clear();
+                self.awaiting = true;
+                self.in_print = false;
+            }
+            _ => self.in_print = false,
         }
     }
 
     /// Counts from the current print on (a new state file).
     fn restart(&mut self) {
-        self.prints = u32::from(!self.current.is_empty());
+        self.prints = 1;
         self.naming = self.current.iter().map(|f| (f.clone(), 1)).collect();
     }
 
     /// The flag was on in every print counted.
     fn continuous(&self, flag: &str) -> bool {
         self.prints > 0 && self.naming.get(flag) == Some(&self.prints)
+    }
+
+    /// The flag is on now: the last print names it.
+    fn on_now(&self, flag: &str) -> bool {
+        self.current.contains(flag)
     }
 }
 
@@ -275,6 +292,12 @@ pub enum PeakCount {
 /// slower than theirs.
 pub const POLL_LAG: f64 = 0.5;
 
+/// The client's `now` at a line stamped `stamp` (both on the log's
+/// clock): within the stamp's second or up to [`POLL_LAG`] before it.
+pub fn now_at_stamp(stamp: f64) -> (f64, f64) {
+    (stamp - POLL_LAG, stamp + 1.0)
+}
+
 /// A project's scheduler-RPC deferral (`min_rpc_time`) as a real client's
 /// lines tell it.
 #[derive(Clone, Debug, PartialEq)]
@@ -333,6 +356,7 @@ impl Tracker {
         if !project.is_empty() && !self.projects.iter().any(|p| p == project) {
             self.projects.push(project.to_string());
         }
+        self.flag_sets.see(&event.message);
         self.see_cpu_backoff(project, &event.message, event.time.secs());
         match &event.message {
             Message::ClientStart { .. } => self.see_client_start(),
@@ -458,10 +482,7 @@ impl Tracker {
     fn restart_without_state(&mut self) {
         *self = Tracker {
             facts: std::mem::take(&mut self.facts),
-            sched_op_logged: self.sched_op_logged,
             flag_sets: std::mem::take(&mut self.flag_sets),
-            run_lists_logged: self.run_lists_logged,
-            result_states_logged: self.result_states_logged,
             projects: std::mem::take(&mut self.projects),
             startup_ncpus: self.startup_ncpus,
             process_ncpus: self.process_ncpus,
@@ -505,6 +526,8 @@ impl Tracker {
             Message::ResettingProject => {
                 // Its results are marked acknowledged and collected at once
                 // (client_state.cpp reset_project).
+                self.unreported.remove(project);
+                self.in_flight.remove(project);
                 for job in self.jobs.iter_mut().filter(|j| j.project == project) {
                     job.done = true;
                     job.suspended = false;
@@ -548,10 +571,6 @@ impl Tracker {
     /// leaves a running backoff unknown: whether it was its result's last
     /// file is not printed.
     fn see_cpu_backoff(&mut self, project: &str, message: &Message, stamp: Option<f64>) {
-        if let Message::LogFlags { flags } = message {
-            self.result_states_logged |= flags.iter().any(|f| f == "task_debug");
-            self.flag_sets.see(flags, stamp);
-        }
         if let Message::ClearingTimeouts { .. } = message {
             self.cpu_backoff.clear();
         }
@@ -577,7 +596,7 @@ impl Tracker {
             // The count includes jobs the client already had; where each
             // new one prints, those lines tell.
             Message::SchedulerRequestCompleted { new_tasks: Some(n) } => {
-                *n > 0 && !self.result_states_logged
+                *n > 0 && !self.flag_sets.on_now("task_debug")
             }
             Message::ResultStateChange { state, .. } => {
                 matches!(state, ResultState::New | ResultState::FilesUploaded)
@@ -599,7 +618,9 @@ impl Tracker {
                 }
                 false
             }
-            Message::TransferFinished { upload: true, .. } if !self.result_states_logged => {
+            Message::TransferFinished { upload: true, .. }
+                if !self.flag_sets.on_now("task_debug") =>
+            {
                 if let Some(entry) = self
                     .cpu_backoff
                     .get_mut(project)
@@ -676,14 +697,15 @@ impl Tracker {
                 let ready = self.unreported.get(project).cloned().unwrap_or_default();
                 self.in_flight.insert(project.to_string(), ready);
             }
-            Message::LogFlags { flags } if flags.iter().any(|f| f == "sched_op_debug") => {
-                self.sched_op_logged = true;
-            }
             Message::SchedulerRequestCompleted { .. } => {
                 let reported = self.in_flight.remove(project).unwrap_or_default();
-                // Without the ack lines, every task reported is taken as
-                // acknowledged (what every server the spec describes does).
-                if !self.sched_op_logged {
+                // Without the ack lines (sched_op_debug: `got ack for
+                // task`), every task reported is taken as acknowledged
+                // (what every server the spec describes does). With them,
+                // a reported task stays ready to report until its ack (a
+                // server that does not acknowledge gets it again with
+                // every RPC).
+                if !self.flag_sets.on_now("sched_op_debug") {
                     if let Some(list) = self.unreported.get_mut(project) {
                         list.retain(|job| !reported.contains(job));
                     }
@@ -828,14 +850,12 @@ impl Tracker {
     /// [`Tracker::see_host`] takes the line's CPU count.
     fn see_peak(&mut self, message: &Message, stamp: Option<f64>) {
         match message {
-            Message::LogFlags { flags } if flags.iter().any(|f| f == "cpu_sched_debug") => {
-                self.run_lists_logged = true;
-            }
             Message::BenchmarkResults | Message::BenchmarksTimedOut => match self.peak {
                 // A scheduling pass with a job, silent without
                 // cpu_sched_debug, may have computed it on the old FLOPS.
                 PeakCount::Unfixed
-                    if !self.run_lists_logged && self.jobs.iter().any(|j| self.job_runnable(j)) =>
+                    if !self.flag_sets.on_now("cpu_sched_debug")
+                        && self.jobs.iter().any(|j| self.job_runnable(j)) =>
                 {
                     self.peak = PeakCount::Unknown(
                         "a CPU benchmark ran before this client process's first work fetch, \
@@ -854,7 +874,8 @@ impl Tracker {
                 // A scheduling pass with a job computes it too; without
                 // cpu_sched_debug such a pass prints nothing.
                 PeakCount::Unfixed
-                    if !self.run_lists_logged && self.jobs.iter().any(|j| self.job_runnable(j)) =>
+                    if !self.flag_sets.on_now("cpu_sched_debug")
+                        && self.jobs.iter().any(|j| self.job_runnable(j)) =>
                 {
                     self.peak = PeakCount::Unknown(
                         "the usable CPUs changed before this client process's first work \
@@ -1779,6 +1800,53 @@ fn recompute_inputs(tracker: &Tracker, pass: &Pass) -> Result<u32, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use compact_str::CompactString;
+
+    fn flags(names: &[&str]) -> Message {
+        Message::LogFlags {
+            flags: names.iter().map(|f| CompactString::from(*f)).collect(),
+        }
+    }
+
+    /// log_flags.cpp `LOG_FLAGS::show` at a start and at a cc_config.xml
+    /// reread: one print is its consecutive lines, whatever their seconds;
+    /// a start or reread without a print turns every flag off.
+    #[test]
+    fn log_flag_prints_follow_starts_and_rereads() {
+        let start = Message::ClientStart {
+            version: crate::trace::ClientVersion {
+                major: 7,
+                minor: 20,
+                release: 5,
+            },
+            platform: "x86_64-pc-linux-gnu".into(),
+            debug: false,
+        };
+        let mut sets = LogFlagSets::default();
+        sets.see(&start);
+        sets.see(&Message::DevelopmentVersion);
+        sets.see(&flags(&["task", "sched_op_debug"]));
+        // The print's next line, in the next second: the same print.
+        sets.see(&flags(&["task_debug", "work_fetch_debug"]));
+        sets.see(&Message::DevelopmentVersion);
+        assert!(sets.on_now("sched_op_debug") && sets.on_now("work_fetch_debug"));
+        assert!(sets.continuous("sched_op_debug") && sets.continuous("work_fetch_debug"));
+        // A reread that drops work_fetch_debug.
+        sets.see(&Message::RereadingConfig {
+            file: "cc_config.xml".into(),
+        });
+        assert!(!sets.on_now("sched_op_debug"), "none on until the print");
+        sets.see(&flags(&["task", "sched_op_debug"]));
+        assert!(sets.on_now("sched_op_debug") && !sets.on_now("work_fetch_debug"));
+        assert!(sets.continuous("sched_op_debug") && !sets.continuous("work_fetch_debug"));
+        // A new state file counts from the current print on.
+        sets.restart();
+        assert!(sets.continuous("sched_op_debug") && !sets.continuous("work_fetch_debug"));
+        // A restart that prints no flag: every flag off, none continuous.
+        sets.see(&start);
+        sets.see(&Message::DevelopmentVersion);
+        assert!(!sets.on_now("task") && !sets.continuous("sched_op_debug"));
+    }
 
     /// Digests from Python's hashlib; the real 7.20.5 client of a lab run
     /// started P2_3 before P2_1 (same reply): "1a1c…" sorts before "7f38…".
@@ -2071,7 +2139,9 @@ mod tests {
             "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
             "10:00:00 [---] log flags: task_debug, sched_op_debug, work_fetch_debug",
             "10:00:00 [---] Creating new client state file",
+            "10:03:00 [---] Re-reading cc_config.xml",
             "10:03:00 [---] log flags: task_debug, sched_op_debug",
+            "10:04:00 [---] Re-reading cc_config.xml",
             "10:04:00 [---] log flags: task_debug, sched_op_debug, work_fetch_debug",
         ]);
         assert!(t.fetch_flags().cpu_backoff_untold.is_some());

@@ -515,20 +515,16 @@ fn project_inputs(
         PeakCount::Pending { at } => (ncpus, Some(*at)),
         PeakCount::Unfixed | PeakCount::Unknown(_) => (ncpus, None),
     };
-    let p_fpops = match (&view.peak, at) {
-        (PeakCount::Unknown(why), _) => Err(why.clone()),
-        // A line's second, or up to POLL_LAG before it.
-        (_, Some(at)) => facts.p_fpops_during(
-            clock.unix(at) - super::joblog::POLL_LAG,
-            clock.unix(at) + 1.0,
-        ),
-        (_, None) => match clock.exact_now {
-            Some(now) => facts.p_fpops_during(clock.unix(now), clock.unix(now) + 1e-6),
-            None => facts.p_fpops_during(
-                clock.unix(clock.stamp) - super::joblog::POLL_LAG,
-                clock.unix(clock.stamp) + 1.0,
-            ),
-        },
+    let p_fpops = match &view.peak {
+        PeakCount::Unknown(why) => Err(why.clone()),
+        _ => {
+            let (lo, hi) = match (at, clock.exact_now) {
+                (Some(at), _) => super::joblog::now_at_stamp(at),
+                (None, Some(now)) => (now, now + 1e-6),
+                (None, None) => super::joblog::now_at_stamp(clock.stamp),
+            };
+            facts.p_fpops_during(clock.unix(lo), clock.unix(hi))
+        }
     };
     super::fetch_projects::Inputs {
         ncpus: peak_ncpus,

@@ -56,6 +56,9 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
         "Contacting" => Some(Message::ContactingAccountManager {
             url: tail.strip_prefix("account manager at ")?.into(),
         }),
+        "Re-reading" if !tail.is_empty() && !tail.contains(' ') => {
+            Some(Message::RereadingConfig { file: tail.into() })
+        }
         _ => name_first(text).or_else(|| server_text(text)),
     }
 }
@@ -306,6 +309,7 @@ fn fixed(text: &str) -> Option<Message> {
         "Benchmark results:" => Message::BenchmarkResults,
         "CPU benchmarks timed out, using default values" => Message::BenchmarksTimedOut,
         "Account manager contact succeeded" => Message::AccountManagerContactSucceeded,
+        "cc_config.xml not found - using defaults" => Message::CcConfigNotFound,
         _ => return None,
     })
 }
@@ -719,6 +723,16 @@ mod tests {
             (
                 "Account manager contact succeeded",
                 Message::AccountManagerContactSucceeded,
+            ),
+            (
+                "Re-reading cc_config.xml",
+                Message::RereadingConfig {
+                    file: "cc_config.xml".into(),
+                },
+            ),
+            (
+                "cc_config.xml not found - using defaults",
+                Message::CcConfigNotFound,
             ),
         ];
         for (body, want) in cases {

@@ -1565,6 +1565,15 @@ messages! {
         /// Set at start-up against the state file's timestamp.
         at_startup: bool,
     },
+    /// `Re-reading %s` (log_flags.cpp read_config_file, asked for by a GUI
+    /// RPC): the configuration and log flags go back to their defaults and
+    /// the file is read again; the flags on are printed next.
+    RereadingConfig = "rereading_config" {
+        /// The file named (cc_config.xml).
+        file: CompactString,
+    },
+    /// `cc_config.xml not found - using defaults`.
+    CcConfigNotFound = "cc_config_not_found",
     /// `Running CPU benchmarks` (cs_benchmark.cpp).
     RunningCpuBenchmarks = "running_cpu_benchmarks",
     /// `Benchmark results:` (cs_benchmark.cpp): the host's FLOPS per CPU
