@@ -107,6 +107,15 @@ struct Tracker {
     ncpus: Option<u32>,
     /// The usable CPUs a line of this client process told last.
     process_ncpus: Option<u32>,
+    /// The major version of the client process (its start line's).
+    client_major: Option<u32>,
+    /// The stamp of the log's first client start, while the jobs it
+    /// started with are still to be taken from the state files.
+    first_start: Option<f64>,
+    /// Jobs the job logs say finished after the log's start that are in
+    /// no state file or reply: on the host at the start unless the log
+    /// tells their arrival later.
+    undated: Vec<String>,
     /// What this process's peak-FLOPS total rests on.
     peak: PeakCount,
     /// The host's FLOPS per CPU were set anew (a benchmark) since this
@@ -359,7 +368,20 @@ impl Tracker {
         self.flag_sets.see(&event.message);
         self.see_cpu_backoff(project, &event.message, event.time.secs());
         match &event.message {
-            Message::ClientStart { .. } => self.see_client_start(),
+            Message::ClientStart { version, .. } => {
+                if !self.started && self.jobs.is_empty() && self.unknown.is_none() {
+                    self.first_start = event.time.secs();
+                }
+                self.see_client_start();
+                self.client_major = Some(version.major);
+            }
+            Message::InitializationCompleted => {
+                if let Some(start) = self.first_start.take() {
+                    if !self.fresh_state {
+                        self.seed_start_jobs(start);
+                    }
+                }
+            }
             Message::ResultStateChange { state, job, .. } => {
                 self.see_result_state(project, state, job)
             }
@@ -390,6 +412,115 @@ impl Tracker {
                 }
             }
         }
+    }
+
+    /// The jobs on the host when the log's first client start read a state
+    /// file the log does not see made: those the state files still hold
+    /// that came before the start, and those the job logs say finished
+    /// after it that came in a reply the record holds. Each project's jobs
+    /// take the client's order (`sort_results`: received time, then name
+    /// digest) from the replies they first came in where all have one,
+    /// else from their received times; where neither is known for all, the
+    /// jobs are not all known.
+    fn seed_start_jobs(&mut self, start_stamp: f64) {
+        let Some(offset) = self.utc_offset_hours else {
+            self.unknown = Some(
+                "the log starts on a state file, and without its `Local time is UTC` line \
+                 the jobs that came before its start are not known"
+                    .into(),
+            );
+            return;
+        };
+        // The start's second on the Unix clock: a job received within it
+        // may have come after.
+        let start = start_stamp - f64::from(offset) * 3600.0;
+        let facts = &self.facts;
+        let mut seeds: Vec<(String, String, Option<f64>, bool, bool)> = Vec::new();
+        for job in &facts.state_jobs {
+            match job.received {
+                Some(t) if t < start => {}
+                Some(t) if t >= start + 1.0 => continue,
+                _ => {
+                    self.unknown = Some(format!(
+                        "job {} is in the state file, and whether it came before the log's \
+                         start is not told (received time {:?})",
+                        job.name, job.received
+                    ));
+                    return;
+                }
+            }
+            let done = job.completed.is_some_and(|c| c < start);
+            seeds.push((
+                job.name.clone(),
+                job.project.clone(),
+                job.received,
+                done,
+                job.suspended,
+            ));
+        }
+        for (name, &at) in &facts.finished {
+            if at < start || seeds.iter().any(|s| &s.0 == name) {
+                continue;
+            }
+            if facts.state_jobs.iter().any(|j| &j.name == name) {
+                continue;
+            }
+            // Gone by the state files' time: on the host at the start
+            // where a reply from before it holds it; with no reply, until
+            // the log tells of its arrival, it may have been.
+            match facts.first_reply.get(name) {
+                Some((_, project)) => {
+                    seeds.push((name.clone(), project.clone(), None, false, false))
+                }
+                None => self.undated.push(name.clone()),
+            }
+        }
+        let mut projects: Vec<&str> = seeds.iter().map(|s| s.1.as_str()).collect();
+        projects.sort_unstable();
+        projects.dedup();
+        let mut jobs = Vec::new();
+        for project in projects {
+            let of: Vec<_> = seeds.iter().filter(|s| s.1 == project).collect();
+            let by_reply = of.iter().all(|s| facts.first_reply.contains_key(&s.0));
+            let by_time = of.iter().all(|s| s.2.is_some());
+            if !by_reply && !by_time {
+                let open = of
+                    .iter()
+                    .find(|s| s.2.is_none())
+                    .map_or("", |s| s.0.as_str());
+                self.unknown = Some(format!(
+                    "job {open} was on the host when the log starts and has left it since: \
+                     its place in the client's job order (its received time) is in no file \
+                     of the record"
+                ));
+                return;
+            }
+            for (name, project, received, done, suspended) in of {
+                let key = if by_reply {
+                    format!("{:012}", facts.first_reply[name].0)
+                } else {
+                    format!("{:020.6}", received.unwrap_or_default())
+                };
+                jobs.push(TrackedJob {
+                    name: name.clone(),
+                    order: (0, format!("{key}{}", name_md5(name))),
+                    project: project.clone(),
+                    arrived_only: false,
+                    downloaded: true,
+                    done: *done,
+                    suspended: *suspended,
+                    postponed: false,
+                });
+                if *done {
+                    self.unreported
+                        .entry(project.clone())
+                        .or_default()
+                        .push(name.clone());
+                }
+            }
+        }
+        jobs.sort_by(|a, b| a.order.cmp(&b.order));
+        self.jobs = jobs;
     }
 
     /// A client start: a new process, or a restart that restores each
@@ -426,6 +557,7 @@ impl Tracker {
     fn see_result_state(&mut self, project: &str, state: &ResultState, job: &str) {
         match state {
             ResultState::New => {
+                self.undated.retain(|j| j != job);
                 if !self.jobs.iter().any(|j| j.name == job) {
                     let order = (self.replies, name_md5(job));
                     let at = self.jobs.partition_point(|j| j.order < order);
@@ -486,6 +618,7 @@ impl Tracker {
             projects: std::mem::take(&mut self.projects),
             startup_ncpus: self.startup_ncpus,
             process_ncpus: self.process_ncpus,
+            client_major: self.client_major,
             peak: std::mem::take(&mut self.peak),
             benchmark_since_peak: self.benchmark_since_peak,
             utc_offset_hours: self.utc_offset_hours,
@@ -828,6 +961,20 @@ impl Tracker {
             }
             Message::StateFor { rsc } if *rsc != ResourceType::Cpu => self.gpu_host = true,
             Message::ConfigSimulateCpus { ncpus } => self.startup_ncpus = Some(*ncpus),
+            // A 7.x client reads its preferences (cs_prefs.cpp
+            // read_global_prefs, at its start and at each reread) and sets
+            // its usable CPUs (set_ncpus): the host's count unless its
+            // `Preferences:` block prints `max CPUs used: N`.
+            Message::PreferencesHeader if self.client_major == Some(7) => {
+                if let Some(n) = self.startup_ncpus {
+                    self.ncpus = Some(n);
+                    self.process_ncpus = Some(n);
+                }
+            }
+            Message::PrefMaxCpus { ncpus } if self.client_major == Some(7) => {
+                self.ncpus = Some(*ncpus);
+                self.process_ncpus = Some(*ncpus);
+            }
             Message::Processor { ncpus, .. } if self.startup_ncpus.is_none() => {
                 self.startup_ncpus = Some(*ncpus);
             }
@@ -934,6 +1081,14 @@ impl Tracker {
         }
         if let Some(why) = &self.unknown {
             return Err(why.clone());
+        }
+        if let Some(job) = self.undated.first() {
+            return Err(format!(
+                "job {job} finished after the log's start (its job log) and is in no state \
+                 file or scheduler reply of the record: whether it was on the host here, and \
+                 its place in the client's job order, are not told until the log prints its \
+                 arrival"
+            ));
         }
         let jobs = self
             .jobs
@@ -1279,6 +1434,31 @@ pub struct JobFacts {
     /// the time its benchmark ran (`p_calculated`, Unix seconds), which
     /// set it.
     pub host_fpops: Vec<(f64, f64)>,
+    /// The jobs the state files hold, for a log that starts on a state
+    /// file the log does not see made.
+    pub state_jobs: Vec<StateJob>,
+    /// Per job: the index of the first scheduler reply of the record that
+    /// holds it, with that reply's project (replies in the order they
+    /// came).
+    pub first_reply: HashMap<String, (usize, String)>,
+    /// Per job: when the job logs say it finished (Unix seconds).
+    pub finished: HashMap<String, f64>,
+}
+
+/// A job a state file holds, as it bears on the log's start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateJob {
+    /// Its name.
+    pub name: String,
+    /// Its project's name.
+    pub project: String,
+    /// `received_time` (Unix seconds).
+    pub received: Option<f64>,
+    /// When its computation ended, where it has (`completed_time`, Unix
+    /// seconds, with a state past `FILES_DOWNLOADED`).
+    pub completed: Option<f64>,
+    /// `suspended_via_gui`.
+    pub suspended: bool,
 }
 
 /// Preferences the data directory's files give, each with the file (or
@@ -1936,6 +2116,88 @@ mod tests {
     fn with_start(lines: &[&'static str]) -> Tracker {
         let all: Vec<&str> = START.iter().chain(lines).copied().collect();
         tracked(&all)
+    }
+
+    /// A log that starts with the client on a state file it does not see
+    /// made: the jobs on the host at its start are the state files' that
+    /// came before it and the job logs' that finished after it, in the
+    /// client's order (client_state.cpp `sort_results`); a gone job no
+    /// reply dates leaves the jobs unknown until the log prints its
+    /// arrival. The usable CPUs are the start-up preferences'.
+    #[test]
+    fn a_log_on_an_existing_state_file_starts_with_its_jobs() {
+        // 10:00:00 UTC on 30-Nov-2026.
+        let start = 1_796_032_800.0;
+        let state = |name: &str, received: f64, completed: Option<f64>| StateJob {
+            name: name.into(),
+            project: "P1".into(),
+            received: Some(received),
+            completed,
+            suspended: false,
+        };
+        let mut facts = JobFacts {
+            state_jobs: vec![
+                state("P1_5", start - 100.0, None),
+                state("P1_2", start - 300.0, Some(start - 50.0)),
+                // Came after the start: its arrival is the log's to tell.
+                state("P1_9", start + 30.0, None),
+            ],
+            finished: HashMap::from([("P1_0".to_string(), start + 20.0)]),
+            ..JobFacts::default()
+        };
+        let lines = [
+            "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:00:00 [---] log flags: file_xfer, sched_ops, task, task_debug",
+            "10:00:00 [---] Processor: 4 GenuineIntel Intel(R) Xeon(R)",
+            "10:00:00 [---] Local time is UTC +0 hours",
+            "10:00:00 [---] Preferences:",
+            "10:00:00 [---]    max CPUs used: 2",
+            "10:00:00 Initialization completed",
+        ];
+        let run = |facts: &JobFacts| {
+            let text: String = lines.iter().map(|l| format!("30-Nov-2026 {l}\n")).collect();
+            let mut tracker = Tracker {
+                facts: facts.clone(),
+                ..Tracker::default()
+            };
+            for event in crate::replay::test_events(&text, crate::trace::FileKind::EventLog) {
+                tracker.see(&event);
+            }
+            tracker
+        };
+        // P1_0 finished after the start and no reply dates it.
+        let t = run(&facts);
+        let why = t.view().expect_err("P1_0 undated");
+        assert!(why.contains("P1_0"), "{why}");
+        assert_eq!(t.ncpus, Some(2));
+        // With the reply it came in, and its batch-mates', the order is the
+        // replies', then the names' digests.
+        facts.first_reply = HashMap::from([
+            ("P1_0".to_string(), (0, "P1".to_string())),
+            ("P1_2".to_string(), (0, "P1".to_string())),
+            ("P1_5".to_string(), (1, "P1".to_string())),
+        ]);
+        let t = run(&facts);
+        let view = t.view().expect("all dated");
+        let mut first = ["P1_0", "P1_2"];
+        first.sort_by_key(|n| name_md5(n));
+        let names: Vec<&str> = view.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, [first[0], first[1], "P1_5"]);
+        // P1_2 was done before the start: ready to report.
+        assert!(view.jobs.iter().find(|j| j.name == "P1_2").unwrap().done);
+        assert_eq!(t.unreported["P1"], ["P1_2"]);
+        // On a state file the log sees made, nothing is taken from them.
+        let mut fresh = lines.to_vec();
+        fresh.insert(2, "10:00:00 [---] Creating new client state file");
+        let text: String = fresh.iter().map(|l| format!("30-Nov-2026 {l}\n")).collect();
+        let mut t = Tracker {
+            facts,
+            ..Tracker::default()
+        };
+        for event in crate::replay::test_events(&text, crate::trace::FileKind::EventLog) {
+            t.see(&event);
+        }
+        assert!(t.jobs.is_empty());
     }
 
     /// The lines that set and clear a project's reasons not to fetch work

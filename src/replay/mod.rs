@@ -2020,9 +2020,53 @@ pub fn first_context_at(loc: &crate::source::Location) -> Vec<String> {
     read_lines(&loc.path, loc.line, FIRST_CONTEXT_LINES).unwrap_or_default()
 }
 
-/// Up to `n` log lines before and after event `idx`, as printed in the log
-/// (read back from the log file when it is readable, else rendered from the
-/// typed events).
+/// What the record tells of the jobs a log may start with: the state
+/// files' jobs, the reply each job first came in, and when the job logs
+/// say each finished.
+fn start_facts(trace: &Trace, facts: &mut joblog::JobFacts) {
+    for project in trace.state.client_states.iter().flat_map(|s| &s.projects) {
+        let Some(name) = &project.project_name else {
+            continue;
+        };
+        for result in &project.results {
+            let Some(job) = &result.name else { continue };
+            if facts.state_jobs.iter().any(|j| &j.name == job) {
+                continue;
+            }
+            facts.state_jobs.push(joblog::StateJob {
+                name: job.clone(),
+                project: name.clone(),
+                received: result.received_time,
+                completed: result
+                    .completed_time
+                    .filter(|_| result.state.is_some_and(|s| s > 2)),
+                suspended: result.suspended_via_gui,
+            });
+        }
+    }
+    for (k, reply) in trace
+        .rpcs
+        .iter()
+        .filter_map(|f| f.reply.as_ref())
+        .enumerate()
+    {
+        let Some(project) = &reply.project_name else {
+            continue;
+        };
+        for job in reply.results.iter().filter_map(|r| r.name.as_ref()) {
+            facts
+                .first_reply
+                .entry(job.clone())
+                .or_insert_with(|| (k, project.clone()));
+        }
+    }
+    for entry in trace.state.job_logs.iter().flat_map(|l| &l.entries) {
+        if let Some(name) = &entry.nm {
+            facts.finished.insert(name.clone(), entry.time);
+        }
+    }
+}
+
 /// What the trace's scheduler replies and client states tell of each job
 /// (a real client's log names a job's app only when it starts, and never
 /// prints its deadline or size).
@@ -2058,6 +2102,7 @@ fn job_facts(trace: &Trace) -> joblog::JobFacts {
     for project in trace.state.client_states.iter().flat_map(|s| &s.projects) {
         add(&project.workunits, &project.results);
     }
+    start_facts(trace, &mut facts);
     for project in trace.state.client_states.iter().flat_map(|s| &s.projects) {
         if let (Some(name), Some(share)) = (&project.project_name, project.resource_share) {
             facts.add_share(name, share);

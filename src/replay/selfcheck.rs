@@ -1198,9 +1198,12 @@ impl<'a> SelfCheck<'a> {
                  busy-time lines) and the usable CPUs"
             }
             Decision::RrSim { .. } => {
-                "the client loop's round-robin simulation over the host the log tells: jobs arrived \
-                 and not done, printed FLOPs left and rate (narrowed by the app version's \
-                 FLOPS), usable CPUs, max_concurrent, deadlines from the replies"
+                "the client loop's round-robin simulation over the host the log tells: jobs on \
+                 the host and not done (where the log starts on a state file, those the state \
+                 files and job logs put there at its start, in the order their replies or \
+                 received times give; then those the log tells arrived), printed FLOPs left and \
+                 rate (narrowed by the app version's FLOPS), usable CPUs, max_concurrent, \
+                 deadlines from the replies and state files"
             }
             Decision::Enforcement(_) if matches!(self.enforcements.get(&idx), Some((_, true))) => {
                 "the client loop's enforce_run_list on the run list it made for the pass: the \
