@@ -475,14 +475,28 @@ impl Tracker {
                 None => self.undated.push(name.clone()),
             }
         }
+        // A gone job came at the received time of the state files' jobs
+        // that first came in the same reply.
+        for seed in seeds.iter_mut().filter(|s| s.2.is_none()) {
+            let reply = facts.first_reply.get(&seed.0).map(|r| r.0);
+            seed.2 = facts
+                .state_jobs
+                .iter()
+                .find(|j| reply.is_some() && facts.first_reply.get(&j.name).map(|r| r.0) == reply)
+                .and_then(|j| j.received);
+        }
+        // Where every job is dated, the order is the client's across
+        // projects too; else each project's own (the only one its
+        // simulation and run list take its jobs in).
+        let all_dated = seeds.iter().all(|s| s.2.is_some());
         let mut projects: Vec<&str> = seeds.iter().map(|s| s.1.as_str()).collect();
         projects.sort_unstable();
         projects.dedup();
         let mut jobs = Vec::new();
         for project in projects {
             let of: Vec<_> = seeds.iter().filter(|s| s.1 == project).collect();
-            let by_reply = of.iter().all(|s| facts.first_reply.contains_key(&s.0));
             let by_time = of.iter().all(|s| s.2.is_some());
+            let by_reply = !all_dated && of.iter().all(|s| facts.first_reply.contains_key(&s.0));
             if !by_reply && !by_time {
                 let open = of
                     .iter()
