@@ -107,8 +107,9 @@ struct Tracker {
     ncpus: Option<u32>,
     /// The usable CPUs a line of this client process told last.
     process_ncpus: Option<u32>,
-    /// The major version of the client process (its start line's).
-    client_major: Option<u32>,
+    /// The version of the client process (its start line's): major and
+    /// minor.
+    client_version: Option<(u32, u32)>,
     /// The stamp of the log's first client start, while the jobs it
     /// started with are still to be taken from the state files.
     first_start: Option<f64>,
@@ -116,6 +117,9 @@ struct Tracker {
     /// no state file or reply: on the host at the start unless the log
     /// tells their arrival later.
     undated: Vec<String>,
+    /// The jobs taken from the state files and job logs at the log's
+    /// start.
+    seeded: HashSet<String>,
     /// What this process's peak-FLOPS total rests on.
     peak: PeakCount,
     /// The host's FLOPS per CPU were set anew (a benchmark) since this
@@ -369,18 +373,28 @@ impl Tracker {
         self.see_cpu_backoff(project, &event.message, event.time.secs());
         match &event.message {
             Message::ClientStart { version, .. } => {
-                if !self.started && self.jobs.is_empty() && self.unknown.is_none() {
-                    self.first_start = event.time.secs();
-                }
+                // Only the log's first start, on the host as the log
+                // first sees it, takes its jobs from the state files.
+                self.first_start =
+                    (!self.started && self.jobs.is_empty() && self.unknown.is_none())
+                        .then(|| event.time.secs())
+                        .flatten();
                 self.see_client_start();
-                self.client_major = Some(version.major);
+                self.client_version = Some((version.major, version.minor));
             }
-            Message::InitializationCompleted => {
+            // The start-up has read its state file (or made one) and told
+            // the UTC offset by its preferences block (client_state.cpp
+            // init: parse_state_file, show_host_info, read_global_prefs);
+            // `Initialization completed` where no block prints.
+            Message::PreferencesHeader | Message::InitializationCompleted
+                if self.first_start.is_some() =>
+            {
                 if let Some(start) = self.first_start.take() {
                     if !self.fresh_state {
                         self.seed_start_jobs(start);
                     }
                 }
+                self.see_host(project, &event.message);
             }
             Message::ResultStateChange { state, job, .. } => {
                 self.see_result_state(project, state, job)
@@ -417,11 +431,13 @@ impl Tracker {
     /// The jobs on the host when the log's first client start read a state
     /// file the log does not see made: those the state files still hold
     /// that came before the start, and those the job logs say finished
-    /// after it that came in a reply the record holds. Each project's jobs
-    /// take the client's order (`sort_results`: received time, then name
-    /// digest) from the replies they first came in where all have one,
-    /// else from their received times; where neither is known for all, the
-    /// jobs are not all known.
+    /// after it whose reply came before it (gone since). They take the
+    /// client's order (client_state.cpp `sort_results`: received time,
+    /// then name digest). A gone job is dated by its reply: the received
+    /// time of a state file's job that came in it, else its request's
+    /// `now` (before the reply, after the previous one). A gone job no
+    /// reply dates leaves the jobs unknown until the log prints its
+    /// arrival.
     fn seed_start_jobs(&mut self, start_stamp: f64) {
         let Some(offset) = self.utc_offset_hours else {
             self.unknown = Some(
@@ -435,10 +451,11 @@ impl Tracker {
         // may have come after.
         let start = start_stamp - f64::from(offset) * 3600.0;
         let facts = &self.facts;
-        let mut seeds: Vec<(String, String, Option<f64>, bool, bool)> = Vec::new();
+        // (name, project, received, done, ready to report, suspended)
+        let mut seeds: Vec<(String, String, f64, bool, bool, bool)> = Vec::new();
         for job in &facts.state_jobs {
-            match job.received {
-                Some(t) if t < start => {}
+            let received = match job.received {
+                Some(t) if t < start => t,
                 Some(t) if t >= start + 1.0 => continue,
                 _ => {
                     self.unknown = Some(format!(
@@ -448,92 +465,70 @@ impl Tracker {
                     ));
                     return;
                 }
-            }
-            let done = job.completed.is_some_and(|c| c < start);
+            };
+            // Its computation ended before the start (its job log), or it
+            // was ready to report then (`completed_time`).
+            let reportable = job.completed.is_some_and(|c| c < start);
+            let done = reportable || facts.finished.get(&job.name).is_some_and(|&f| f < start);
             seeds.push((
                 job.name.clone(),
                 job.project.clone(),
-                job.received,
+                received,
                 done,
+                reportable,
                 job.suspended,
             ));
         }
         for (name, &at) in &facts.finished {
-            if at < start || seeds.iter().any(|s| &s.0 == name) {
+            if at < start || facts.state_jobs.iter().any(|j| &j.name == name) {
                 continue;
             }
-            if facts.state_jobs.iter().any(|j| &j.name == name) {
+            let Some(reply) = facts.first_reply.get(name).filter(|r| !r.held) else {
+                self.undated.push(name.clone());
                 continue;
-            }
-            // Gone by the state files' time: on the host at the start
-            // where a reply from before it holds it; with no reply, until
-            // the log tells of its arrival, it may have been.
-            match facts.first_reply.get(name) {
-                Some((_, project)) => {
-                    seeds.push((name.clone(), project.clone(), None, false, false))
+            };
+            let arrived_with = |j: &&StateJob| {
+                facts
+                    .first_reply
+                    .get(&j.name)
+                    .is_some_and(|r| r.index == reply.index && !r.held)
+            };
+            let dated = facts
+                .state_jobs
+                .iter()
+                .find(arrived_with)
+                .and_then(|j| j.received)
+                .or(reply.requested);
+            match dated {
+                Some(t) if t < start => {
+                    seeds.push((name.clone(), reply.project.clone(), t, false, false, false))
                 }
+                // Came after the start: the log tells its arrival.
+                Some(_) => {}
                 None => self.undated.push(name.clone()),
             }
         }
-        // A gone job came at the received time of the state files' jobs
-        // that first came in the same reply.
-        for seed in seeds.iter_mut().filter(|s| s.2.is_none()) {
-            let reply = facts.first_reply.get(&seed.0).map(|r| r.0);
-            seed.2 = facts
-                .state_jobs
-                .iter()
-                .find(|j| reply.is_some() && facts.first_reply.get(&j.name).map(|r| r.0) == reply)
-                .and_then(|j| j.received);
-        }
-        // Where every job is dated, the order is the client's across
-        // projects too; else each project's own (the only one its
-        // simulation and run list take its jobs in).
-        let all_dated = seeds.iter().all(|s| s.2.is_some());
-        let mut projects: Vec<&str> = seeds.iter().map(|s| s.1.as_str()).collect();
-        projects.sort_unstable();
-        projects.dedup();
-        let mut jobs = Vec::new();
-        for project in projects {
-            let of: Vec<_> = seeds.iter().filter(|s| s.1 == project).collect();
-            let by_time = of.iter().all(|s| s.2.is_some());
-            let by_reply = !all_dated && of.iter().all(|s| facts.first_reply.contains_key(&s.0));
-            if !by_reply && !by_time {
-                let open = of
-                    .iter()
-                    .find(|s| s.2.is_none())
-                    .map_or("", |s| s.0.as_str());
-                self.unknown = Some(format!(
-                    "job {open} was on the host when the log starts and has left it since: \
-                     its place in the client's job order (its received time) is in no file \
-                     of the record"
-                ));
-                return;
-            }
-            for (name, project, received, done, suspended) in of {
-                let key = if by_reply {
-                    format!("{:012}", facts.first_reply[name].0)
-                } else {
-                    format!("{:020.6}", received.unwrap_or_default())
-                };
-                jobs.push(TrackedJob {
-                    name: name.clone(),
-                    order: (0, format!("{key}{}", name_md5(name))),
-                    project: project.clone(),
-                    arrived_only: false,
-                    downloaded: true,
-                    done: *done,
-                    suspended: *suspended,
-                    postponed: false,
-                });
-                if *done {
-                    self.unreported
-                        .entry(project.clone())
-                        .or_default()
-                        .push(name.clone());
-                }
-            }
-        }
+        let mut jobs: Vec<TrackedJob> = seeds
+            .iter()
+            .map(|(name, project, received, done, _, suspended)| TrackedJob {
+                name: name.clone(),
+                order: (0, format!("{received:020.6}{}", name_md5(name))),
+                project: project.clone(),
+                arrived_only: false,
+                downloaded: true,
+                done: *done,
+                suspended: *suspended,
+                postponed: false,
+            })
+            .collect();
         jobs.sort_by(|a, b| a.order.cmp(&b.order));
+        for (name, project, ..) in seeds.iter().filter(|s| s.4) {
+            self.unreported
+                .entry(project.clone())
+                .or_default()
+                .push(name.clone());
+        }
+        self.seeded = jobs.iter().map(|j| j.name.clone()).collect();
         self.jobs = jobs;
     }
 
@@ -572,6 +567,12 @@ impl Tracker {
         match state {
             ResultState::New => {
                 self.undated.retain(|j| j != job);
+                if self.seeded.contains(job) && self.unknown.is_none() {
+                    self.unknown = Some(format!(
+                        "job {job} was taken as on the host at the log's start (the state \
+                         files and its reply's time), and the log prints its arrival later"
+                    ));
+                }
                 if !self.jobs.iter().any(|j| j.name == job) {
                     let order = (self.replies, name_md5(job));
                     let at = self.jobs.partition_point(|j| j.order < order);
@@ -632,7 +633,7 @@ impl Tracker {
             projects: std::mem::take(&mut self.projects),
             startup_ncpus: self.startup_ncpus,
             process_ncpus: self.process_ncpus,
-            client_major: self.client_major,
+            client_version: self.client_version,
             peak: std::mem::take(&mut self.peak),
             benchmark_since_peak: self.benchmark_since_peak,
             utc_offset_hours: self.utc_offset_hours,
@@ -975,17 +976,18 @@ impl Tracker {
             }
             Message::StateFor { rsc } if *rsc != ResourceType::Cpu => self.gpu_host = true,
             Message::ConfigSimulateCpus { ncpus } => self.startup_ncpus = Some(*ncpus),
-            // A 7.x client reads its preferences (cs_prefs.cpp
+            // A 7.0-7.20 client reads its preferences (cs_prefs.cpp
             // read_global_prefs, at its start and at each reread) and sets
             // its usable CPUs (set_ncpus): the host's count unless its
-            // `Preferences:` block prints `max CPUs used: N`.
-            Message::PreferencesHeader if self.client_major == Some(7) => {
+            // `Preferences:` block prints `max CPUs used: N` (7.22 on print
+            // the in-use and not-in-use counts instead).
+            Message::PreferencesHeader if self.prefs_tell_ncpus() => {
                 if let Some(n) = self.startup_ncpus {
                     self.ncpus = Some(n);
                     self.process_ncpus = Some(n);
                 }
             }
-            Message::PrefMaxCpus { ncpus } if self.client_major == Some(7) => {
+            Message::PrefMaxCpus { ncpus } if self.prefs_tell_ncpus() => {
                 self.ncpus = Some(*ncpus);
                 self.process_ncpus = Some(*ncpus);
             }
@@ -1077,6 +1079,11 @@ impl Tracker {
             }
             _ => {}
         }
+    }
+
+    /// A 7.0-7.20 client's `Preferences:` block tells its usable CPUs.
+    fn prefs_tell_ncpus(&self) -> bool {
+        matches!(self.client_version, Some((7, minor)) if minor <= 20)
     }
 
     /// The key of an app's max_concurrent limit: apps belong to a project.
@@ -1451,12 +1458,25 @@ pub struct JobFacts {
     /// The jobs the state files hold, for a log that starts on a state
     /// file the log does not see made.
     pub state_jobs: Vec<StateJob>,
-    /// Per job: the index of the first scheduler reply of the record that
-    /// holds it, with that reply's project (replies in the order they
-    /// came).
-    pub first_reply: HashMap<String, (usize, String)>,
+    /// Per job: the first scheduler reply of the record that holds it.
+    pub first_reply: HashMap<String, ReplyOf>,
     /// Per job: when the job logs say it finished (Unix seconds).
     pub finished: HashMap<String, f64>,
+}
+
+/// The scheduler reply a job came in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplyOf {
+    /// The reply's index in the record.
+    pub index: usize,
+    /// Its project's name.
+    pub project: String,
+    /// Its request's `now` (`time_stats`, Unix seconds): the reply came
+    /// after it.
+    pub requested: Option<f64>,
+    /// The request listed the job as held (`other_results`): it came in an
+    /// earlier reply, and this one sent it again.
+    pub held: bool,
 }
 
 /// A job a state file holds, as it bears on the log's start.
@@ -2186,10 +2206,16 @@ mod tests {
         assert_eq!(t.ncpus, Some(2));
         // With the reply it came in, and its batch-mates', the order is the
         // replies', then the names' digests.
+        let reply = |index: usize| ReplyOf {
+            index,
+            project: "P1".into(),
+            requested: Some(start - 1000.0 + index as f64),
+            held: false,
+        };
         facts.first_reply = HashMap::from([
-            ("P1_0".to_string(), (0, "P1".to_string())),
-            ("P1_2".to_string(), (0, "P1".to_string())),
-            ("P1_5".to_string(), (1, "P1".to_string())),
+            ("P1_0".to_string(), reply(0)),
+            ("P1_2".to_string(), reply(0)),
+            ("P1_5".to_string(), reply(1)),
         ]);
         let t = run(&facts);
         let view = t.view().expect("all dated");
@@ -2200,6 +2226,53 @@ mod tests {
         // P1_2 was done before the start: ready to report.
         assert!(view.jobs.iter().find(|j| j.name == "P1_2").unwrap().done);
         assert_eq!(t.unreported["P1"], ["P1_2"]);
+        // A gone job whose reply came after the start arrives in the log.
+        let mut later = facts.clone();
+        later.first_reply.insert(
+            "P1_0".to_string(),
+            ReplyOf {
+                index: 2,
+                project: "P1".into(),
+                requested: Some(start + 10.0),
+                held: false,
+            },
+        );
+        let t = run(&later);
+        let view = t.view().unwrap();
+        let names: Vec<&str> = view.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["P1_2", "P1_5"]);
+        // Computed before the start (its job log) but not yet reported:
+        // done, not on the list to report.
+        let mut uploading = facts.clone();
+        uploading.state_jobs[0].completed = None;
+        uploading.finished.insert("P1_5".to_string(), start - 10.0);
+        let t = run(&uploading);
+        assert!(
+            t.view()
+                .unwrap()
+                .jobs
+                .iter()
+                .find(|j| j.name == "P1_5")
+                .unwrap()
+                .done
+        );
+        assert_eq!(t.unreported["P1"], ["P1_2"]);
+        // The usable CPUs of a 7.22 block are not read this way.
+        let t22 = {
+            let text: String = lines
+                .iter()
+                .map(|l| format!("30-Nov-2026 {}\n", l.replace("7.20.5", "7.22.2")))
+                .collect();
+            let mut tracker = Tracker {
+                facts: facts.clone(),
+                ..Tracker::default()
+            };
+            for event in crate::replay::test_events(&text, crate::trace::FileKind::EventLog) {
+                tracker.see(&event);
+            }
+            tracker
+        };
+        assert_eq!(t22.ncpus, None);
         // On a state file the log sees made, nothing is taken from them.
         let mut fresh = lines.to_vec();
         fresh.insert(2, "10:00:00 [---] Creating new client state file");

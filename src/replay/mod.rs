@@ -2044,20 +2044,36 @@ fn start_facts(trace: &Trace, facts: &mut joblog::JobFacts) {
             });
         }
     }
-    for (k, reply) in trace
+    for (k, (file, reply)) in trace
         .rpcs
         .iter()
-        .filter_map(|f| f.reply.as_ref())
+        .filter_map(|f| Some((f, f.reply.as_ref()?)))
         .enumerate()
     {
         let Some(project) = &reply.project_name else {
             continue;
         };
+        // Its request is the file beside it (sched_request_X.xml).
+        let request_path = file.path.replace("sched_reply_", "sched_request_");
+        let request = trace
+            .rpcs
+            .iter()
+            .find(|r| r.path == request_path)
+            .and_then(|r| r.request.as_ref());
+        let requested = request.and_then(|r| r.time_stats.as_ref()?.now);
         for job in reply.results.iter().filter_map(|r| r.name.as_ref()) {
+            // A job the request lists as held came before it (a resend).
+            let held = request
+                .is_some_and(|r| r.other_results.iter().any(|o| o.name.as_ref() == Some(job)));
             facts
                 .first_reply
                 .entry(job.clone())
-                .or_insert_with(|| (k, project.clone()));
+                .or_insert_with(|| joblog::ReplyOf {
+                    index: k,
+                    project: project.clone(),
+                    requested,
+                    held,
+                });
         }
     }
     for entry in trace.state.job_logs.iter().flat_map(|l| &l.entries) {
