@@ -2133,8 +2133,16 @@ mod tests {
     /// A tracker fed the lines of a 7.20.5 log text (stamps on
     /// 30-Nov-2026 from 10:00:00).
     fn tracked(lines: &[&str]) -> Tracker {
+        tracked_with(&JobFacts::default(), lines)
+    }
+
+    /// The tracker after `lines` (stamps without their date), on `facts`.
+    fn tracked_with(facts: &JobFacts, lines: &[&str]) -> Tracker {
         let text: String = lines.iter().map(|l| format!("30-Nov-2026 {l}\n")).collect();
-        let mut tracker = Tracker::default();
+        let mut tracker = Tracker {
+            facts: facts.clone(),
+            ..Tracker::default()
+        };
         for event in crate::replay::test_events(&text, crate::trace::FileKind::EventLog) {
             tracker.see(&event);
         }
@@ -2188,17 +2196,7 @@ mod tests {
             "10:00:00 [---]    max CPUs used: 2",
             "10:00:00 Initialization completed",
         ];
-        let run = |facts: &JobFacts| {
-            let text: String = lines.iter().map(|l| format!("30-Nov-2026 {l}\n")).collect();
-            let mut tracker = Tracker {
-                facts: facts.clone(),
-                ..Tracker::default()
-            };
-            for event in crate::replay::test_events(&text, crate::trace::FileKind::EventLog) {
-                tracker.see(&event);
-            }
-            tracker
-        };
+        let run = |facts: &JobFacts| tracked_with(facts, &lines);
         // P1_0 finished after the start and no reply dates it.
         let t = run(&facts);
         let why = t.view().expect_err("P1_0 undated");
@@ -2258,33 +2256,19 @@ mod tests {
         );
         assert_eq!(t.unreported["P1"], ["P1_2"]);
         // The usable CPUs of a 7.22 block are not read this way.
-        let t22 = {
-            let text: String = lines
-                .iter()
-                .map(|l| format!("30-Nov-2026 {}\n", l.replace("7.20.5", "7.22.2")))
-                .collect();
-            let mut tracker = Tracker {
-                facts: facts.clone(),
-                ..Tracker::default()
-            };
-            for event in crate::replay::test_events(&text, crate::trace::FileKind::EventLog) {
-                tracker.see(&event);
-            }
-            tracker
-        };
+        let lines_22: Vec<String> = lines
+            .iter()
+            .map(|l| l.replace("7.20.5", "7.22.2"))
+            .collect();
+        let t22 = tracked_with(
+            &facts,
+            &lines_22.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
         assert_eq!(t22.ncpus, None);
         // On a state file the log sees made, nothing is taken from them.
         let mut fresh = lines.to_vec();
         fresh.insert(2, "10:00:00 [---] Creating new client state file");
-        let text: String = fresh.iter().map(|l| format!("30-Nov-2026 {l}\n")).collect();
-        let mut t = Tracker {
-            facts,
-            ..Tracker::default()
-        };
-        for event in crate::replay::test_events(&text, crate::trace::FileKind::EventLog) {
-            t.see(&event);
-        }
-        assert!(t.jobs.is_empty());
+        assert!(tracked_with(&facts, &fresh).jobs.is_empty());
     }
 
     /// The lines that set and clear a project's reasons not to fetch work
