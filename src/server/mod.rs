@@ -13,7 +13,8 @@
 //! [`Divergence`] per violation, whose `field` names the rule (`S1`, …,
 //! `W9`) and whose `reason` quotes the numbers; *not checkable* gives an
 //! [`Unchecked`] `{ what: "S5 on <exchange>", why }` and no point (a point
-//! would count as agreement). A rule checked only in part gives its point
+//! would count as agreement); the same reason on several exchanges is one
+//! entry, `S5 on N exchanges (first: <exchange>)`. A rule checked only in part gives its point
 //! and an [`Unchecked`] naming the part left out.
 //!
 //! A BOINC scheduler never promises a minimum amount of work: under-delivery
@@ -44,8 +45,13 @@ pub struct ServerAudit {
     pub points: Vec<DecisionPoint>,
     /// One per violation.
     pub divergences: Vec<Divergence>,
-    /// What could not be checked, and why.
+    /// What could not be checked, and why: a rule's note that several
+    /// exchanges share is one entry, with how many and the first.
     pub unchecked: Vec<Unchecked>,
+    /// Per (rule, why): the entry of `unchecked` that says it, how many
+    /// exchanges, and the first one's label.
+    #[serde(skip)]
+    grouped: std::collections::HashMap<(&'static str, String), (usize, usize, String)>,
 }
 
 /// True for the event-log lines the server-side audit reads (a project's
@@ -165,6 +171,27 @@ impl RuleOutcome {
 }
 
 impl ServerAudit {
+    /// Notes `rule` left unchecked on the exchange `label` for `why`: the
+    /// same note on another exchange is counted on the first's entry
+    /// (`S6 on 14 exchanges (first: …)`), so a report of many transcripts
+    /// says each reason once.
+    fn note_unchecked(&mut self, rule: &'static str, label: &str, why: &str) {
+        let key = (rule, why.to_string());
+        if let Some((index, count, first)) = self.grouped.get_mut(&key) {
+            *count += 1;
+            if let Some(entry) = self.unchecked.get_mut(*index) {
+                entry.what = format!("{rule} on {count} exchanges (first: {first})");
+            }
+            return;
+        }
+        self.grouped
+            .insert(key, (self.unchecked.len(), 1, label.to_string()));
+        self.unchecked.push(Unchecked {
+            what: format!("{rule} on {label}"),
+            why: why.to_string(),
+        });
+    }
+
     /// Adds one outcome on `exchange` as points, divergences and unchecked
     /// entries.
     pub fn record(&mut self, exchange: &Exchange, kind: DecisionKind, outcome: RuleOutcome) {
@@ -182,17 +209,11 @@ impl ServerAudit {
             .or(exchange.request_path.as_deref())
             .map(|path| crate::source::Location::file(path.into()));
         for part in &outcome.partly_unchecked {
-            self.unchecked.push(Unchecked {
-                what: format!("{} on {}", outcome.rule, exchange.label),
-                why: part.clone(),
-            });
+            self.note_unchecked(outcome.rule, &exchange.label, part);
         }
         let n_divergences = match &outcome.verdict {
             Verdict::Unchecked(why) => {
-                self.unchecked.push(Unchecked {
-                    what: format!("{} on {}", outcome.rule, exchange.label),
-                    why: why.clone(),
-                });
+                self.note_unchecked(outcome.rule, &exchange.label, why);
                 return;
             }
             Verdict::Holds | Verdict::NotApplicable(_) => 0,
