@@ -15,7 +15,7 @@ use crate::replay::queue::Prescan;
 use crate::replay::world::Generator;
 use crate::replay::{self, AuditOptions, ReplayError, SessionCarry, Window, WindowStart};
 use crate::server;
-use crate::trace::{ClientVersion, EventTime, LogEvent, Message, TimeBase, Trace};
+use crate::trace::{ClientVersion, EventTime, LogEvent, Message, TimeBase, Trace, UserToggles};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
@@ -118,9 +118,14 @@ pub fn audit_paths_sized(
     let anchored =
         windowed && replay::build::build_emulator_state(&skeleton).is_ok() && emulator_log();
     let harness = windowed && crate::simulate::emulator_6_10::build(&skeleton).is_ok();
+    // A real client's log beside state files may start on one it does not
+    // see made: what the user had suspended then is the state files' flag
+    // turned back by the log's first line about it, read in a first pass.
+    let toggled = windowed && !anchored && !harness && !skeleton.state.client_states.is_empty();
     let mut prescans = Prescans::<Prescan>::new();
     let mut harness_prescans = Prescans::<Prescan610>::new();
-    if anchored || harness {
+    let mut toggle_prescans = Prescans::<UserToggles>::new();
+    if anchored || harness || toggled {
         // Its errors and warnings are the second pass's.
         let _ = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
             observe(Pass::PreScan, &event);
@@ -130,11 +135,18 @@ pub fn audit_paths_sized(
             if harness {
                 harness_prescans.take(&event);
             }
+            if toggled {
+                toggle_prescans.take(&event);
+            }
         });
     }
     let mut sessions = Sessions::new(skeleton, trace_name, options, keep)
         .with_window_sizes(sizes)
-        .with_prescans(prescans.finish(), harness_prescans.finish());
+        .with_prescans(
+            prescans.finish(),
+            harness_prescans.finish(),
+            toggle_prescans.finish(),
+        );
     let logs = parse::parse_selected(paths, log_options, Select::LogsOnly, &mut |event| {
         observe(Pass::Audit, &event);
         sessions.take(event);
@@ -263,6 +275,11 @@ pub struct Sessions<'a> {
     harness_prescans: VecDeque<Prescan610>,
     session_harness_prescan: Option<Prescan610>,
     harness: Option<(LtdRun, String, String)>,
+    /// The user's first toggles of the sessions not begun yet, read in a
+    /// first pass (a real client's log beside state files, read window by
+    /// window), and the session's own.
+    toggle_prescans: VecDeque<UserToggles>,
+    session_toggles: Option<UserToggles>,
     /// Its lines dropped before `current`'s first.
     dropped: usize,
     /// A window of it was reported (the next is not its first).
@@ -340,6 +357,8 @@ impl<'a> Sessions<'a> {
             harness_prescans: VecDeque::new(),
             session_harness_prescan: None,
             harness: None,
+            toggle_prescans: VecDeque::new(),
+            session_toggles: None,
             dropped: 0,
             session_reported: false,
         }
@@ -353,9 +372,11 @@ impl<'a> Sessions<'a> {
         mut self,
         prescans: VecDeque<Prescan>,
         harness_prescans: VecDeque<Prescan610>,
+        toggle_prescans: VecDeque<UserToggles>,
     ) -> Self {
         self.prescans = prescans;
         self.harness_prescans = harness_prescans;
+        self.toggle_prescans = toggle_prescans;
         self
     }
 
@@ -400,6 +421,7 @@ impl<'a> Sessions<'a> {
             self.session_open = true;
             self.session_prescan = self.prescans.pop_front();
             self.session_harness_prescan = self.harness_prescans.pop_front();
+            self.session_toggles = self.toggle_prescans.pop_front();
         }
         self.current.push(event);
         let window_due = self.keep != Keep::Activity
@@ -523,7 +545,14 @@ impl<'a> Sessions<'a> {
         let fallback = self.skeleton.meta.clone();
         let mut meta = fallback.clone();
         meta.client_version = None;
+        // A session read whole tells its own toggles; a window, the first
+        // pass's.
+        let prescanned = self.session_toggles.take();
+        let mut toggles = UserToggles::default();
         for event in events {
+            if prescanned.is_none() {
+                toggles.see(event);
+            }
             match &event.message {
                 Message::ClientStart { version, .. } if meta.client_version.is_none() => {
                     meta.client_version = Some(*version);
@@ -539,6 +568,7 @@ impl<'a> Sessions<'a> {
             .or(self.last_version)
             .or(fallback.client_version);
         meta.utc_offset_hours = meta.utc_offset_hours.or(self.last_utc_offset);
+        meta.user_toggles = prescanned.unwrap_or(toggles);
         meta.time_base = match events.first().map(|e| &e.time) {
             Some(EventTime::Simulated(_)) => TimeBase::Simulated,
             Some(EventTime::Local(_) | EventTime::Unix(_)) => TimeBase::WallClock,
@@ -587,6 +617,7 @@ impl<'a> Sessions<'a> {
         self.session_prescan = None;
         self.anchored = None;
         self.session_harness_prescan = None;
+        self.session_toggles = None;
         self.harness = None;
         self.dropped = 0;
         self.session_reported = false;
@@ -861,6 +892,12 @@ impl SessionScan for Prescan {
     }
     fn finish(&mut self) {
         Prescan::finish(self);
+    }
+}
+
+impl SessionScan for UserToggles {
+    fn take(&mut self, event: &LogEvent) {
+        self.see(event);
     }
 }
 

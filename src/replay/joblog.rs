@@ -29,6 +29,7 @@ use super::recorded::RecordedPoint;
 use crate::resource::ResourceType;
 use crate::trace::event::LogEvent;
 use crate::trace::message::{Message, PreemptMode, ResultState, RpcReason, TaskState};
+use crate::trace::UserToggles;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A run list recomputed from the log, with the rule's account of it.
@@ -135,10 +136,14 @@ struct Tracker {
     /// each project the log first names later (attached while running).
     projects: Vec<String>,
     /// The CPUs the start-up block counted (`Config: simulate N CPUs`,
-    /// else `Processor: N …`), before preferences.
+    /// else `Processor: N …`), before preferences; a cc_config.xml reread
+    /// counts them again.
     startup_ncpus: Option<u32>,
-    /// The host's offset from UTC (`Local time is UTC +N hours`).
-    utc_offset_hours: Option<i32>,
+    /// The host's CPUs (`Processor: N …`) of this client process.
+    processor_ncpus: Option<u32>,
+    /// The host's offset from UTC in seconds (`Local time is UTC +N
+    /// hours`, made exact by the state files' `<timezone>`).
+    utc_offset_secs: Option<i64>,
     /// Per project: its REC as its last `recent est credit` line printed it.
     recs: HashMap<String, f64>,
     /// This client created its state file (`Creating new client state
@@ -439,7 +444,8 @@ impl Tracker {
     /// reply dates leaves the jobs unknown until the log prints its
     /// arrival.
     fn seed_start_jobs(&mut self, start_stamp: f64) {
-        let Some(offset) = self.utc_offset_hours else {
+        self.seed_start_settings();
+        let Some(offset) = self.utc_offset_secs else {
             self.unknown = Some(
                 "the log starts on a state file, and without its `Local time is UTC` line \
                  the jobs that came before its start are not known"
@@ -449,7 +455,7 @@ impl Tracker {
         };
         // The start's second on the Unix clock: a job received within it
         // may have come after.
-        let start = start_stamp - f64::from(offset) * 3600.0;
+        let start = start_stamp - offset as f64;
         let facts = &self.facts;
         // (name, project, received, done, ready to report, suspended)
         let mut seeds: Vec<(String, String, f64, bool, bool, bool)> = Vec::new();
@@ -476,7 +482,7 @@ impl Tracker {
                 received,
                 done,
                 reportable,
-                job.suspended,
+                UserToggles::at_start(facts.toggles.tasks.get(&job.name), job.suspended),
             ));
         }
         for (name, &at) in &facts.finished {
@@ -501,7 +507,15 @@ impl Tracker {
                 .or(reply.requested);
             match dated {
                 Some(t) if t < start => {
-                    seeds.push((name.clone(), reply.project.clone(), t, false, false, false))
+                    let suspended = UserToggles::at_start(facts.toggles.tasks.get(name), false);
+                    seeds.push((
+                        name.clone(),
+                        reply.project.clone(),
+                        t,
+                        false,
+                        false,
+                        suspended,
+                    ))
                 }
                 // Came after the start: the log tells its arrival.
                 Some(_) => {}
@@ -532,6 +546,29 @@ impl Tracker {
         self.jobs = jobs;
     }
 
+    /// The projects suspended and set to no new tasks at a log's start on
+    /// a state file it does not see made: the state files' flags, turned
+    /// back where the log's first line about one turns it (the log prints
+    /// neither setting at a start).
+    fn seed_start_settings(&mut self) {
+        let facts = &self.facts;
+        let names: BTreeSet<&String> = facts
+            .state_projects
+            .keys()
+            .chain(facts.toggles.projects.keys())
+            .chain(facts.toggles.work_fetch.keys())
+            .collect();
+        for name in names {
+            let (suspended, nnw) = facts.state_projects.get(name).copied().unwrap_or_default();
+            if UserToggles::at_start(facts.toggles.projects.get(name), suspended) {
+                self.suspended_projects.insert(name.clone());
+            }
+            if UserToggles::at_start(facts.toggles.work_fetch.get(name), nnw) {
+                self.no_new_tasks.insert(name.clone());
+            }
+        }
+    }
+
     /// A client start: a new process, or a restart that restores each
     /// unfinished task.
     fn see_client_start(&mut self) {
@@ -539,6 +576,7 @@ impl Tracker {
         // afresh and computes its peak-FLOPS total anew.
         self.projects.clear();
         self.startup_ncpus = None;
+        self.processor_ncpus = None;
         self.process_ncpus = None;
         self.peak = PeakCount::Unfixed;
         self.benchmark_since_peak = false;
@@ -636,7 +674,7 @@ impl Tracker {
             client_version: self.client_version,
             peak: std::mem::take(&mut self.peak),
             benchmark_since_peak: self.benchmark_since_peak,
-            utc_offset_hours: self.utc_offset_hours,
+            utc_offset_secs: self.utc_offset_secs,
             started: true,
             ..Tracker::default()
         };
@@ -993,9 +1031,20 @@ impl Tracker {
             }
             Message::Processor { ncpus, .. } if self.startup_ncpus.is_none() => {
                 self.startup_ncpus = Some(*ncpus);
+                self.processor_ncpus = Some(*ncpus);
+            }
+            // A reread of cc_config.xml prints its `Config:` lines again
+            // (gui_rpc_server_ops.cpp handle_read_cc_config; log_flags.cpp
+            // CC_CONFIG::show): without `simulate N CPUs` the count is the
+            // host's again.
+            Message::RereadingConfig { file } if file.ends_with("cc_config.xml") => {
+                self.startup_ncpus = self.processor_ncpus;
             }
             Message::LocalTime { utc_offset_hours } => {
-                self.utc_offset_hours = Some(*utc_offset_hours);
+                self.utc_offset_secs = Some(crate::trace::utc_offset_secs(
+                    *utc_offset_hours,
+                    &self.facts.host_timezones,
+                ));
             }
             Message::RecentEstCredit { rec, .. } => {
                 self.recs.insert(project.to_string(), *rec);
@@ -1150,7 +1199,7 @@ impl Tracker {
             project_limits,
             ncpus: self.ncpus,
             startup_ncpus: self.startup_ncpus,
-            utc_offset_hours: self.utc_offset_hours,
+            utc_offset_secs: self.utc_offset_secs,
             gpu_host: self.gpu_host,
             recs: self.recs.clone(),
             fetch_flags: self.fetch_flags(),
@@ -1462,6 +1511,14 @@ pub struct JobFacts {
     pub first_reply: HashMap<String, ReplyOf>,
     /// Per job: when the job logs say it finished (Unix seconds).
     pub finished: HashMap<String, f64>,
+    /// The host's offsets from UTC the state files hold (seconds east).
+    pub host_timezones: Vec<i64>,
+    /// Per project name: whether the state files have it suspended and
+    /// set to no new tasks (`suspended_via_gui`, `dont_request_more_work`).
+    pub state_projects: HashMap<String, (bool, bool)>,
+    /// The user's first suspend or resume of each project, task and work
+    /// fetch in the session's log.
+    pub toggles: UserToggles,
 }
 
 /// The scheduler reply a job came in.
@@ -1898,8 +1955,8 @@ pub struct HostView {
     pub ncpus: Option<u32>,
     /// The CPUs the start-up block counted.
     pub startup_ncpus: Option<u32>,
-    /// The host's offset from UTC, hours.
-    pub utc_offset_hours: Option<i32>,
+    /// The host's offset from UTC, seconds.
+    pub utc_offset_secs: Option<i64>,
     /// A coprocessor is on the host.
     pub gpu_host: bool,
     /// Per project: its REC as its last `recent est credit` line printed it.
@@ -2158,6 +2215,85 @@ mod tests {
     fn with_start(lines: &[&'static str]) -> Tracker {
         let all: Vec<&str> = START.iter().chain(lines).copied().collect();
         tracked(&all)
+    }
+
+    /// A cc_config.xml reread counts the CPUs again: its `Config:
+    /// simulate N CPUs` line, else the host's `Processor:` count.
+    #[test]
+    fn a_config_reread_counts_the_cpus_again() {
+        let start = [
+            "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:00:00 [---] Processor: 4 GenuineIntel Intel(R) Xeon(R)",
+            "10:00:00 [---] Config: simulate 2 CPUs",
+        ];
+        let t = tracked_with(&JobFacts::default(), &start);
+        assert_eq!(t.startup_ncpus, Some(2));
+        let dropped: Vec<&str> = start
+            .iter()
+            .copied()
+            .chain(["10:05:00 [---] Re-reading cc_config.xml"])
+            .collect();
+        assert_eq!(
+            tracked_with(&JobFacts::default(), &dropped).startup_ncpus,
+            Some(4)
+        );
+        let changed: Vec<&str> = dropped
+            .iter()
+            .copied()
+            .chain(["10:05:00 [---] Config: simulate 3 CPUs"])
+            .collect();
+        assert_eq!(
+            tracked_with(&JobFacts::default(), &changed).startup_ncpus,
+            Some(3)
+        );
+    }
+
+    /// At a log's start on a state file it does not see made, what the
+    /// user had suspended (projects, tasks) or set to no new tasks is the
+    /// state files' flag, turned back where the log's first line about it
+    /// turns it: the start-up block prints neither.
+    #[test]
+    fn what_the_user_suspended_at_a_logs_start() {
+        let start = 1_796_032_800.0;
+        let job = |name: &str, suspended: bool| StateJob {
+            name: name.into(),
+            project: "P1".into(),
+            received: Some(start - 100.0),
+            completed: None,
+            suspended,
+        };
+        let mut toggles = UserToggles::default();
+        // Suspended later in the log: running at the start, though the
+        // state file has it suspended.
+        toggles.tasks.insert("P1_5".into(), true);
+        // Resumed later: suspended at the start.
+        toggles.projects.insert("P4".into(), false);
+        toggles.work_fetch.insert("P2".into(), true);
+        let facts = JobFacts {
+            state_jobs: vec![job("P1_5", true), job("P1_6", true)],
+            state_projects: HashMap::from([
+                ("P2".to_string(), (true, true)),
+                ("P3".to_string(), (false, true)),
+                ("P4".to_string(), (false, false)),
+            ]),
+            toggles,
+            ..JobFacts::default()
+        };
+        let t = tracked_with(
+            &facts,
+            &[
+                "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+                "10:00:00 [---] Local time is UTC +0 hours",
+                "10:00:00 Initialization completed",
+            ],
+        );
+        let suspended = |name: &str| t.jobs.iter().find(|j| j.name == name).unwrap().suspended;
+        assert!(!suspended("P1_5"));
+        assert!(suspended("P1_6"));
+        let projects: BTreeSet<&str> = t.suspended_projects.iter().map(String::as_str).collect();
+        assert_eq!(projects, BTreeSet::from(["P2", "P4"]));
+        let nnw: BTreeSet<&str> = t.no_new_tasks.iter().map(String::as_str).collect();
+        assert_eq!(nnw, BTreeSet::from(["P3"]));
     }
 
     /// A log that starts with the client on a state file it does not see

@@ -2024,10 +2024,15 @@ pub fn first_context_at(loc: &crate::source::Location) -> Vec<String> {
 /// files' jobs, the reply each job first came in, and when the job logs
 /// say each finished.
 fn start_facts(trace: &Trace, facts: &mut joblog::JobFacts) {
+    facts.toggles = trace.meta.user_toggles.clone();
     for project in trace.state.client_states.iter().flat_map(|s| &s.projects) {
         let Some(name) = &project.project_name else {
             continue;
         };
+        facts
+            .state_projects
+            .entry(name.clone())
+            .or_insert((project.suspended_via_gui, project.dont_request_more_work));
         for result in &project.results {
             let Some(job) = &result.name else { continue };
             if facts.state_jobs.iter().any(|j| &j.name == job) {
@@ -2168,6 +2173,7 @@ fn job_facts(trace: &Trace) -> joblog::JobFacts {
             }
         }
     }
+    facts.host_timezones = trace.state.host_timezones();
     facts.prefs = prefs_facts(trace);
     facts
 }

@@ -631,7 +631,7 @@ impl Clock {
 /// clock, where its `choose_project(): %f` line (7.16-7.24, printed just
 /// before the work fetch's simulation) prints it; `None` where none comes
 /// right before it in its second.
-fn exact_now(events: &[LogEvent], idx: usize, stamp: f64, offset: i32) -> Option<f64> {
+fn exact_now(events: &[LogEvent], idx: usize, stamp: f64, offset: i64) -> Option<f64> {
     for event in events[..idx.min(events.len())].iter().rev() {
         if event.time.secs() != Some(stamp) {
             return None;
@@ -640,7 +640,7 @@ fn exact_now(events: &[LogEvent], idx: usize, stamp: f64, offset: i32) -> Option
             Message::ChooseProjectTime { now } => {
                 // The poll's own now: before its line's stamp ends, however
                 // long the poll took.
-                let log = now + f64::from(offset) * 3600.0;
+                let log = now + offset as f64;
                 return (log < stamp + 1.0).then_some(log);
             }
             Message::RrSimEnd | Message::WorkFetchStateEnd | Message::RrSimStart { .. } => {
@@ -667,7 +667,7 @@ pub(super) fn prepare(
         );
     }
     let lines = read_simulation(events, idx)?;
-    let Some(offset) = view.utc_offset_hours else {
+    let Some(offset) = view.utc_offset_secs else {
         return Err(
             "the host's offset from UTC (`Local time is UTC +N hours`) is not in the \
                     log: the report deadlines cannot be placed on its clock"
@@ -682,7 +682,7 @@ pub(super) fn prepare(
     };
     // The stamp is the second the clock was in: the client's `now` lies
     // within it.
-    let now = stamp - f64::from(offset) * 3600.0 + 0.5;
+    let now = stamp - offset as f64 + 0.5;
     let Built {
         state,
         printed,
@@ -690,7 +690,7 @@ pub(super) fn prepare(
     } = build_state(view, facts, &lines, ncpus, now)?;
     let clock = Clock {
         stamp,
-        offset: f64::from(offset) * 3600.0,
+        offset: offset as f64,
         exact_now: exact_now(events, idx, stamp, offset),
     };
     let projects = project_inputs(view, facts, &state, &printed, ncpus, clock);

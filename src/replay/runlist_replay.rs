@@ -212,7 +212,7 @@ fn enforce_inputs(
     pass: &EnforcePass,
     facts: &JobFacts,
 ) -> Result<Taken, String> {
-    let Some(offset) = host.view.utc_offset_hours else {
+    let Some(offset) = host.view.utc_offset_secs else {
         return Err("the host's offset from UTC is not in the log".into());
     };
     let now = sim.now;
@@ -220,7 +220,7 @@ fn enforce_inputs(
         return Err("the pass's host was taken".into());
     };
     // A stamp is the second the clock was in (as the pass's `now`).
-    let to_utc = |stamp: f64| stamp - f64::from(offset) * 3600.0 + 0.5;
+    let to_utc = |stamp: f64| stamp - offset as f64 + 0.5;
     enforce_replay::set_inputs(
         state,
         pass,

@@ -427,6 +427,11 @@ fn log_rpcs(trace: &Trace) -> Vec<(String, LogRpc)> {
     let mut rpcs: Vec<(String, LogRpc)> = Vec::new();
     // `[work_fetch] request:` precedes the RPC it describes.
     let mut pending: Vec<(String, Vec<ResourceRequest>)> = Vec::new();
+    let timezones = trace.state.host_timezones();
+    let utc_offset = trace
+        .meta
+        .utc_offset_hours
+        .map(|hours| crate::trace::utc_offset_secs(hours, &timezones));
     for event in &trace.events {
         let Some(project) = event.project.as_deref() else {
             continue;
@@ -446,7 +451,7 @@ fn log_rpcs(trace: &Trace) -> Vec<(String, LogRpc)> {
                     project.to_string(),
                     LogRpc {
                         sent_at: event.time.secs(),
-                        sent_at_utc: utc_secs(&event.time, trace.meta.utc_offset_hours),
+                        sent_at_utc: utc_secs(&event.time, utc_offset),
                         sent_label: time_label(&event.time),
                         location: Some(event.location.clone()),
                         reason: Some(reason.clone()),
@@ -489,10 +494,10 @@ fn log_rpcs(trace: &Trace) -> Vec<(String, LogRpc)> {
     rpcs
 }
 
-fn utc_secs(time: &EventTime, utc_offset_hours: Option<i32>) -> Option<f64> {
+fn utc_secs(time: &EventTime, utc_offset_secs: Option<i64>) -> Option<f64> {
     match time {
         EventTime::Local(_) => {
-            let offset = f64::from(utc_offset_hours?) * 3600.0;
+            let offset = utc_offset_secs? as f64;
             time.secs().map(|secs| secs - offset)
         }
         EventTime::Unix(_) => time.secs(),

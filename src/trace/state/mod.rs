@@ -56,6 +56,16 @@ pub struct HostRecord {
     pub files: Vec<FileNote>,
 }
 
+impl HostRecord {
+    /// The host's offsets from UTC (seconds east) its state files hold.
+    pub fn host_timezones(&self) -> Vec<i64> {
+        self.client_states
+            .iter()
+            .filter_map(|s| s.host_info.as_ref()?.timezone)
+            .collect()
+    }
+}
+
 /// What parsing one XML or text input noticed beyond its content.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FileNote {
