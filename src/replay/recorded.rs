@@ -184,6 +184,10 @@ pub struct ExtractCarry {
     /// choose_project()`, `piggyback_work_request()`, an RPC the poll chose)
     /// was seen.
     seen_pass_start: bool,
+    /// A line that opens a work-fetch pass of a release that prints one
+    /// (7.16 on: `choose_project(): T`, `piggyback_work_request()`) was
+    /// seen.
+    seen_pass_header: bool,
     /// A choice whose block starts before the log (a fragment) was recorded.
     orphan_choice: bool,
     /// An enforcement pass was opened (or one cut at the log's start recorded).
@@ -463,6 +467,12 @@ impl Extractor<'_> {
             | Message::EmuRpcGetWork => self.session.seen_pass_start = true,
             _ => {}
         }
+        if matches!(
+            message,
+            Message::ChooseProjectTime { .. } | Message::PiggybackWorkRequest
+        ) {
+            self.session.seen_pass_header = true;
+        }
         // Each family of lines has its reader; the first that knows the
         // line takes it.
         let _ = self.state_block_head(idx, message, &mut project)
@@ -470,6 +480,22 @@ impl Extractor<'_> {
             || self.choice_line(idx, message, &mut project)
             || self.sim_and_schedule_line(idx, message)
             || self.priority_line(idx, message, &mut project);
+    }
+
+    /// A release that prints each work-fetch pass's first line (7.16 on:
+    /// its lines hold one, or a `doing sim` line) has not printed it
+    /// before the first block: the log starts inside that pass, after its
+    /// first line (a simulation's start is not the pass's).
+    fn pass_header_unseen(&self) -> bool {
+        !self.session.seen_pass_header
+            && self.events.iter().any(|e| {
+                matches!(
+                    e.message,
+                    Message::ChooseProjectTime { .. }
+                        | Message::PiggybackWorkRequest
+                        | Message::DoingSim { .. }
+                )
+            })
     }
 
     /// The start and end of a work-fetch state block, its buffer line and
@@ -485,7 +511,8 @@ impl Extractor<'_> {
                 // The first block of a log that starts inside its pass:
                 // whether choose_project() or a piggybacked request (an RPC
                 // the poll chose) printed it is said before the log.
-                self.dump_pass_unseen = !self.session.seen_dump && !self.session.seen_pass_start;
+                self.dump_pass_unseen = !self.session.seen_dump
+                    && (!self.session.seen_pass_start || self.pass_header_unseen());
                 self.cut_pass = self.dump_pass_unseen;
                 self.session.seen_pass_start = true;
                 if let Some(last) = self.points.last_mut() {
