@@ -297,3 +297,118 @@ fn flags_are_merged_into_a_cc_config_that_keeps_its_options() {
     );
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// A 7.20 client's debug flags and the tags of the lines each prints.
+const FLAG_TAGS: &[(&str, &[&str])] = &[
+    ("task_debug", &["task", "task_debug"]),
+    ("cpu_sched", &["cpu_sched"]),
+    ("cpu_sched_debug", &["cpu_sched_debug"]),
+    ("cpu_sched_status", &["css"]),
+    ("priority_debug", &["prio"]),
+    ("rr_simulation", &["rr_sim"]),
+    ("rrsim_detail", &["rr_sim_detail", "rrsim_detail"]),
+    ("sched_op_debug", &["sched_op"]),
+    ("work_fetch_debug", &["work_fetch"]),
+];
+
+/// `log` as the same client would have written it without the debug flags
+/// of `dropped`: their lines (by tag) gone, and the flags out of its
+/// `log flags:` lines.
+fn without_flags(log: &str, dropped: &[&str]) -> String {
+    let tags: Vec<String> = FLAG_TAGS
+        .iter()
+        .filter(|(flag, _)| dropped.contains(flag))
+        .flat_map(|(_, tags)| tags.iter().map(|t| format!("] [{t}] ")))
+        .collect();
+    let mut out = String::with_capacity(log.len());
+    for line in log.lines() {
+        if tags.iter().any(|t| line.contains(t.as_str())) {
+            continue;
+        }
+        match line.split_once("log flags: ") {
+            Some((head, flags)) => {
+                let kept: Vec<&str> = flags
+                    .split(", ")
+                    .filter(|f| !dropped.contains(&f.trim()))
+                    .collect();
+                out.push_str(head);
+                out.push_str("log flags: ");
+                out.push_str(&kept.join(", "));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A volunteer's log rarely has every debug flag on. Each real run of
+/// traces/real (not the edited ones), its log cut to what the client
+/// writes without one debug flag, without all of them, or with
+/// work_fetch_debug alone, is audited: a decision its missing lines leave
+/// unknown is "not checked", never a divergence. Adding a run is adding a
+/// folder to traces/real.
+#[test]
+fn a_log_with_fewer_flags_never_diverges_for_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/real");
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("expect.toml").exists())
+        .filter(|p| !p.to_string_lossy().ends_with("-edited"))
+        .collect();
+    runs.sort();
+    let all: Vec<&str> = FLAG_TAGS.iter().map(|(flag, _)| *flag).collect();
+    let mut variants: Vec<(String, Vec<&str>)> = all
+        .iter()
+        .map(|flag| (format!("without {flag}"), vec![*flag]))
+        .collect();
+    variants.push(("with no debug flag".into(), all.clone()));
+    variants.push((
+        "with work_fetch_debug alone".into(),
+        all.iter()
+            .copied()
+            .filter(|f| *f != "work_fetch_debug")
+            .collect(),
+    ));
+    let scratch = scratch("fewer-flags");
+    std::thread::scope(|scope| {
+        for run in &runs {
+            let (variants, scratch) = (&variants, &scratch);
+            scope.spawn(move || {
+                let name = run.file_name().unwrap().to_string_lossy().to_string();
+                let mut log = String::new();
+                flate2::read::GzDecoder::new(
+                    std::fs::File::open(run.join("stdoutdae.txt.gz")).unwrap(),
+                )
+                .read_to_string(&mut log)
+                .unwrap();
+                for (k, (what, dropped)) in variants.iter().enumerate() {
+                    let dir = scratch.join(format!("{name}-{k}"));
+                    copy_dir(run, &dir);
+                    std::fs::remove_file(dir.join("stdoutdae.txt.gz")).unwrap();
+                    std::fs::write(dir.join("stdoutdae.txt"), without_flags(&log, dropped))
+                        .unwrap();
+                    let out = bin()
+                        .args(["audit", dir.to_str().unwrap(), "--format", "json"])
+                        .output()
+                        .unwrap();
+                    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+                        .unwrap_or_else(|e| panic!("{name} {what}: {e}"));
+                    assert_eq!(
+                        json["divergent"], 0,
+                        "{name} {what}: {:#?}",
+                        json["divergences"]
+                    );
+                    assert!(
+                        json["decision_points"].as_u64().unwrap() > 0,
+                        "{name} {what}"
+                    );
+                    let _ = std::fs::remove_dir_all(&dir);
+                }
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&scratch);
+}

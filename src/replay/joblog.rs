@@ -97,6 +97,9 @@ struct Tracker {
     /// Per project: jobs done and not yet reported (uploaded, errored or
     /// aborted; cleared by the project's next completed scheduler request).
     unreported: HashMap<String, Vec<String>>,
+    /// Per project: the tasks it reported that were taken as acknowledged
+    /// with no `got ack` line to say so (sched_op_debug off).
+    assumed_acked: HashMap<String, Vec<String>>,
     /// Per project: the tasks its scheduler request in flight reports.
     in_flight: HashMap<String, Vec<String>>,
     /// Projects that completed a scheduler request in this log.
@@ -235,6 +238,13 @@ impl LogFlagSets {
     /// The flag was on in every print counted.
     fn continuous(&self, flag: &str) -> bool {
         self.prints > 0 && self.naming.get(flag) == Some(&self.prints)
+    }
+
+    /// A print left the flag off: its lines are not all in the log. A log
+    /// that prints no flags (no start, another format) is taken on its
+    /// lines.
+    fn off_in_a_print(&self, flag: &str) -> bool {
+        self.prints > 0 && !self.continuous(flag)
     }
 
     /// The flag is on now: the last print names it.
@@ -713,6 +723,7 @@ impl Tracker {
                 // Its results are marked acknowledged and collected at once
                 // (client_state.cpp reset_project).
                 self.unreported.remove(project);
+                self.assumed_acked.remove(project);
                 self.in_flight.remove(project);
                 for job in self.jobs.iter_mut().filter(|j| j.project == project) {
                     job.done = true;
@@ -893,6 +904,8 @@ impl Tracker {
                 // every RPC).
                 if !self.flag_sets.on_now("sched_op_debug") {
                     if let Some(list) = self.unreported.get_mut(project) {
+                        let assumed = self.assumed_acked.entry(project.to_string()).or_default();
+                        assumed.extend(list.iter().filter(|j| reported.contains(*j)).cloned());
                         list.retain(|job| !reported.contains(job));
                     }
                 }
@@ -900,6 +913,9 @@ impl Tracker {
             }
             Message::GotAck { job } => {
                 if let Some(list) = self.unreported.get_mut(project) {
+                    list.retain(|j| j != job.as_str());
+                }
+                if let Some(list) = self.assumed_acked.get_mut(project) {
                     list.retain(|j| j != job.as_str());
                 }
                 // An acknowledged result leaves the client's list at its
@@ -1346,6 +1362,26 @@ pub fn report_checks_from(
                     "the log does not start with the client: which tasks were done and not yet reported is not told"
                         .to_string(),
                 ),
+                // A task is ready to report once its result's state says so
+                // (`result state=FILES_UPLOADED`, task_debug's).
+                Some(RpcReason::ToReportCompletedTasks)
+                    if tracker.flag_sets.off_in_a_print("task_debug") =>
+                {
+                    Err("task_debug was not on all along: the `result state=` lines that \
+                         tell which tasks were done and not yet reported are not all printed"
+                        .to_string())
+                }
+                Some(RpcReason::ToReportCompletedTasks)
+                    if tracker.unreported.get(project).is_none_or(Vec::is_empty)
+                        && tracker.assumed_acked.get(project).is_some_and(|a| !a.is_empty()) =>
+                {
+                    Err(format!(
+                        "sched_op_debug was off when {project} reported {}: whether the server \
+                         acknowledged them (`got ack for task`) is not printed, and a task not \
+                         acknowledged is reported again",
+                        tracker.assumed_acked[project].join(", ")
+                    ))
+                }
                 Some(RpcReason::ToReportCompletedTasks) => {
                     let done = tracker.unreported.get(project).cloned().unwrap_or_default();
                     Ok((
@@ -1789,6 +1825,10 @@ pub struct PassHost {
     /// The CPUs of the peak-FLOPS total the priority step divides by (the
     /// process's first count: the total is computed once).
     pub step_ncpus: u32,
+    /// Why the tasks the last enforcement scheduled are not all told (the
+    /// `[cpu_sched]` lines that start, restart and preempt them were not
+    /// all printed).
+    pub tasks_untold: Option<String>,
 }
 
 /// At each run-list point from `from` on (keyed by its line), the host and
@@ -1883,6 +1923,12 @@ fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
         printed: pass.printed,
         ncpus,
         step_ncpus,
+        tasks_untold: tracker.flag_sets.off_in_a_print("cpu_sched").then(|| {
+            "cpu_sched was not on all along: the `[cpu_sched] Starting`, `Restarting` and \
+             `Preempting` lines that tell which tasks the last enforcement scheduled are not \
+             all printed"
+                .to_string()
+        }),
     })
 }
 

@@ -240,6 +240,10 @@ struct Pass {
     seen: HashMap<CompactString, JobResources>,
     /// The steps so far, and the time the current one started.
     steps: Vec<Step>,
+    /// The first pick's use, where a job of it finished at its start (no
+    /// step holds it: the client records the idle instances after that
+    /// pick all the same, rr_sim.cpp `record_nidle_now`).
+    first_pick: Option<Usage>,
     now: f64,
     /// `starting` lines seen (rrsim_detail on).
     starts: usize,
@@ -279,6 +283,9 @@ struct End {
 impl Pass {
     /// The use of `rsc` the first pick left (`record_nidle_now`).
     fn first_use(&self, rsc: &ResourceType, gpu_cpu: bool) -> Span {
+        if let Some(first) = &self.first_pick {
+            return first.on(rsc, gpu_cpu);
+        }
         self.steps
             .first()
             .filter(|s| s.from <= HALF_CENT)
@@ -680,6 +687,9 @@ impl Pass {
                 });
             }
             Message::SimFinishes { t, job, .. } => {
+                if self.steps.is_empty() && self.first_pick.is_none() && *t == self.now {
+                    self.first_pick = Some(Usage::of(&self.active));
+                }
                 self.advance(*t);
                 self.finishes += 1;
                 if self.active.remove(job).is_none() {
@@ -1654,13 +1664,32 @@ mod tests {
 02:56:00 [---] [rr_sim] end
 ";
         let events = crate::replay::test_events(text, FileKind::EmulatorLog);
-        let printed = dump(&[("CPU", 11996.5, 1.0, 0.0, 0.0)]);
-        assert!(disagreeing(&events, &printed, GpuCpuRule::Counted).is_empty());
-        let printed = dump(&[("CPU", 11997.5, 1.0, 0.0, 0.0)]);
-        assert_eq!(
-            disagreeing(&events, &printed, GpuCpuRule::Counted),
-            ["shortfall"]
+        agrees_but(
+            &events,
+            ("CPU", 11996.5, 1.0, 0.0, 0.0),
+            ("CPU", 11997.5, 1.0, 0.0, 0.0),
+            "shortfall",
+            GpuCpuRule::Counted,
         );
+    }
+
+    /// The simulation's lines `events` agree with the printed state
+    /// `agreeing` and differ from `off` in `field` alone.
+    fn agrees_but(
+        events: &[LogEvent],
+        agreeing: (&str, f64, f64, f64, f64),
+        off: (&str, f64, f64, f64, f64),
+        field: &str,
+        rule: GpuCpuRule,
+    ) {
+        let printed = dump(&[agreeing]);
+        assert_eq!(
+            disagreeing(events, &printed, rule),
+            Vec::<String>::new(),
+            "{:?}",
+            refigured(events, &printed, rule)
+        );
+        assert_eq!(disagreeing(events, &dump(&[off]), rule), [field]);
     }
 
     #[test]
@@ -1675,6 +1704,30 @@ mod tests {
         let all: String = (0..4).map(|k| miss(&format!("P1_{k}"))).collect();
         let four = pass("", "", &all);
         assert!(disagreeing(&four, &printed, GpuCpuRule::Counted).is_empty());
+    }
+
+    /// The client records the idle instances after the first pick
+    /// (rr_sim.cpp `record_nidle_now`), a job in it that finishes at once
+    /// included (the lab's mt-edf-tie at 08:54:56: M_0 on 2 of 3 CPUs, no
+    /// FLOPs left, `nidle 1.00`).
+    #[test]
+    fn a_job_that_finishes_at_once_is_in_the_first_pick() {
+        let text = "\
+08:54:50 [---] [cpu_sched_debug] using 2.00 out of 3 CPUs
+08:54:56 [---] [rr_sim] start: work_buf min 180 additional 259 total 439 on_frac 1.000 active_frac 1.000
+08:54:56 [M] [rr_sim_detail] 0.00: starting M_0 (2.00 CPU) (0.00G/2.00G)
+08:54:56 [---] [rrsim_detail] next job to finish: M_0 (will finish in  0.00 sec)
+08:54:56 [M] [rr_sim] 0.00: M_0 finishes (2.00 CPU) (0.00G/2.00G)
+08:54:56 [---] [rr_sim] end
+";
+        let events = crate::replay::test_events(text, FileKind::EventLog);
+        agrees_but(
+            &events,
+            ("CPU", 18144.0, 1.0, 0.0, 0.0),
+            ("CPU", 18144.0, 3.0, 0.0, 0.0),
+            "nidle",
+            GpuCpuRule::Unknown,
+        );
     }
 
     #[test]

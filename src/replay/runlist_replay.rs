@@ -212,6 +212,9 @@ fn enforce_inputs(
     pass: &EnforcePass,
     facts: &JobFacts,
 ) -> Result<Taken, String> {
+    if let Some(why) = &host.tasks_untold {
+        return Err(why.clone());
+    }
     let Some(offset) = host.view.utc_offset_secs else {
         return Err("the host's offset from UTC is not in the log".into());
     };
@@ -528,6 +531,8 @@ mod tests {
         let mut text = String::from(
             "\
 28-Nov-2026 10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu
+28-Nov-2026 10:00:00 [---] log flags: file_xfer, sched_ops, task, cpu_sched, cpu_sched_debug
+28-Nov-2026 10:00:00 [---] log flags: priority_debug, rr_simulation, rrsim_detail, task_debug, work_fetch_debug
 28-Nov-2026 10:00:00 [---] Local time is UTC +0 hours
 28-Nov-2026 10:00:00 [---] Config: simulate 2 CPUs
 28-Nov-2026 10:00:00 [A] URL http://x/A/; Computer ID 1; resource share 100
