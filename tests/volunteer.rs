@@ -342,12 +342,12 @@ fn without_flags(log: &str, dropped: &[&str]) -> String {
     out
 }
 
-/// A volunteer's log rarely has every debug flag on. Each real run of
-/// traces/real (not the edited ones), its log cut to what the client
-/// writes without one debug flag, without all of them, or with
-/// work_fetch_debug alone, is audited: a decision its missing lines leave
-/// unknown is "not checked", never a divergence. Adding a run is adding a
-/// folder to traces/real.
+/// A volunteer's log rarely has every debug flag on, and is often a piece.
+/// Each real run of traces/real (not the edited ones), its log cut to what
+/// the client writes without one debug flag, without all of them, or with
+/// work_fetch_debug alone, or its head or tail cut off mid-pass, is
+/// audited: a decision its missing lines leave unknown is "not checked",
+/// never a divergence. Adding a run is adding a folder to traces/real.
 #[test]
 fn a_log_with_fewer_flags_never_diverges_for_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/real");
@@ -384,12 +384,21 @@ fn a_log_with_fewer_flags_never_diverges_for_it() {
                 )
                 .read_to_string(&mut log)
                 .unwrap();
-                for (k, (what, dropped)) in variants.iter().enumerate() {
+                // What a volunteer posts is often a piece: the log's
+                // head or its tail cut off, mid-pass.
+                let lines: Vec<&str> = log.lines().collect();
+                let from = |percent: usize| lines[lines.len() * percent / 100..].join("\n");
+                let upto = |percent: usize| lines[..lines.len() * percent / 100].join("\n");
+                let texts = variants
+                    .iter()
+                    .map(|(what, dropped)| (what.clone(), without_flags(&log, dropped)))
+                    .chain([33, 73].map(|p| (format!("from {p}% on"), from(p))))
+                    .chain([47].map(|p| (format!("up to {p}%"), upto(p))));
+                for (k, (what, text)) in texts.enumerate() {
                     let dir = scratch.join(format!("{name}-{k}"));
                     copy_dir(run, &dir);
                     std::fs::remove_file(dir.join("stdoutdae.txt.gz")).unwrap();
-                    std::fs::write(dir.join("stdoutdae.txt"), without_flags(&log, dropped))
-                        .unwrap();
+                    std::fs::write(dir.join("stdoutdae.txt"), text).unwrap();
                     let out = bin()
                         .args(["audit", dir.to_str().unwrap(), "--format", "json"])
                         .output()

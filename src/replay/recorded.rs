@@ -1139,4 +1139,41 @@ mod tests {
             "2 days 01:01:01"
         );
     }
+
+    /// A 7.16-on client prints each work-fetch pass's first line before
+    /// its simulation (`choose_project(): T`, `piggyback_work_request()`):
+    /// a piece of its log that starts at the simulation has lost the line
+    /// that says which chose the project, and its first block's choice is
+    /// cut (the lab's noack run, its head cut inside a piggybacked pass).
+    /// A 7.2 log, whose passes start with their simulation, is whole there.
+    #[test]
+    fn a_piece_that_starts_after_its_passs_first_line_is_cut() {
+        let pass = "\
+28-Nov-2026 16:37:15 [---] [rr_sim] start: work_buf min 180 additional 173 total 353 on_frac 1.000 active_frac 1.000
+28-Nov-2026 16:37:15 [---] [rr_sim] end
+28-Nov-2026 16:37:15 [---] [work_fetch] ------- start work fetch state -------
+28-Nov-2026 16:37:15 [---] [work_fetch] target work buffer: 180.00 + 172.80 sec
+28-Nov-2026 16:37:15 [---] [work_fetch] --- project states ---
+28-Nov-2026 16:37:15 [P1] [work_fetch] REC 0.027 prio -1.104 can request work
+28-Nov-2026 16:37:15 [---] [work_fetch] --- state for CPU ---
+28-Nov-2026 16:37:15 [---] [work_fetch] shortfall 1.40 nidle 0.00 saturated 351.40 busy 0.00
+28-Nov-2026 16:37:15 [P1] [work_fetch] share 1.000
+28-Nov-2026 16:37:15 [---] [work_fetch] ------- end work fetch state -------
+28-Nov-2026 16:37:15 [P1] [work_fetch] request: CPU (1.40 sec, 0.00 inst)
+28-Nov-2026 16:37:15 [P1] Sending scheduler request: To report completed tasks.
+";
+        let choice_cut = |text: &str| {
+            let events = crate::replay::test_events(text, crate::trace::FileKind::EventLog);
+            extract(&events)
+                .iter()
+                .find(|p| matches!(p.decision, Decision::Choice(_)))
+                .expect("a choice")
+                .cut_before
+        };
+        let next = "28-Nov-2026 16:38:15 [---] choose_project(): 1796056695.000000\n";
+        assert!(choice_cut(&format!("{pass}{next}")));
+        assert!(!choice_cut(pass));
+        let headed = format!("28-Nov-2026 16:37:15 [P1] piggyback_work_request()\n{pass}{next}");
+        assert!(!choice_cut(&headed));
+    }
 }
