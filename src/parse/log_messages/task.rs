@@ -196,8 +196,12 @@ pub(super) fn untagged(word: &str, tail: &str) -> Option<Message> {
     }
 }
 
-/// After `Task `: `%s postponed for %.f seconds: %s`, `%s is %.2f days overdue; …`.
+/// After `Task `: `%s postponed for %.f seconds: %s`, `%s is %.2f days overdue; …`,
+/// `%s: no shared memory segment`.
 fn task_sentence(tail: &str) -> Option<Message> {
+    if let Some(job) = tail.strip_suffix(": no shared memory segment") {
+        return Some(Message::TaskNoSharedMemory { job: job.into() });
+    }
     if let Some((job, after)) = tail.split_fast(" postponed for ") {
         let (secs, reason) = full(tuple((terminated(float, tag(" seconds: ")), rest)), after)?;
         return Some(Message::TaskPostponed {
@@ -354,6 +358,10 @@ mod tests {
                 secs: 600.0,
                 reason: "waiting for GPU".into()
             }
+        );
+        assert_eq!(
+            msg("Task P1_8: no shared memory segment"),
+            Message::TaskNoSharedMemory { job: "P1_8".into() }
         );
         assert_eq!(
             msg("Suspending computation - computer is in use"),

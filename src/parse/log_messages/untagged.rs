@@ -49,9 +49,8 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
         "Warning:" if tail.starts_with("GUI RPC password is empty") => {
             Some(Message::GuiRpcPasswordEmpty)
         }
-        "Checking" | "Received" | "request_exit():" | "Started" | "Finished" | "Max" | "Number" => {
-            client_event(word, tail)
-        }
+        "Checking" | "Received" | "request_exit():" | "Started" | "Finished" | "File" | "Max"
+        | "Number" => client_event(word, tail),
         "New" | "System" => clearing_timeouts(word, tail),
         "Contacting" => Some(Message::ContactingAccountManager {
             url: tail.strip_prefix("account manager at ")?.into(),
@@ -226,6 +225,10 @@ fn client_event(word: &str, tail: &str) -> Option<Message> {
             } else {
                 Message::TransferFinished { file, upload }
             })
+        }
+        "File" => {
+            let file = tail.strip_suffix(" exists already, skipping download")?;
+            Some(Message::FileAlreadyPresent { file: file.into() })
         }
         "Max" => full(
             map(terminated(uint, tag(" concurrent jobs")), |max| {
@@ -818,6 +821,12 @@ mod tests {
                 Message::TransferStarted {
                     file: "P1_0.in".into(),
                     upload: false,
+                },
+            ),
+            (
+                "File T_35.in exists already, skipping download",
+                Message::FileAlreadyPresent {
+                    file: "T_35.in".into(),
                 },
             ),
             (

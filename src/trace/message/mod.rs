@@ -1412,6 +1412,13 @@ messages! {
         /// The application's reason.
         reason: CompactString,
     },
+    /// `Task %s: no shared memory segment` (app_control.cpp
+    /// get_app_status_msg: a task restored at a start, its process already
+    /// gone, has none; no scheduling reads it).
+    TaskNoSharedMemory = "task_no_shared_memory" {
+        /// The job.
+        job: CompactString,
+    },
     /// `[task] task_state=%s for %s from %s` (6.12..master; ≤6.10 `[task_debug]`).
     TaskStateChange = "task_state_change" {
         /// New process state.
@@ -1862,6 +1869,13 @@ messages! {
         file: CompactString,
         /// An upload (else a download).
         upload: bool,
+    },
+    /// `File %s exists already, skipping download` (file_xfer,
+    /// pers_file_xfer.cpp create_xfer: a download that finds its file in
+    /// place and valid, as after the network came back on, is done).
+    FileAlreadyPresent = "file_already_present" {
+        /// The file.
+        file: CompactString,
     },
     /// `Fetching scheduler list` (a master file fetch starts).
     FetchingSchedulerList = "fetching_scheduler_list",
