@@ -199,7 +199,6 @@ pub fn exchanges(trace: &Trace) -> (Vec<Exchange>, Vec<Unchecked>) {
         }
     }
     let log_rpcs = log_rpcs(trace);
-    let mut used = vec![false; log_rpcs.len()];
     for exchange in &mut exchanges {
         exchange.client_version = exchange
             .request
@@ -226,39 +225,68 @@ pub fn exchanges(trace: &Trace) -> (Vec<Exchange>, Vec<Unchecked>) {
             .find(|other| other.project == key && other.project_name.is_some())
             .and_then(|other| other.project_name.clone());
     }
-    // Link from the last exchange backwards: a data directory keeps the
-    // latest RPC, so the latest consistent log RPC is the best candidate.
-    for exchange in exchanges.iter_mut().rev() {
-        let Some(name) = exchange.project_name.clone() else {
+    link_log_rpcs(&mut exchanges, &log_rpcs, &mut unchecked);
+    (exchanges, unchecked)
+}
+
+/// Links each exchange to the logged RPC of its project that nothing
+/// contradicts, closest pairs in time first (the request's `now` and the
+/// `Sending scheduler request` stamp); where the files or the log give no
+/// time, the latest logged RPC first (a data directory keeps the latest
+/// RPC). Taking each exchange's latest candidate in turn instead shifts
+/// every link by one where one exchange has no logged RPC of its own (the
+/// log ends inside an RPC whose reply the server kept).
+fn link_log_rpcs(
+    exchanges: &mut [Exchange],
+    log_rpcs: &[(String, LogRpc)],
+    unchecked: &mut Vec<Unchecked>,
+) {
+    let mut rejected: Vec<Option<String>> = vec![None; exchanges.len()];
+    // (seconds apart, or infinite where untimed; log index; exchange index)
+    let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
+    for (e, exchange) in exchanges.iter().enumerate() {
+        let Some(name) = &exchange.project_name else {
             continue;
         };
-        let mut rejected = None;
-        for (index, (project, log)) in log_rpcs.iter().enumerate().rev() {
-            if *project != name || used.get(index).copied().unwrap_or(true) {
+        for (l, (project, log)) in log_rpcs.iter().enumerate().rev() {
+            if project != name {
                 continue;
             }
             match log_contradiction(exchange, log) {
                 None => {
-                    if let Some(slot) = used.get_mut(index) {
-                        *slot = true;
-                    }
-                    exchange.log = Some(log.clone());
-                    rejected = None;
-                    break;
+                    let apart = match (exchange.request_now(), log.sent_at_utc) {
+                        (Some(now), Some(sent)) => (now - sent).abs(),
+                        _ => f64::INFINITY,
+                    };
+                    pairs.push((apart, l, e));
                 }
                 Some(why) => {
-                    rejected.get_or_insert(why);
+                    if let Some(slot) = rejected.get_mut(e) {
+                        slot.get_or_insert(why);
+                    }
                 }
             }
         }
-        if let Some(why) = rejected {
+    }
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)).then(b.2.cmp(&a.2)));
+    let mut log_used = vec![false; log_rpcs.len()];
+    let mut linked = vec![false; exchanges.len()];
+    for (_, l, e) in pairs {
+        if log_used[l] || linked[e] {
+            continue;
+        }
+        log_used[l] = true;
+        linked[e] = true;
+        exchanges[e].log = Some(log_rpcs[l].1.clone());
+    }
+    for (e, exchange) in exchanges.iter().enumerate() {
+        if let (false, Some(why), Some(name)) = (linked[e], &rejected[e], &exchange.project_name) {
             unchecked.push(Unchecked {
                 what: format!("event log for {}", exchange.label),
                 why: format!("no logged RPC of {name} matches the files: {why}"),
             });
         }
     }
-    (exchanges, unchecked)
 }
 
 /// The project a file belongs to: its file name, else the reply's
