@@ -41,6 +41,10 @@ pub type Bounded = Result<(f64, f64, String), String>;
 pub struct Tracker {
     /// The log started with the client on a new state file.
     fresh: bool,
+    /// The resource backoffs are known from here: a new state file, or a
+    /// start of a release that restores none from its state file
+    /// ([`super::restart::restores_resource_backoffs`]).
+    rsc_known: bool,
     /// Scheduler requests failed in a row, per project.
     failures: HashMap<String, u32>,
     /// The last reply's requested delay, per project.
@@ -65,9 +69,16 @@ impl Tracker {
             Message::CreatingStateFile => {
                 *self = Tracker {
                     fresh: true,
+                    rsc_known: true,
                     lines: self.lines,
                     ..Tracker::default()
                 };
+            }
+            Message::ClientStart { version, .. }
+                if !super::restart::restores_resource_backoffs(*version) =>
+            {
+                self.cpu_backoffs.clear();
+                self.rsc_known = true;
             }
             Message::SendingSchedulerRequest { .. } => {
                 self.requested.remove(&project);
@@ -158,7 +169,7 @@ fn resource_backoff(tracker: &Tracker, event: &LogEvent, params: &Params) -> Bou
     {
         return Err("a GPU host: which resource a reply's jobs cleared is not told".into());
     }
-    if !tracker.fresh {
+    if !tracker.rsc_known {
         return Err(NOT_FRESH.into());
     }
     let in_a_row = tracker
@@ -286,5 +297,27 @@ mod tests {
         let ranges = ranges_from(&events, &points, None, &params, 0);
         let checked: Vec<bool> = ranges.values().map(Result::is_ok).collect();
         assert_eq!(checked, vec![false, true, false]);
+        // A 7.x client's start restores no resource backoff, on a state
+        // file or not: the lab's restart run (traces/real/restart-empty: the
+        // empty project B backed off 834 s, the client restarted, B's next
+        // backoff 576 s, a first one's 300-900 s again).
+        let restart = "01-Dec-2026 05:08:33 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu\n\
+            01-Dec-2026 05:09:03 [B] Scheduler request completed: got 0 new tasks\n\
+            01-Dec-2026 05:09:03 [B] [work_fetch] backing off CPU 834 sec\n\
+            01-Dec-2026 05:10:09 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu\n\
+            01-Dec-2026 05:13:42 [B] Scheduler request completed: got 0 new tasks\n\
+            01-Dec-2026 05:13:42 [B] [work_fetch] backing off CPU 576 sec\n";
+        let events = crate::replay::backoff_check::tests::events(restart);
+        let (points, _) = crate::replay::recorded::extract_window(&events, None, None);
+        let ranges = ranges_from(&events, &points, None, &params, 0);
+        let bounds: Vec<Option<(f64, f64)>> = ranges
+            .values()
+            .map(|r| {
+                r.as_ref()
+                    .ok()
+                    .map(|(mid, half, _)| (mid - half, mid + half))
+            })
+            .collect();
+        assert_eq!(bounds, vec![Some((299.0, 901.0)), Some((299.0, 901.0))]);
     }
 }

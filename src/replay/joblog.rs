@@ -152,6 +152,13 @@ struct Tracker {
     /// This client created its state file (`Creating new client state
     /// file`): every project's REC started at exactly 0.
     fresh_state: bool,
+    /// The log's first start read a state file the log does not see made,
+    /// and its release restores neither RPC deferrals nor work-fetch
+    /// backoffs ([`super::restart`]): with the state files' settings, each
+    /// project's reasons not to fetch are told from there.
+    start_told: bool,
+    /// The last start's release restores RPC deferrals or backoffs.
+    start_restores_timers: bool,
     /// Projects a job of which had its files in since: their REC may have
     /// moved off 0.
     touched: HashSet<String>,
@@ -396,6 +403,12 @@ impl Tracker {
                         .flatten();
                 self.see_client_start();
                 self.client_version = Some((version.major, version.minor));
+                self.start_restores_timers = super::restart::restores_rpc_deferral(*version)
+                    || super::restart::restores_resource_backoffs(*version);
+                // Many releases restore no RPC deferral at a start.
+                if !super::restart::restores_rpc_deferral(*version) {
+                    self.rpc_deferral.clear();
+                }
             }
             // The start-up has read its state file (or made one) and told
             // the UTC offset by its preferences block (client_state.cpp
@@ -407,6 +420,7 @@ impl Tracker {
                 if let Some(start) = self.first_start.take() {
                     if !self.fresh_state {
                         self.seed_start_jobs(start);
+                        self.start_told = !self.start_restores_timers;
                     }
                 }
                 self.see_host(project, &event.message);
@@ -768,8 +782,15 @@ impl Tracker {
     /// leaves a running backoff unknown: whether it was its result's last
     /// file is not printed.
     fn see_cpu_backoff(&mut self, project: &str, message: &Message, stamp: Option<f64>) {
-        if let Message::ClearingTimeouts { .. } = message {
-            self.cpu_backoff.clear();
+        match message {
+            Message::ClearingTimeouts { .. } => self.cpu_backoff.clear(),
+            // Most releases restore no resource backoff at a start.
+            Message::ClientStart { version, .. }
+                if !super::restart::restores_resource_backoffs(*version) =>
+            {
+                self.cpu_backoff.clear()
+            }
+            _ => {}
         }
         if project.is_empty() {
             return;
@@ -847,11 +868,20 @@ impl Tracker {
             untold: Some(why.to_string()),
             ..FetchFlags::default()
         };
-        if !self.fresh_state {
+        // A start on a state file whose release restores no timer: each
+        // project's settings are the state files' (turned back where the
+        // log turns them), its deferral and backoffs none.
+        let told_from_start = self.start_told
+            && self
+                .projects
+                .iter()
+                .all(|p| self.facts.state_projects.contains_key(p));
+        if !self.fresh_state && !told_from_start {
             return untold(
-                "the client started on a state file the log does not see made: each \
-                        project's no-new-tasks setting and RPC deferral at its start are in that \
-                        file as it was then",
+                "the client started on a state file the log does not see made, and its \
+                 release restores each project's RPC deferral or work-fetch backoff from it, \
+                 or the state files do not hold every project: those and the no-new-tasks \
+                 settings at its start are in that file as it was then",
             );
         }
         if !self.flag_sets.continuous("sched_op_debug") {
@@ -2342,6 +2372,55 @@ mod tests {
         assert_eq!(nnw, BTreeSet::from(["P3"]));
     }
 
+    /// A 7.20 client restores no RPC deferral and no backoff from its state
+    /// file: a log that starts on one tells each project's reasons not to
+    /// fetch from its start, with the state files' settings, where they
+    /// hold every project. A 7.6.2 client restores the deferral: untold.
+    #[test]
+    fn a_start_on_a_state_file_tells_the_fetch_flags_where_no_timer_is_restored() {
+        let facts = JobFacts {
+            state_projects: HashMap::from([
+                ("P1".to_string(), (false, true)),
+                ("P2".to_string(), (false, false)),
+            ]),
+            ..JobFacts::default()
+        };
+        let lines = |version: &'static str, projects: &[&'static str]| {
+            let mut lines = vec![
+                version,
+                "10:00:00 [---] log flags: file_xfer, sched_ops, task, sched_op_debug, work_fetch_debug",
+                "10:00:00 [---] Local time is UTC +0 hours",
+                "10:00:00 Initialization completed",
+            ];
+            lines.extend_from_slice(projects);
+            lines
+        };
+        let v7_20 = "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu";
+        let both = [
+            "10:00:00 [P1] URL http://a/; Computer ID 1; resource share 1",
+            "10:00:00 [P2] URL http://b/; Computer ID 2; resource share 1",
+        ];
+        let flags = tracked_with(&facts, &lines(v7_20, &both)).fetch_flags();
+        assert_eq!(flags.untold, None);
+        assert_eq!(flags.no_new_tasks, HashSet::from(["P1".to_string()]));
+        assert!(flags.rpc_deferral.is_empty() && flags.cpu_backoff.is_empty());
+        // A project the state files do not hold.
+        let three = [
+            both[0],
+            both[1],
+            "10:00:00 [P3] URL http://c/; Computer ID 3; resource share 1",
+        ];
+        assert!(tracked_with(&facts, &lines(v7_20, &three))
+            .fetch_flags()
+            .untold
+            .is_some());
+        let v7_6 = "10:00:00 [---] Starting BOINC client version 7.6.2 for x86_64-pc-linux-gnu";
+        assert!(tracked_with(&facts, &lines(v7_6, &both))
+            .fetch_flags()
+            .untold
+            .is_some());
+    }
+
     /// A log that starts with the client on a state file it does not see
     /// made: the jobs on the host at its start are the state files' that
     /// came before it and the job logs' that finished after it, in the
@@ -2628,6 +2707,8 @@ mod tests {
             "10:05:00 [P4] Resetting project",
             "10:05:00 [P4] Sending scheduler request: Requested by user.",
             "10:05:00 [---] New system time (1795611000) < old system time (1795611100); clearing timeouts",
+            // A 7.x client restarted restores no resource backoff.
+            "10:05:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
         ] {
             let cleared = backoff(&["10:00:39 [P4] [work_fetch] backing off CPU 879 sec", clear]);
             assert_eq!(cleared, RscBackoff::default(), "{clear}");

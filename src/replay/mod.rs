@@ -102,6 +102,7 @@ pub mod queue;
 mod reconstructed;
 pub mod recorded;
 pub mod release_notes;
+pub mod restart;
 pub mod rrsim_check;
 pub mod rrsim_replay;
 pub mod runlist_replay;

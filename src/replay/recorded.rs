@@ -473,6 +473,13 @@ impl Extractor<'_> {
         ) {
             self.session.seen_pass_header = true;
         }
+        // A release that restores no RPC deferral at a start: each one
+        // noted ends there.
+        if let Message::ClientStart { version, .. } = message {
+            if !super::restart::restores_rpc_deferral(*version) {
+                self.session.deferrals.clear();
+            }
+        }
         // Each family of lines has its reader; the first that knows the
         // line takes it.
         let _ = self.state_block_head(idx, message, &mut project)
