@@ -1409,7 +1409,11 @@ pub fn report_checks_from(
                         "sched_op_debug was off when {project} reported {}: whether the server \
                          acknowledged them (`got ack for task`) is not printed, and a task not \
                          acknowledged is reported again",
-                        tracker.assumed_acked[project].join(", ")
+                        tracker
+                            .assumed_acked
+                            .get(project)
+                            .map(|a| a.join(", "))
+                            .unwrap_or_default()
                     ))
                 }
                 Some(RpcReason::ToReportCompletedTasks) => {

@@ -590,4 +590,61 @@ mod tests {
         }
         assert_eq!(state_project_name(&trace, "http://elsewhere/"), None);
     }
+
+    /// A lab run that ends inside T's third RPC, whose reply the server
+    /// kept (traces/real/net-mt-edf): the first two exchanges keep their
+    /// own logged RPCs, and the third is left unlinked with its reason
+    /// (taking each exchange's latest candidate in turn linked the third
+    /// to the second's RPC, the second to the first's, and left the first).
+    #[test]
+    fn exchanges_link_to_the_logged_rpc_closest_in_time() {
+        let exchange = |now: f64| Exchange {
+            label: format!("rpcs/{now}/T"),
+            project: "127.0.0.1_37091_T".into(),
+            project_name: Some("T".into()),
+            request: Some(SchedRequest {
+                time_stats: Some(crate::trace::state::TimeStats {
+                    now: Some(now),
+                    ..Default::default()
+                }),
+                ..SchedRequest::default()
+            }),
+            reply: Some(SchedReply::default()),
+            request_path: None,
+            reply_path: None,
+            pairing: Pairing::Paired,
+            log: None,
+            client_version: None,
+        };
+        let logged = |sent: f64, completed: bool| {
+            (
+                "T".to_string(),
+                LogRpc {
+                    sent_at_utc: Some(sent),
+                    sent_label: format!("{sent}"),
+                    completed_at: completed.then_some(sent + 2.0),
+                    ..LogRpc::default()
+                },
+            )
+        };
+        let mut exchanges = vec![exchange(1000.98), exchange(1018.04), exchange(1030.79)];
+        let log = [
+            logged(1000.0, true),
+            logged(1018.0, true),
+            logged(1030.0, false),
+        ];
+        let mut unchecked = Vec::new();
+        link_log_rpcs(&mut exchanges, &log, &mut unchecked);
+        let sent: Vec<Option<f64>> = exchanges
+            .iter()
+            .map(|e| e.log.as_ref().and_then(|l| l.sent_at_utc))
+            .collect();
+        assert_eq!(sent, vec![Some(1000.0), Some(1018.0), None]);
+        assert_eq!(unchecked.len(), 1);
+        assert!(
+            unchecked[0].why.contains("never completed"),
+            "{:?}",
+            unchecked[0]
+        );
+    }
 }
