@@ -232,6 +232,14 @@ struct Picks {
 struct Pass {
     /// The time of its start line.
     time: Option<f64>,
+    /// The time of a later `[rr_sim] already did at this time` line: a
+    /// pass of the same poll (the client's `now`) reuses this simulation,
+    /// though the log's stamp may have passed to the next second while
+    /// it printed.
+    reused_at: Option<f64>,
+    /// The time of its `[rr_sim] end` line: a work fetch that ran it for
+    /// itself prints its block right after, maybe in the next second.
+    ended_at: Option<f64>,
     /// `work_buf total`, as printed (`%.0f`).
     buf_total: f64,
     /// The jobs in the running set now.
@@ -778,6 +786,11 @@ impl Tracker {
                     }),
                 ..
             } => self.gpu_job_listed = event.time.secs(),
+            Message::SimAlreadyDone => {
+                if let Some(pass) = &mut self.pass {
+                    pass.reused_at = event.time.secs();
+                }
+            }
             Message::RrSimStart { total, .. } => {
                 self.pass = Some(Pass {
                     time: event.time.secs(),
@@ -803,6 +816,9 @@ impl Tracker {
             Message::SuspendingGpuComputation { .. } => self.gpu = GpuState::Suspended,
             message => {
                 if let Some(pass) = &mut self.pass {
+                    if matches!(message, Message::RrSimEnd) {
+                        pass.ended_at = event.time.secs();
+                    }
                     pass.see(message);
                 }
             }
@@ -1286,7 +1302,15 @@ fn followed_pass(
     let Some(pass) = &tracker.pass else {
         return Err("no `[rr_sim] start` line of the simulation this block reports".into());
     };
-    if pass.time.is_none() || pass.time != time {
+    // Every simulation the client runs prints its start, and one it
+    // reuses (the same poll, the client's `now`) prints `already did at
+    // this time` from 7.16 on, or nothing: the last one is the block's
+    // where it started, ended or was reused at the block's second (its
+    // lines may run into the next second).
+    let at_block = |t: Option<f64>| t.is_some() && t == time;
+    if pass.time.is_none()
+        || !(at_block(pass.time) || at_block(pass.reused_at) || at_block(pass.ended_at))
+    {
         return Err(
             "the simulation this block reports (run at its own second) is not in the log".into(),
         );
@@ -1593,6 +1617,35 @@ mod tests {
             disagreeing(&pass(&six, "", ""), &printed, GpuCpuRule::Counted),
             ["saturated"]
         );
+    }
+
+    /// A real client's simulation whose lines run into the next second
+    /// (lab run e6: a piggybacked work fetch at 06:11:48 after `already
+    /// did at this time`, reusing the scheduling pass's simulation started
+    /// at 06:11:47): the block at that second reports it, as it does one
+    /// that ended there; a block a second after a simulation wholly before
+    /// it does not (that one is not the block's).
+    #[test]
+    fn a_simulation_whose_lines_cross_a_second_is_the_blocks() {
+        let printed = dump(&[("CPU", 8832.0, 0.0, 3840.0, 0.0)]);
+        let whole = pass("", "", "");
+        let second = |events: &[LogEvent]| events.last().and_then(|e| e.time.secs());
+        let next = second(&whole).map(|t| t + 1.0);
+        let refigured_at = |events: &[LogEvent], time| {
+            refigure(&tracker(events), &printed, time, GpuCpuRule::Counted)
+        };
+        assert!(refigured_at(&whole, next).is_err());
+        let then = |lines: &[LogEvent], text: &str| {
+            let mut events = lines.to_vec();
+            events.extend(crate::replay::test_events(text, FileKind::EmulatorLog));
+            events
+        };
+        let reused = then(&whole, "02:56:01 [---] [rr_sim] already did at this time\n");
+        assert_eq!(second(&reused), next);
+        assert!(refigured_at(&reused, next).is_ok());
+        let ended = then(&whole[..whole.len() - 1], "02:56:01 [---] [rr_sim] end\n");
+        assert_eq!(second(&ended), next);
+        assert!(refigured_at(&ended, next).is_ok());
     }
 
     #[test]
