@@ -401,6 +401,14 @@ fn build_state(
             .iter()
             .find(|(p, _)| p == name)
             .map(|(_, max)| *max);
+        // Each app limit counts in the project's smallest limit, the MC
+        // shortfall's `max_nused` (lib/cc_config.cpp APP_CONFIGS::parse
+        // `project_min_mc`), whether or not a job of that app is on the host.
+        for (_, app, max) in view.app_limits.iter().filter(|(p, _, _)| p == name) {
+            let mut entry = App::new(app);
+            entry.max_concurrent = Some(*max);
+            project.apps.push(entry);
+        }
         state.projects.push(project);
     }
     let mut printed = Vec::new();
