@@ -97,6 +97,11 @@ struct Tracker {
     /// Per project: jobs done and not yet reported (uploaded, errored or
     /// aborted; cleared by the project's next completed scheduler request).
     unreported: HashMap<String, Vec<String>>,
+    /// Jobs the job logs say finished before the log's start on a state
+    /// file that no state file holds (acknowledged since), with their
+    /// project where a reply names it: whether each was reported before
+    /// the start is not told, until its project completes a request.
+    gone_done: Vec<(String, Option<String>)>,
     /// Per project: the tasks it reported that were taken as acknowledged
     /// with no `got ack` line to say so (sched_op_debug off).
     assumed_acked: HashMap<String, Vec<String>>,
@@ -351,6 +356,14 @@ pub enum RpcDeferral {
 }
 
 impl Tracker {
+    /// A reading that has seen no line yet, with the trace's job facts.
+    fn with_facts(facts: &JobFacts) -> Self {
+        Tracker {
+            facts: facts.clone(),
+            ..Tracker::default()
+        }
+    }
+
     fn job_mut(&mut self, name: &str) -> Option<&mut TrackedJob> {
         let found = self.jobs.iter().position(|j| j.name == name);
         if found.is_none() && self.unknown.is_none() {
@@ -510,7 +523,16 @@ impl Tracker {
             ));
         }
         for (name, &at) in &facts.finished {
-            if at < start || facts.state_jobs.iter().any(|j| &j.name == name) {
+            if facts.state_jobs.iter().any(|j| &j.name == name) {
+                continue;
+            }
+            if at < start {
+                let project = facts
+                    .first_reply
+                    .get(name)
+                    .map(|r| r.project.clone())
+                    .or_else(|| facts.job_log_project.get(name).cloned());
+                self.gone_done.push((name.clone(), project));
                 continue;
             }
             let Some(reply) = facts.first_reply.get(name).filter(|r| !r.held) else {
@@ -591,6 +613,16 @@ impl Tracker {
                 self.no_new_tasks.insert(name.clone());
             }
         }
+    }
+
+    /// The jobs done before the log's start and gone since that may be
+    /// the project's to report (those no reply places at another project).
+    fn gone_done_of(&self, project: &str) -> Vec<&str> {
+        self.gone_done
+            .iter()
+            .filter(|(_, p)| p.as_deref().is_none_or(|p| p == project))
+            .map(|(name, _)| name.as_str())
+            .collect()
     }
 
     /// A client start: a new process, or a restart that restores each
@@ -968,10 +1000,18 @@ impl Tracker {
     /// these.
     fn see_task(&mut self, project: &str, message: &Message, stamp: Option<f64>) -> bool {
         match message {
-            Message::TaskStateChange { state, job, .. } => {
+            Message::TaskStateChange { state, job, from } => {
                 self.saw_task_states = true;
-                let state = state.clone();
-                self.task_mut(job).state = state;
+                let task = self.task_mut(job);
+                // A process started or resumed (app_start.cpp start,
+                // app_control.cpp unsuspend): the task was scheduled. A
+                // restart or resume prints no other line without the
+                // cpu_sched flag (resume_or_start).
+                if *state == TaskState::Executing && matches!(from.as_str(), "start" | "unsuspend")
+                {
+                    task.schedule(stamp);
+                }
+                task.state = state.clone();
             }
             Message::TaskPostponed { job, .. } => {
                 if let Some(j) = self.job_mut(job) {
@@ -1316,8 +1356,8 @@ pub struct LogFacts {
 /// which rests on report deadlines the log does not print, is not checked);
 /// "Project initialization" needs a project not contacted before in the
 /// log; user, project and account-manager requests hold by their reason.
-pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts {
-    report_checks_from(events, points, None, 0)
+pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint], facts: &JobFacts) -> LogFacts {
+    report_checks_from(events, points, facts, None, 0)
 }
 
 /// [`report_checks`] for the points from `from` on, the lines before it
@@ -1325,6 +1365,7 @@ pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint]) -> LogFacts 
 pub fn report_checks_from(
     events: &[LogEvent],
     points: &[RecordedPoint],
+    facts: &JobFacts,
     carry: Option<&JobCarry>,
     from: usize,
 ) -> LogFacts {
@@ -1361,7 +1402,11 @@ pub fn report_checks_from(
             .filter_map(initialized_project)
             .map(str::to_string),
     );
-    let mut tracker = carry.map(|c| c.report.clone()).unwrap_or_default();
+    // The jobs on the host at a start on a state file (done and not yet
+    // reported among them) come from the state files and job logs.
+    let mut tracker = carry
+        .and_then(|c| c.report.clone())
+        .unwrap_or_else(|| Tracker::with_facts(facts));
     let mut next = starts.iter().peekable();
     for (idx, event) in events.iter().enumerate().skip(from) {
         // A project none of whose tasks ran since a fresh start has a REC
@@ -1414,6 +1459,21 @@ pub fn report_checks_from(
                             .get(project)
                             .map(|a| a.join(", "))
                             .unwrap_or_default()
+                    ))
+                }
+                Some(RpcReason::ToReportCompletedTasks)
+                    if tracker.unreported.get(project).is_none_or(Vec::is_empty)
+                        && !tracker.contacted.contains(project)
+                        && !tracker.gone_done_of(project).is_empty() =>
+                {
+                    let gone = tracker.gone_done_of(project);
+                    Err(format!(
+                        "the job logs say {} finished before the client start the log begins \
+                         with, and no state file holds {}: whether {} reported before that \
+                         start is not told until {project} completes a scheduler request",
+                        gone.join(", "),
+                        if gone.len() == 1 { "it" } else { "them" },
+                        if gone.len() == 1 { "it was" } else { "they were" },
                     ))
                 }
                 Some(RpcReason::ToReportCompletedTasks) => {
@@ -1581,6 +1641,9 @@ pub struct JobFacts {
     pub first_reply: HashMap<String, ReplyOf>,
     /// Per job: when the job logs say it finished (Unix seconds).
     pub finished: HashMap<String, f64>,
+    /// Per job: the project whose job log holds it, where a state file
+    /// names the project of that log's URL.
+    pub job_log_project: HashMap<String, String>,
     /// The host's offsets from UTC the state files hold (seconds east).
     pub host_timezones: Vec<i64>,
     /// Per project name: whether the state files have it suspended and
@@ -1786,8 +1849,8 @@ pub struct JobCarry {
     /// The run lists' reading (with the trace's job facts); `None` before
     /// the first line.
     run: Option<Tracker>,
-    /// The piggyback checks' reading.
-    report: Tracker,
+    /// The piggyback checks' reading (with the trace's job facts).
+    report: Option<Tracker>,
     /// Projects whose `Project initialization` request the session showed.
     attached: BTreeSet<String>,
 }
@@ -1796,12 +1859,11 @@ impl JobCarry {
     /// Reads the next line of the session.
     pub fn see(&mut self, event: &LogEvent, facts: &JobFacts) {
         self.run
-            .get_or_insert_with(|| Tracker {
-                facts: facts.clone(),
-                ..Tracker::default()
-            })
+            .get_or_insert_with(|| Tracker::with_facts(facts))
             .see(event);
-        self.report.see(event);
+        self.report
+            .get_or_insert_with(|| Tracker::with_facts(facts))
+            .see(event);
         if let Some(project) = initialized_project(event) {
             if !self.attached.contains(project) {
                 self.attached.insert(project.to_string());
@@ -1977,13 +2039,9 @@ fn at_lines<T>(
     mut f: impl FnMut(&Tracker, usize) -> T,
 ) -> BTreeMap<usize, T> {
     let mut out = BTreeMap::new();
-    let mut tracker = match carry.and_then(|c| c.run.clone()) {
-        Some(tracker) => tracker,
-        None => Tracker {
-            facts: facts.clone(),
-            ..Tracker::default()
-        },
-    };
+    let mut tracker = carry
+        .and_then(|c| c.run.clone())
+        .unwrap_or_else(|| Tracker::with_facts(facts));
     let mut next = starts.iter().copied().peekable();
     for (idx, event) in events.iter().enumerate().skip(from) {
         tracker.see(event);
@@ -2276,10 +2334,7 @@ mod tests {
     /// The tracker after `lines` (stamps without their date), on `facts`.
     fn tracked_with(facts: &JobFacts, lines: &[&str]) -> Tracker {
         let text: String = lines.iter().map(|l| format!("30-Nov-2026 {l}\n")).collect();
-        let mut tracker = Tracker {
-            facts: facts.clone(),
-            ..Tracker::default()
-        };
+        let mut tracker = Tracker::with_facts(facts);
         for event in crate::replay::test_events(&text, crate::trace::FileKind::EventLog) {
             tracker.see(&event);
         }

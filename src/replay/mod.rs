@@ -1514,7 +1514,7 @@ fn checked_from_lines(
     let jobs = carried.map(|c| &c.jobs);
     let job_facts = job_facts(trace);
     let remade = runlist_replay::remake_from(&trace.events, points, &job_facts, jobs, params, from);
-    let facts = joblog::report_checks_from(&trace.events, points, jobs, from);
+    let facts = joblog::report_checks_from(&trace.events, points, &job_facts, jobs, from);
     let enforcements = enforcements(
         enforce_check::rederive_from(&trace.events, points, carried.and_then(|c| c.ncpus), from),
         remade.enforcements,
@@ -2082,9 +2082,29 @@ fn start_facts(trace: &Trace, facts: &mut joblog::JobFacts) {
                 });
         }
     }
-    for entry in trace.state.job_logs.iter().flat_map(|l| &l.entries) {
-        if let Some(name) = &entry.nm {
+    // A job log's file names its project's master URL, escaped.
+    let project_of_log = |log: &crate::trace::state::JobLog| {
+        let escaped = log.project.as_deref()?;
+        trace
+            .state
+            .client_states
+            .iter()
+            .flat_map(|s| &s.projects)
+            .find(|p| {
+                p.master_url
+                    .as_deref()
+                    .is_some_and(|u| crate::trace::state::escaped_master_url(u) == escaped)
+            })
+            .and_then(|p| p.project_name.clone())
+    };
+    for log in &trace.state.job_logs {
+        let project = project_of_log(log);
+        for entry in &log.entries {
+            let Some(name) = &entry.nm else { continue };
             facts.finished.insert(name.clone(), entry.time);
+            if let Some(project) = &project {
+                facts.job_log_project.insert(name.clone(), project.clone());
+            }
         }
     }
 }

@@ -464,7 +464,7 @@ fn build_state(
             ..p.clone()
         };
         let usage = ResourceUsage::cpu(p.ncpus, p.rate * 1e9);
-        add_app(&mut state.projects[project], &app, &usage, view);
+        add_app(&mut state.projects[project], &app, &usage);
         let mut sim_job = Job::new(&job.name, project, &app, usage, p.left * 1e9);
         sim_job.exact_flops_remaining = Some(p.left * 1e9);
         sim_job.report_deadline = deadline;
@@ -558,17 +558,12 @@ fn project_inputs(
     }
 }
 
-/// Adds the job's app (with its announced max_concurrent) and an app
-/// version of its usage to the project, once.
-fn add_app(project: &mut Project, app: &str, usage: &ResourceUsage, view: &HostView) {
+/// Adds the job's app and an app version of its usage to the project,
+/// once (an app with a max_concurrent is already there: `build_state` adds
+/// every limited app first).
+fn add_app(project: &mut Project, app: &str, usage: &ResourceUsage) {
     if !project.apps.iter().any(|a| a.name == app) {
-        let mut entry = App::new(app);
-        entry.max_concurrent = view
-            .app_limits
-            .iter()
-            .find(|(p, a, _)| *p == project.name.as_str() && a == app)
-            .map(|(_, _, max)| *max);
-        project.apps.push(entry);
+        project.apps.push(App::new(app));
     }
     if !project
         .app_versions
@@ -1101,7 +1096,8 @@ struct Fed {
 }
 
 /// [`busy_range`] over the misses in the simulation's
-/// finish order, on `ninst` instances; `own` is the simulation's busy time.
+/// finish order, on `ninst` instances; `own`, the simulation's own busy
+/// time, stands where a miss's time or run is not finite.
 fn fed_range(fed: &[Fed], ninst: usize, own: f64, params: &Params) -> BusyRange {
     let one = BusyRange {
         lo: own,
@@ -1125,21 +1121,6 @@ fn fed_range(fed: &[Fed], ninst: usize, own: f64, params: &Params) -> BusyRange 
     let orders = groups.iter().fold(1u64, |acc, g| {
         (1..=g.len() as u64).fold(acc, |a, k| a.saturating_mul(k))
     });
-    if orders <= 1 {
-        // One order: the misses as fed (a miss the record leaves undecided
-        // taken as printed, which the simulation's own busy time may not
-        // have).
-        let mut est = BusyTimeEstimator::new(ninst);
-        for f in fed {
-            est.update(f.dur, f.ncpus, params);
-        }
-        let busy = est.busy_time();
-        return BusyRange {
-            lo: busy,
-            hi: busy,
-            orders: Orders::One,
-        };
-    }
     if orders > BUSY_ORDERS_TRIED {
         let fed_cpus = |n: f64| {
             if n >= params.busy_time_min_nused {
@@ -1187,7 +1168,14 @@ fn fed_range(fed: &[Fed], ninst: usize, own: f64, params: &Params) -> BusyRange 
     BusyRange {
         lo,
         hi,
-        orders: Orders::All(orders),
+        // One order: the misses as fed (a miss the record leaves undecided
+        // taken as printed, which the simulation's own busy time may not
+        // have).
+        orders: if orders <= 1 {
+            Orders::One
+        } else {
+            Orders::All(orders)
+        },
     }
 }
 
