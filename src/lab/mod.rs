@@ -1160,7 +1160,8 @@ pub struct RealUsage {
 
 /// Reads a lab run (a folder with `lab.txt`): the scenario it ran and each
 /// project's CPU use, from the task lines of its event log (`Starting
-/// task`, `Resuming task` to `Preempting`, `Computation for task …
+/// task`, `Resuming task`, a restart's `Restarting task` or
+/// `task_state=EXECUTING` to `Preempting`, `Computation for task …
 /// finished`, the client's last line before a restart, or the end of the
 /// log), to whole seconds.
 pub fn real_usage(dir: &Path) -> Result<RealUsage, LabError> {
@@ -1200,7 +1201,19 @@ pub fn real_usage(dir: &Path) -> Result<RealUsage, LabError> {
         last = last.max(now);
         let project = event.project.as_deref().unwrap_or_default().to_string();
         match &event.message {
-            Message::StartingTask { job } | Message::Resuming { job } => {
+            // A restart resumes a task with no untagged line: cpu_sched's
+            // `Restarting task` or task_debug's `task_state=EXECUTING …
+            // from start` tells it (app_start.cpp resume_or_start).
+            Message::StartingTask { job }
+            | Message::Resuming { job }
+            | Message::TaskStart { job, .. } => {
+                running.entry(job.to_string()).or_insert((project, now));
+            }
+            Message::TaskStateChange {
+                state: crate::trace::message::TaskState::Executing,
+                job,
+                from,
+            } if matches!(from.as_str(), "start" | "unsuspend") => {
                 running.entry(job.to_string()).or_insert((project, now));
             }
             Message::Preempting { job, .. } | Message::ComputationFinished { job } => {
