@@ -99,8 +99,9 @@ struct Tracker {
     unreported: HashMap<String, Vec<String>>,
     /// Jobs the job logs say finished before the log's start on a state
     /// file that no state file holds (acknowledged since), with their
-    /// project where a reply names it: whether each was reported before
-    /// the start is not told, until its project completes a request.
+    /// project where its reply or its job log's URL names it: whether each
+    /// was reported before the start is not told, until its project
+    /// completes a request.
     gone_done: Vec<(String, Option<String>)>,
     /// Per project: the tasks it reported that were taken as acknowledged
     /// with no `got ack` line to say so (sched_op_debug off).
