@@ -1431,83 +1431,7 @@ pub fn report_checks_from(
         }
         while let Some((start, project)) = next.peek().filter(|(s, _)| *s == idx) {
             next.next();
-            let check = match reasons.get(start) {
-                None => Err("the log shows no `Sending scheduler request` line for this pass's RPC"
-                    .to_string()),
-                Some(RpcReason::ToReportCompletedTasks) if !tracker.started => Err(
-                    "the log does not start with the client: which tasks were done and not yet reported is not told"
-                        .to_string(),
-                ),
-                // A task is ready to report once its result's state says so
-                // (`result state=FILES_UPLOADED`, task_debug's).
-                Some(RpcReason::ToReportCompletedTasks)
-                    if tracker.flag_sets.off_in_a_print("task_debug") =>
-                {
-                    Err("task_debug was not on all along: the `result state=` lines that \
-                         tell which tasks were done and not yet reported are not all printed"
-                        .to_string())
-                }
-                Some(RpcReason::ToReportCompletedTasks)
-                    if tracker.unreported.get(project).is_none_or(Vec::is_empty)
-                        && tracker.assumed_acked.get(project).is_some_and(|a| !a.is_empty()) =>
-                {
-                    Err(format!(
-                        "sched_op_debug was off when {project} reported {}: whether the server \
-                         acknowledged them (`got ack for task`) is not printed, and a task not \
-                         acknowledged is reported again",
-                        tracker
-                            .assumed_acked
-                            .get(project)
-                            .map(|a| a.join(", "))
-                            .unwrap_or_default()
-                    ))
-                }
-                Some(RpcReason::ToReportCompletedTasks)
-                    if tracker.unreported.get(project).is_none_or(Vec::is_empty)
-                        && !tracker.contacted.contains(project)
-                        && !tracker.gone_done_of(project).is_empty() =>
-                {
-                    let gone = tracker.gone_done_of(project);
-                    Err(format!(
-                        "the job logs say {} finished before the client start the log begins \
-                         with, and no state file holds {}: whether {} reported before that \
-                         start is not told until {project} completes a scheduler request",
-                        gone.join(", "),
-                        if gone.len() == 1 { "it" } else { "them" },
-                        if gone.len() == 1 { "it was" } else { "they were" },
-                    ))
-                }
-                Some(RpcReason::ToReportCompletedTasks) => {
-                    let done = tracker.unreported.get(project).cloned().unwrap_or_default();
-                    Ok((
-                        !done.is_empty(),
-                        if done.is_empty() {
-                            format!("{project} has no task done and not yet reported")
-                        } else {
-                            format!("{project} has task(s) ready to report: {}", done.join(", "))
-                        },
-                    ))
-                }
-                Some(RpcReason::ProjectInitialization) if !tracker.started => Err(
-                    "the log does not start with the client: earlier contacts are not told"
-                        .to_string(),
-                ),
-                Some(RpcReason::ProjectInitialization) => {
-                    let first = !tracker.contacted.contains(project);
-                    Ok((
-                        first,
-                        if first {
-                            format!("{project}'s first scheduler request in the log")
-                        } else {
-                            format!("{project} already completed a scheduler request")
-                        },
-                    ))
-                }
-                Some(other) => Err(format!(
-                    "an RPC \"{other}\": the poll's reason (a user, project or trickle-up \
-                     request) is taken as given, not recomputed from the log"
-                )),
-            };
+            let check = rpc_check(reasons.get(start), &tracker, project);
             out.insert(*start, check);
         }
         tracker.see(event);
@@ -1516,6 +1440,88 @@ pub fn report_checks_from(
         reports: out,
         rpc_reasons: reasons,
         zero_rec,
+    }
+}
+
+/// One piggyback choice's check, by the reason its RPC gave and the jobs
+/// as told at its line ([`report_checks_from`]).
+fn rpc_check(reason: Option<&RpcReason>, tracker: &Tracker, project: &str) -> ReportCheck {
+    match reason {
+        None => Err("the log shows no `Sending scheduler request` line for this pass's RPC"
+            .to_string()),
+        Some(RpcReason::ToReportCompletedTasks) if !tracker.started => Err(
+            "the log does not start with the client: which tasks were done and not yet reported is not told"
+                .to_string(),
+        ),
+        // A task is ready to report once its result's state says so
+        // (`result state=FILES_UPLOADED`, task_debug's).
+        Some(RpcReason::ToReportCompletedTasks)
+            if tracker.flag_sets.off_in_a_print("task_debug") =>
+        {
+            Err("task_debug was not on all along: the `result state=` lines that \
+                 tell which tasks were done and not yet reported are not all printed"
+                .to_string())
+        }
+        Some(RpcReason::ToReportCompletedTasks)
+            if tracker.unreported.get(project).is_none_or(Vec::is_empty)
+                && tracker.assumed_acked.get(project).is_some_and(|a| !a.is_empty()) =>
+        {
+            Err(format!(
+                "sched_op_debug was off when {project} reported {}: whether the server \
+                 acknowledged them (`got ack for task`) is not printed, and a task not \
+                 acknowledged is reported again",
+                tracker
+                    .assumed_acked
+                    .get(project)
+                    .map(|a| a.join(", "))
+                    .unwrap_or_default()
+            ))
+        }
+        Some(RpcReason::ToReportCompletedTasks)
+            if tracker.unreported.get(project).is_none_or(Vec::is_empty)
+                && !tracker.contacted.contains(project)
+                && !tracker.gone_done_of(project).is_empty() =>
+        {
+            let gone = tracker.gone_done_of(project);
+            Err(format!(
+                "the job logs say {} finished before the client start the log begins \
+                 with, and no state file holds {}: whether {} reported before that \
+                 start is not told until {project} completes a scheduler request",
+                gone.join(", "),
+                if gone.len() == 1 { "it" } else { "them" },
+                if gone.len() == 1 { "it was" } else { "they were" },
+            ))
+        }
+        Some(RpcReason::ToReportCompletedTasks) => {
+            let done = tracker.unreported.get(project).cloned().unwrap_or_default();
+            Ok((
+                !done.is_empty(),
+                if done.is_empty() {
+                    format!("{project} has no task done and not yet reported")
+                } else {
+                    format!("{project} has task(s) ready to report: {}", done.join(", "))
+                },
+            ))
+        }
+        Some(RpcReason::ProjectInitialization) if !tracker.started => Err(
+            "the log does not start with the client: earlier contacts are not told"
+                .to_string(),
+        ),
+        Some(RpcReason::ProjectInitialization) => {
+            let first = !tracker.contacted.contains(project);
+            Ok((
+                first,
+                if first {
+                    format!("{project}'s first scheduler request in the log")
+                } else {
+                    format!("{project} already completed a scheduler request")
+                },
+            ))
+        }
+        Some(other) => Err(format!(
+            "an RPC \"{other}\": the poll's reason (a user, project or trickle-up \
+             request) is taken as given, not recomputed from the log"
+        )),
     }
 }
 
