@@ -1209,11 +1209,7 @@ pub fn real_usage(dir: &Path) -> Result<RealUsage, LabError> {
             | Message::TaskStart { job, .. } => {
                 running.entry(job.to_string()).or_insert((project, now));
             }
-            Message::TaskStateChange {
-                state: crate::trace::message::TaskState::Executing,
-                job,
-                from,
-            } if matches!(from.as_str(), "start" | "unsuspend") => {
+            Message::TaskStateChange { job, .. } if event.message.process_started().is_some() => {
                 running.entry(job.to_string()).or_insert((project, now));
             }
             Message::Preempting { job, .. } | Message::ComputationFinished { job } => {

@@ -1966,6 +1966,24 @@ messages! {
     },
 }
 
+impl Message {
+    /// The task whose process this line starts or resumes, where the line
+    /// is task_debug's `task_state=EXECUTING for X from start` or `from
+    /// unsuspend` (app_start.cpp start, app_control.cpp unsuspend): a
+    /// restart's resumed task prints no other line without cpu_sched
+    /// (resume_or_start).
+    pub fn process_started(&self) -> Option<&str> {
+        match self {
+            Message::TaskStateChange {
+                state: TaskState::Executing,
+                job,
+                from,
+            } if matches!(from.as_str(), "start" | "unsuspend") => Some(job.as_str()),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
