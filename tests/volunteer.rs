@@ -347,7 +347,10 @@ fn without_flags(log: &str, dropped: &[&str]) -> String {
 /// the client writes without one debug flag, without all of them, or with
 /// work_fetch_debug alone, or its head or tail cut off mid-pass, is
 /// audited: a decision its missing lines leave unknown is "not checked",
-/// never a divergence. Adding a run is adding a folder to traces/real.
+/// never a divergence. Without task_debug (off by default), the data
+/// directory tells what its lines would: no more points are left unchecked
+/// than the whole log leaves (expect.toml's `unchecked_max`). Adding a run
+/// is adding a folder to traces/real.
 #[test]
 fn a_log_with_fewer_flags_never_diverges_for_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/real");
@@ -378,6 +381,11 @@ fn a_log_with_fewer_flags_never_diverges_for_it() {
             let (variants, scratch) = (&variants, &scratch);
             scope.spawn(move || {
                 let name = run.file_name().unwrap().to_string_lossy().to_string();
+                let expect: toml::Table = std::fs::read_to_string(run.join("expect.toml"))
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                let unchecked_max = expect["unchecked_max"].as_integer().unwrap() as u64;
                 let mut log = String::new();
                 flate2::read::GzDecoder::new(
                     std::fs::File::open(run.join("stdoutdae.txt.gz")).unwrap(),
@@ -414,6 +422,13 @@ fn a_log_with_fewer_flags_never_diverges_for_it() {
                         json["decision_points"].as_u64().unwrap() > 0,
                         "{name} {what}"
                     );
+                    if what == "without task_debug" {
+                        let unchecked = json["not_checked"].as_u64().unwrap();
+                        assert!(
+                            unchecked <= unchecked_max,
+                            "{name} {what}: {unchecked} not checked"
+                        );
+                    }
                     let _ = std::fs::remove_dir_all(&dir);
                 }
             });

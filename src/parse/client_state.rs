@@ -713,7 +713,16 @@ pub(crate) fn read_app_version(doc: &mut XmlDoc<'_>, element: &Element) -> AppVe
     version
 }
 
-const SKIPPED_WORKUNIT: &[&str] = &["file_ref", "env_vars", "job_keyword_ids", "sub_appname"];
+const SKIPPED_WORKUNIT: &[&str] = &["env_vars", "job_keyword_ids", "sub_appname"];
+
+/// A `<file_ref>`'s `<file_name>`.
+fn file_ref_name(element: &Element) -> Option<String> {
+    element
+        .child("file_name")
+        .map(|name| name.text.trim())
+        .filter(|name| !name.is_empty())
+        .map(str::to_string)
+}
 
 /// Reads a `<workunit>`.
 pub(crate) fn read_workunit(doc: &mut XmlDoc<'_>, element: &Element) -> Workunit {
@@ -721,6 +730,7 @@ pub(crate) fn read_workunit(doc: &mut XmlDoc<'_>, element: &Element) -> Workunit
     for child in &element.children {
         match child.name.as_str() {
             "coproc" => workunit.coproc = read_coproc_usage(doc, child),
+            "file_ref" => workunit.input_files.extend(file_ref_name(child)),
             name if SKIPPED_WORKUNIT.contains(&name) => {}
             _ => {
                 if !fields!(
@@ -749,7 +759,6 @@ pub(crate) fn read_workunit(doc: &mut XmlDoc<'_>, element: &Element) -> Workunit
 }
 
 const SKIPPED_RESULT: &[&str] = &[
-    "file_ref",
     "file_info",
     "stderr_out",
     "fpops_per_cpu_sec",
@@ -785,6 +794,7 @@ pub(crate) fn read_result(doc: &mut XmlDoc<'_>, element: &Element) -> Job {
     for child in &element.children {
         match child.name.as_str() {
             "plan_class" => job.plan_class = plan_class(doc, child),
+            "file_ref" => job.output_files.extend(file_ref_name(child)),
             name if SKIPPED_RESULT.contains(&name) => {}
             _ => {
                 if !fields!(

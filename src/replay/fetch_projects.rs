@@ -6,8 +6,8 @@
 //! the block's second.
 //!
 //! - **REC**: as the project's last `recent est credit` line printed it
-//!   (six decimals), or exactly 0 for a project none of whose jobs has had
-//!   its files in since the client made its state file.
+//!   (six decimals), or exactly 0 for a project none of whose tasks was
+//!   scheduled since the client made its state file.
 //! - **Priority**: the fetch-mode `[prio]` pass printed between the
 //!   simulation and the block (checked on its own as a priority point),
 //!   less the project's queued work: each of its jobs' FLOPs left over the

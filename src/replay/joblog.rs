@@ -42,14 +42,41 @@ struct TrackedJob {
     /// hex MD5 of its name: the client's order (`sort_results`).
     order: (u64, String),
     project: String,
-    /// Still NEW: its files not yet started (`FILES_DOWNLOADING`), so not
-    /// yet nearly runnable.
-    arrived_only: bool,
-    downloaded: bool,
+    /// Its result's state as far as the log tells it: NEW (its files not
+    /// yet started, so not yet nearly runnable), `FILES_DOWNLOADING` or
+    /// `FILES_DOWNLOADED`.
+    files: Files,
+    /// The furthest state the client may have moved it to since, with no
+    /// line to tell (task_debug off: `update_results` moves a job one
+    /// state on per call, silently).
+    files_hi: Files,
     done: bool,
     suspended: bool,
     /// Postponed by the client (`schedule_backoff`) since its last start.
     postponed: bool,
+}
+
+/// A job's result state up to its computation (client/result.h
+/// `RESULT_NEW`, `RESULT_FILES_DOWNLOADING`, `RESULT_FILES_DOWNLOADED`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Files {
+    New,
+    Downloading,
+    Downloaded,
+}
+
+impl TrackedJob {
+    /// A line told its state exactly.
+    fn told(&mut self, files: Files) {
+        self.files = files;
+        self.files_hi = files;
+    }
+
+    /// A line told it is at least in `files`.
+    fn at_least(&mut self, files: Files) {
+        self.files = self.files.max(files);
+        self.files_hi = self.files_hi.max(self.files);
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -88,6 +115,10 @@ struct Tracker {
     started: bool,
     /// Why the jobs are not all known (a job mentioned before it arrived).
     unknown: Option<String>,
+    /// Why the jobs are not all known from the lines task_debug does not
+    /// gate (a reply's new jobs the record does not name): it holds while
+    /// the log prints no `result state=` lines.
+    untold: Option<String>,
     jobs: Vec<TrackedJob>,
     tasks: Vec<TrackedTask>,
     /// Replies seen (consecutive `result state=NEW` lines are one reply).
@@ -140,6 +171,25 @@ struct Tracker {
     gpu_host: bool,
     /// `task_state=` lines (task_debug) are in the log.
     saw_task_states: bool,
+    /// `result state=` lines (task_debug) are in the log.
+    saw_result_states: bool,
+    /// Per project: the stamp of its scheduler request's `Sending
+    /// scheduler request` line, while the request is in flight.
+    rpc_sent: HashMap<String, Option<f64>>,
+    /// The files the log told downloaded (`Finished download of`, `File
+    /// … exists already`), for jobs whose states it does not print.
+    present_files: HashSet<String>,
+    /// Per project: jobs done whose state the log does not print (task_debug
+    /// off) that may be ready to report, each with the stamp from which the
+    /// client owes it that state (its output files told uploaded, or none;
+    /// `None`: not told), until [`UNTOLD_STEP_SECS`] later makes it sure.
+    maybe_ready: HashMap<String, Vec<(String, Option<f64>)>>,
+    /// Per job done so, its output files not yet told uploaded.
+    uploading: HashMap<String, Vec<String>>,
+    /// Per project: the stamp from which the client owes it the clearing
+    /// of its backoffs (a job's files all uploaded, task_debug off:
+    /// `update_results` clears them as it makes the job ready to report).
+    backoff_clears: Vec<(String, f64)>,
     /// The projects in the order this client process allocated them: the
     /// start-up's `URL …` lines (client_state.xml and account files), then
     /// each project the log first names later (attached while running).
@@ -165,7 +215,7 @@ struct Tracker {
     start_told: bool,
     /// The last start's release restores RPC deferrals or backoffs.
     start_restores_timers: bool,
-    /// Projects a job of which had its files in since: their REC may have
+    /// Projects a task of which was scheduled since: their REC may have
     /// moved off 0.
     touched: HashSet<String>,
     /// Per project: the resource share its start-up line printed (whole
@@ -265,6 +315,13 @@ impl LogFlagSets {
         self.current.contains(flag)
     }
 }
+
+/// Stamps after which a state change the client owes a job is done,
+/// though no line tells it (task_debug off): `update_results` runs at most
+/// once a second (client_state.h `UPDATE_RESULTS_PERIOD`), in a poll that
+/// comes at least once a second (`POLL_INTERVAL`), and a stamp is a whole
+/// second.
+const UNTOLD_STEP_SECS: f64 = 3.0;
 
 /// The shortest and longest resource backoff interval, seconds
 /// (client_state.h `WF_MIN_BACKOFF_INTERVAL`, `WF_MAX_BACKOFF_INTERVAL`).
@@ -406,6 +463,13 @@ impl Tracker {
             self.projects.push(project.to_string());
         }
         self.flag_sets.see(&event.message);
+        if let Some(stamp) = event
+            .time
+            .secs()
+            .filter(|_| !self.maybe_ready.is_empty() || !self.backoff_clears.is_empty())
+        {
+            self.settle_untold(stamp);
+        }
         self.see_cpu_backoff(project, &event.message, event.time.secs());
         match &event.message {
             Message::ClientStart { version, .. } => {
@@ -440,6 +504,7 @@ impl Tracker {
                 self.see_host(project, &event.message);
             }
             Message::ResultStateChange { state, job, .. } => {
+                self.saw_result_states = true;
                 self.see_result_state(project, state, job)
             }
             Message::CreatingStateFile => {
@@ -462,6 +527,9 @@ impl Tracker {
             }
             other => {
                 let stamp = event.time.secs();
+                if self.states_untold() {
+                    self.see_untold_states(project, other, stamp);
+                }
                 self.see_fetch_flags(project, other, stamp);
                 self.see_peak(other, stamp);
                 if !self.see_rpc(project, other) && !self.see_task(project, other, stamp) {
@@ -575,8 +643,8 @@ impl Tracker {
                 name: name.clone(),
                 order: (0, format!("{received:020.6}{}", name_md5(name))),
                 project: project.clone(),
-                arrived_only: false,
-                downloaded: true,
+                files: Files::Downloaded,
+                files_hi: Files::Downloaded,
                 done: *done,
                 suspended: *suspended,
                 postponed: false,
@@ -677,8 +745,8 @@ impl Tracker {
                             name: job.to_string(),
                             order,
                             project: project.to_string(),
-                            arrived_only: true,
-                            downloaded: false,
+                            files: Files::New,
+                            files_hi: Files::New,
                             done: false,
                             suspended: false,
                             postponed: false,
@@ -688,15 +756,12 @@ impl Tracker {
             }
             ResultState::FilesDownloading => {
                 if let Some(j) = self.job_mut(job) {
-                    j.downloaded = false;
-                    j.arrived_only = false;
+                    j.told(Files::Downloading);
                 }
             }
             ResultState::FilesDownloaded => {
-                self.touched.insert(project.to_string());
                 if let Some(j) = self.job_mut(job) {
-                    j.downloaded = true;
-                    j.arrived_only = false;
+                    j.told(Files::Downloaded);
                 }
             }
             _ => {
@@ -717,6 +782,289 @@ impl Tracker {
                 }
             }
         }
+    }
+
+    /// A job done with its state not printed: it may be ready to report
+    /// from now (`owed`: its state change is owed from this stamp on).
+    fn maybe_ready_from(&mut self, project: &str, job: &str, owed: Option<f64>) {
+        let list = self.maybe_ready.entry(project.to_string()).or_default();
+        match list.iter_mut().find(|(j, _)| j == job) {
+            Some(entry) => entry.1 = owed,
+            None => list.push((job.to_string(), owed)),
+        }
+    }
+
+    /// A job that ended without error has its files uploaded at `stamp`:
+    /// the client's next `update_results` makes it ready to report and
+    /// clears its project's backoffs.
+    fn uploaded(&mut self, project: &str, job: &str, stamp: Option<f64>) {
+        self.maybe_ready_from(project, job, stamp);
+        match stamp {
+            Some(at) => {
+                self.backoff_untold(
+                    project,
+                    format!(
+                        "{job}'s files were in by {at:.0}, and the client clears its \
+                         project's backoff within {UNTOLD_STEP_SECS:.0} s after, silently \
+                         with task_debug off"
+                    ),
+                );
+                self.backoff_clears.push((project.to_string(), at));
+            }
+            None => self.backoff_untold(project, format!("{job}'s upload has no time")),
+        }
+    }
+
+    /// A CPU backoff the lines leave open from here.
+    fn backoff_untold(&mut self, project: &str, why: String) {
+        if let Some(entry) = self
+            .cpu_backoff
+            .get_mut(project)
+            .filter(|b| matches!(b.until, RpcDeferral::Until(_)))
+        {
+            entry.until = RpcDeferral::Unknown(why);
+            entry.interval = None;
+        }
+    }
+
+    /// The silent state changes the client owes by `stamp`: a job owed
+    /// its ready-to-report state [`UNTOLD_STEP_SECS`] of stamps ago has it.
+    fn settle_untold(&mut self, stamp: f64) {
+        let due = |owed: f64| stamp >= owed + UNTOLD_STEP_SECS;
+        for (project, _) in self.backoff_clears.iter().filter(|(_, at)| due(*at)) {
+            self.cpu_backoff.remove(project);
+        }
+        self.backoff_clears.retain(|(_, at)| !due(*at));
+        for (project, list) in &mut self.maybe_ready {
+            let due: Vec<String> = list
+                .iter()
+                .filter(|(_, owed)| owed.is_some_and(due))
+                .map(|(job, _)| job.clone())
+                .collect();
+            if due.is_empty() {
+                continue;
+            }
+            list.retain(|(job, _)| !due.contains(job));
+            let ready = self.unreported.entry(project.clone()).or_default();
+            for job in due {
+                if !ready.contains(&job) {
+                    ready.push(job);
+                }
+            }
+        }
+    }
+
+    /// The log prints no `result state=` lines now: task_debug is off in
+    /// its last `log flags:` print, or the log prints none and has shown
+    /// no such line.
+    fn states_untold(&self) -> bool {
+        !(self.flag_sets.on_now("task_debug")
+            || (self.flag_sets.prints == 0 && self.saw_result_states))
+    }
+
+    /// The jobs' arrivals and files as the lines task_debug does not gate
+    /// tell them. A reply's new jobs arrive at its `Scheduler request
+    /// completed: got N new tasks` line (cs_scheduler.cpp
+    /// handle_scheduler_reply), taken from the record. Their states then
+    /// move on silently (client_state.cpp `update_results`: NEW to
+    /// `FILES_DOWNLOADING` at its next call, then to `FILES_DOWNLOADED` at
+    /// a call after their files are in), so the log bounds them only: in at
+    /// the earliest when its last input file is told downloaded
+    /// (pers_file_xfer.cpp `Finished download of`, `File … exists
+    /// already`), and exactly at the task's start.
+    fn see_untold_states(&mut self, project: &str, message: &Message, stamp: Option<f64>) {
+        match message {
+            Message::SendingSchedulerRequest { .. } => {
+                self.rpc_sent.insert(project.to_string(), stamp);
+            }
+            Message::SchedulerRequestCompleted { new_tasks } => {
+                let sent = self.rpc_sent.remove(project).flatten();
+                if let Some(n) = new_tasks.filter(|&n| n > 0) {
+                    self.arrive_untold(project, n, sent, stamp);
+                }
+            }
+            Message::SchedulerRequestFailed { .. } => {
+                self.rpc_sent.remove(project);
+            }
+            // Its output files upload, then `update_results` makes it
+            // ready to report (an error or abort makes it so at once).
+            // Only a job that ended without error has a job-log line
+            // (cs_apps.cpp app_finished) and uploads its files; one with an
+            // error is ready to report with no upload, and clears nothing.
+            Message::ComputationFinished { job } => {
+                let ok = if self.facts.finished.contains_key(job.as_str()) {
+                    Some(true)
+                } else {
+                    (!self.facts.state_jobs.is_empty() || !self.facts.finished.is_empty())
+                        .then_some(false)
+                };
+                let outputs = self.facts.output_files.get(job.as_str()).cloned();
+                match (ok, outputs) {
+                    (Some(true), Some(outputs)) if !outputs.is_empty() => {
+                        self.maybe_ready_from(project, job, None);
+                        self.uploading.insert(job.to_string(), outputs);
+                    }
+                    (Some(true), Some(_)) => self.uploaded(project, job, stamp),
+                    _ => {
+                        self.maybe_ready_from(project, job, None);
+                        if ok.is_none() {
+                            self.backoff_untold(
+                                project,
+                                format!(
+                                    "{job} finished, and whether it ended without error (its \
+                                     upload's end then clears the backoff) is printed only \
+                                     with task_debug or in its job log, not in the record"
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            Message::TaskAbortedByUser { job }
+            | Message::AbortingTask { job, .. }
+            | Message::AbortingTaskDeadlinePassed { job } => {
+                self.uploading.remove(job.as_str());
+                self.maybe_ready_from(project, job, stamp);
+            }
+            Message::TransferFinished { file, upload: true } => {
+                let mut uploaded = Vec::new();
+                for (job, files) in &mut self.uploading {
+                    files.retain(|f| f != file.as_str());
+                    if files.is_empty() {
+                        uploaded.push(job.clone());
+                    }
+                }
+                for job in uploaded {
+                    self.uploading.remove(&job);
+                    self.uploaded(project, &job, stamp);
+                }
+            }
+            Message::TransferFinished {
+                file,
+                upload: false,
+            }
+            | Message::FileAlreadyPresent { file } => {
+                self.present_files.insert(file.to_string());
+                for job in &mut self.jobs {
+                    let inputs = self.facts.input_files.get(&job.name);
+                    if inputs.is_some_and(|f| {
+                        f.iter().any(|f| f == file.as_str())
+                            && f.iter().all(|f| self.present_files.contains(f))
+                    }) {
+                        job.files_hi = Files::Downloaded;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A reply's `n` new jobs, arrived with no `result state=NEW` line.
+    fn arrive_untold(&mut self, project: &str, n: u32, sent: Option<f64>, done: Option<f64>) {
+        let names = match self.untold_arrivals(project, n, sent, done) {
+            Ok(names) => names,
+            Err(why) => {
+                self.untold.get_or_insert(why);
+                return;
+            }
+        };
+        self.replies += 1;
+        for name in names {
+            self.undated.retain(|j| *j != name);
+            if self.seeded.contains(&name) && self.unknown.is_none() {
+                self.unknown = Some(format!(
+                    "job {name} was taken as on the host at the log's start (the state files \
+                     and its reply's time), and the log tells its arrival later"
+                ));
+            }
+            if self.jobs.iter().any(|j| j.name == name) {
+                continue;
+            }
+            // Its files may all be in already (another job's, or none).
+            let files_hi = match self.facts.input_files.get(&name) {
+                Some(files) if !files.iter().all(|f| self.present_files.contains(f)) => {
+                    Files::Downloading
+                }
+                _ => Files::Downloaded,
+            };
+            let order = (self.replies, name_md5(&name));
+            let at = self.jobs.partition_point(|j| j.order < order);
+            self.jobs.insert(
+                at,
+                TrackedJob {
+                    name,
+                    order,
+                    project: project.to_string(),
+                    files: Files::New,
+                    files_hi,
+                    done: false,
+                    suspended: false,
+                    postponed: false,
+                },
+            );
+        }
+    }
+
+    /// Which jobs a reply of `project` that brought `n` new ones sent: its
+    /// request's reply in the record (the request's `now` between the
+    /// `Sending scheduler request` line and the completion, each known to
+    /// its stamp's second and the poll that set `now`), else the state
+    /// files' jobs of the project received at the completion.
+    fn untold_arrivals(
+        &self,
+        project: &str,
+        n: u32,
+        sent: Option<f64>,
+        done: Option<f64>,
+    ) -> Result<Vec<String>, String> {
+        let (Some(offset), Some(sent), Some(done)) = (self.utc_offset_secs, sent, done) else {
+            return Err(format!(
+                "{project}'s reply brought {n} new task(s), which task_debug (off) would name: \
+                 the request's `Sending scheduler request` line or the host's offset from UTC \
+                 is not in the log to find the reply in the record"
+            ));
+        };
+        let offset = offset as f64;
+        let (lo, hi) = (sent - offset - 2.0, done - offset + 1.0);
+        let within = |t: Option<f64>| t.is_some_and(|t| t >= lo && t < hi);
+        let replies: Vec<&ReplyJobs> = self
+            .facts
+            .replies
+            .iter()
+            .filter(|r| r.project == project && within(r.requested))
+            .collect();
+        match replies.as_slice() {
+            [reply] if reply.jobs.len() == n as usize => return Ok(reply.jobs.clone()),
+            [reply] => {
+                return Err(format!(
+                    "{project}'s reply brought {n} new task(s) by the log, and {} by the \
+                     record's reply to that request",
+                    reply.jobs.len()
+                ))
+            }
+            [] => {}
+            _ => {
+                return Err(format!(
+                    "several replies of the record answer {project}'s request of {sent:.0}"
+                ))
+            }
+        }
+        let received: Vec<String> = self
+            .facts
+            .state_jobs
+            .iter()
+            .filter(|j| j.project == project && within(j.received))
+            .map(|j| j.name.clone())
+            .collect();
+        if received.len() == n as usize {
+            return Ok(received);
+        }
+        Err(format!(
+            "{project}'s reply brought {n} new task(s), which task_debug (off) would name: the \
+             record holds neither that reply (rpcs/, sched_reply_*.xml) nor all of its jobs in \
+             a state file ({} received then)",
+            received.len()
+        ))
     }
 
     /// A start on no state file after a restart: only the start-up block's
@@ -869,8 +1217,14 @@ impl Tracker {
                 }
                 false
             }
-            Message::TransferFinished { upload: true, .. }
-                if !self.flag_sets.on_now("task_debug") =>
+            // An upload of a job whose output files the record names is
+            // followed where the job's files are ([`Self::see_untold_states`]).
+            Message::TransferFinished { upload: true, file }
+                if !self.flag_sets.on_now("task_debug")
+                    && !self
+                        .uploading
+                        .values()
+                        .any(|f| f.iter().any(|f| f == file.as_str())) =>
             {
                 if let Some(entry) = self
                     .cpu_backoff
@@ -956,6 +1310,11 @@ impl Tracker {
             Message::SendingSchedulerRequest { .. } => {
                 let ready = self.unreported.get(project).cloned().unwrap_or_default();
                 self.in_flight.insert(project.to_string(), ready);
+                // A job that may be ready to report may go with it: whether
+                // it did is not told.
+                for entry in self.maybe_ready.get_mut(project).into_iter().flatten() {
+                    entry.1 = None;
+                }
             }
             Message::SchedulerRequestCompleted { .. } => {
                 let reported = self.in_flight.remove(project).unwrap_or_default();
@@ -977,6 +1336,9 @@ impl Tracker {
             Message::GotAck { job } => {
                 if let Some(list) = self.unreported.get_mut(project) {
                     list.retain(|j| j != job.as_str());
+                }
+                if let Some(list) = self.maybe_ready.get_mut(project) {
+                    list.retain(|(j, _)| j != job.as_str());
                 }
                 if let Some(list) = self.assumed_acked.get_mut(project) {
                     list.retain(|j| j != job.as_str());
@@ -1001,18 +1363,18 @@ impl Tracker {
     /// these.
     fn see_task(&mut self, project: &str, message: &Message, stamp: Option<f64>) -> bool {
         match message {
-            Message::TaskStateChange { state, job, from } => {
+            Message::TaskStateChange { state, job, .. } => {
                 self.saw_task_states = true;
+                // A process started or resumed: the task was scheduled.
+                let started = message.process_started().is_some();
                 let task = self.task_mut(job);
-                // A process started or resumed (app_start.cpp start,
-                // app_control.cpp unsuspend): the task was scheduled. A
-                // restart or resume prints no other line without the
-                // cpu_sched flag (resume_or_start).
-                if *state == TaskState::Executing && matches!(from.as_str(), "start" | "unsuspend")
-                {
+                if started {
                     task.schedule(stamp);
                 }
                 task.state = state.clone();
+                if started {
+                    self.task_started(project, job);
+                }
             }
             Message::TaskPostponed { job, .. } => {
                 if let Some(j) = self.job_mut(job) {
@@ -1023,6 +1385,7 @@ impl Tracker {
                 if let Some(j) = self.jobs.iter_mut().find(|j| j.name == job.as_str()) {
                     j.postponed = false;
                 }
+                self.task_started(project, job);
                 let task = self.task_mut(job);
                 task.schedule(stamp);
                 if !task.process_exists() {
@@ -1031,6 +1394,7 @@ impl Tracker {
             }
             Message::TaskStart { job, app, .. } => {
                 self.facts.apps.insert(job.to_string(), app.to_string());
+                self.task_started(project, job);
                 let task = self.task_mut(job);
                 task.schedule(stamp);
                 if !task.process_exists() {
@@ -1079,6 +1443,16 @@ impl Tracker {
             _ => return false,
         }
         true
+    }
+
+    /// A task of `project` started or resumed: its job's files are in,
+    /// and the project's REC may move off 0 (cpu_sched.cpp adjust_rec
+    /// accrues only scheduled tasks' time).
+    fn task_started(&mut self, project: &str, job: &str) {
+        if let Some(j) = self.jobs.iter_mut().find(|j| j.name == job) {
+            j.at_least(Files::Downloaded);
+        }
+        self.touched.insert(project.to_string());
     }
 
     /// The host facts a line tells: max_concurrent limits, the usable
@@ -1239,6 +1613,9 @@ impl Tracker {
         if let Some(why) = &self.unknown {
             return Err(why.clone());
         }
+        if let Some(why) = self.untold.as_ref().filter(|_| self.states_untold()) {
+            return Err(why.clone());
+        }
         if let Some(job) = self.undated.first() {
             return Err(format!(
                 "job {job} finished after the log's start (its job log) and is in no state \
@@ -1255,13 +1632,17 @@ impl Tracker {
                 project: job.project.clone(),
                 app: self.facts.apps.get(&job.name).cloned(),
                 deadline: self.facts.deadlines.get(&job.name).copied(),
-                downloaded: job.downloaded,
+                downloaded: job.files == Files::Downloaded,
+                maybe_downloaded: job.files < Files::Downloaded
+                    && job.files_hi == Files::Downloaded,
                 done: job.done,
-                nearly_runnable: !job.arrived_only
-                    && !job.done
-                    && !job.suspended
+                maybe_nearly_runnable: job.files == Files::New
+                    && job.files_hi > Files::New
                     && !job.postponed
-                    && !self.suspended_projects.contains(&job.project),
+                    && self.job_runnable_but_files(job),
+                nearly_runnable: job.files > Files::New
+                    && !job.postponed
+                    && self.job_runnable_but_files(job),
             })
             .collect();
         let mut app_limits: Vec<(String, String, u32)> = self
@@ -1282,6 +1663,7 @@ impl Tracker {
         Ok(HostView {
             jobs,
             projects: self.projects.clone(),
+            sorted_by_name: self.client_version.is_some_and(|v| v >= (7, 6)),
             app_limits,
             project_limits,
             ncpus: self.ncpus,
@@ -1307,10 +1689,13 @@ impl Tracker {
     }
 
     fn job_runnable(&self, job: &TrackedJob) -> bool {
-        job.downloaded
-            && !job.done
-            && !job.suspended
-            && !self.suspended_projects.contains(&job.project)
+        job.files == Files::Downloaded && self.job_runnable_but_files(job)
+    }
+
+    /// Runnable once its files are in: not done, not suspended (nor its
+    /// project).
+    fn job_runnable_but_files(&self, job: &TrackedJob) -> bool {
+        !job.done && !job.suspended && !self.suspended_projects.contains(&job.project)
     }
 }
 
@@ -1454,13 +1839,23 @@ fn rpc_check(reason: Option<&RpcReason>, tracker: &Tracker, project: &str) -> Re
                 .to_string(),
         ),
         // A task is ready to report once its result's state says so
-        // (`result state=FILES_UPLOADED`, task_debug's).
+        // (`result state=FILES_UPLOADED`, task_debug's), or, where those
+        // lines are not printed, by the time its uploads and the client's
+        // `update_results` allow.
         Some(RpcReason::ToReportCompletedTasks)
-            if tracker.flag_sets.off_in_a_print("task_debug") =>
+            if tracker.unreported.get(project).is_none_or(Vec::is_empty)
+                && tracker.maybe_ready.get(project).is_some_and(|m| !m.is_empty()) =>
         {
-            Err("task_debug was not on all along: the `result state=` lines that \
-                 tell which tasks were done and not yet reported are not all printed"
-                .to_string())
+            let maybe = &tracker.maybe_ready[project];
+            Ok((
+                true,
+                format!(
+                    "{project} may have task(s) ready to report: {} (done; whether the \
+                     client had marked them ready, or reported them, is not printed with \
+                     task_debug off)",
+                    maybe.iter().map(|(j, _)| j.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            ))
         }
         Some(RpcReason::ToReportCompletedTasks)
             if tracker.unreported.get(project).is_none_or(Vec::is_empty)
@@ -1646,6 +2041,14 @@ pub struct JobFacts {
     pub state_jobs: Vec<StateJob>,
     /// Per job: the first scheduler reply of the record that holds it.
     pub first_reply: HashMap<String, ReplyOf>,
+    /// The record's scheduler replies, in the record's order, each with
+    /// the jobs it sent that its request did not hold.
+    pub replies: Vec<ReplyJobs>,
+    /// Per job: its workunit's input files, where a reply or state file
+    /// gives the workunit.
+    pub input_files: HashMap<String, Vec<String>>,
+    /// Per job: its output files, where a reply or state file gives them.
+    pub output_files: HashMap<String, Vec<String>>,
     /// Per job: when the job logs say it finished (Unix seconds).
     pub finished: HashMap<String, f64>,
     /// Per job: the project whose job log holds it, where a state file
@@ -1674,6 +2077,18 @@ pub struct ReplyOf {
     /// The request listed the job as held (`other_results`): it came in an
     /// earlier reply, and this one sent it again.
     pub held: bool,
+}
+
+/// A scheduler reply of the record and the jobs new to the host in it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReplyJobs {
+    /// Its project's name.
+    pub project: String,
+    /// Its request's `now` (`time_stats`, Unix seconds).
+    pub requested: Option<f64>,
+    /// The jobs it sent that its request did not list as held, in the
+    /// reply's order.
+    pub jobs: Vec<String>,
 }
 
 /// A job a state file holds, as it bears on the log's start.
@@ -1974,10 +2389,19 @@ fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
             zero.0
         ));
     }
+    // A job whose files may be in or not (task_debug off) was runnable
+    // when the run list lists it; one it does not list was either not
+    // runnable or not reached before the list filled the CPUs, and then its
+    // absence changes no pick before that.
     let runnable: Vec<&TrackedJob> = tracker
         .jobs
         .iter()
-        .filter(|j| tracker.job_runnable(j))
+        .filter(|j| {
+            tracker.job_runnable(j)
+                || (j.files_hi == Files::Downloaded
+                    && tracker.job_runnable_but_files(j)
+                    && pass.printed.contains(&j.name))
+        })
         .collect();
     if let Some(job) = runnable
         .iter()
@@ -2070,6 +2494,9 @@ pub struct SeenJob {
     pub name: String,
     /// Its files are in (`FILES_DOWNLOADED`).
     pub downloaded: bool,
+    /// Its files may be in, or still downloading: the log does not tell
+    /// (task_debug off).
+    pub maybe_downloaded: bool,
     /// Its project.
     pub project: String,
     /// Its app, where the replies, states or its start tell it.
@@ -2082,6 +2509,9 @@ pub struct SeenJob {
     /// not postponed: in the round-robin simulation
     /// (`RESULT::nearly_runnable`: downloading or downloaded).
     pub nearly_runnable: bool,
+    /// Otherwise nearly runnable, and its files may have started
+    /// downloading or not: the log does not tell (task_debug off).
+    pub maybe_nearly_runnable: bool,
 }
 
 /// The host as a real client's log tells it at one line: what a
@@ -2092,6 +2522,12 @@ pub struct HostView {
     pub jobs: Vec<SeenJob>,
     /// The projects in the order the running process allocated them.
     pub projects: Vec<String>,
+    /// The process keeps its projects sorted by name (7.6 on:
+    /// cs_statefile.cpp `sort_projects_by_name`, after reading its state
+    /// and at each attach), so its passes take them in that order; the
+    /// round-robin simulation's project heap still follows the allocation
+    /// order.
+    pub sorted_by_name: bool,
     /// `(project, app, limit)` of each app max_concurrent announced.
     pub app_limits: Vec<(String, String, u32)>,
     /// `(project, limit)` of each project max_concurrent announced.
@@ -2107,7 +2543,7 @@ pub struct HostView {
     /// Per project: its REC as its last `recent est credit` line printed it.
     pub recs: HashMap<String, f64>,
     /// Projects whose REC and `REC_tmp` are exactly 0: the client created
-    /// its state file, and none of their jobs has had its files in since.
+    /// its state file, and none of their tasks was scheduled since.
     pub untouched: HashSet<String>,
     /// Projects suspended by the user.
     pub suspended_projects: HashSet<String>,
@@ -2357,6 +2793,85 @@ mod tests {
     fn with_start(lines: &[&'static str]) -> Tracker {
         let all: Vec<&str> = START.iter().chain(lines).copied().collect();
         tracked(&all)
+    }
+
+    /// Without task_debug, a reply's new jobs arrive at its completion
+    /// line, as the record's reply to that request names them; their files
+    /// are bounded by the transfer lines and known in at their task's
+    /// start; a job ended without error is ready to report once its
+    /// uploads are done and the client's next `update_results` is due.
+    #[test]
+    fn without_task_debug_the_other_lines_and_the_record_tell_the_jobs() {
+        // 10:00:00 UTC on 30-Nov-2026.
+        let start = 1_796_032_800.0;
+        let facts = JobFacts {
+            replies: vec![ReplyJobs {
+                project: "P1".into(),
+                requested: Some(start + 10.2),
+                jobs: vec!["P1_0".into(), "P1_1".into()],
+            }],
+            input_files: HashMap::from([
+                ("P1_0".to_string(), vec!["P1_0.in".to_string()]),
+                ("P1_1".to_string(), vec!["P1_1.in".to_string()]),
+            ]),
+            output_files: HashMap::from([
+                ("P1_0".to_string(), vec![]),
+                ("P1_1".to_string(), vec!["P1_1_out".to_string()]),
+            ]),
+            finished: HashMap::from([
+                ("P1_0".to_string(), start + 50.0),
+                ("P1_1".to_string(), start + 60.0),
+            ]),
+            ..JobFacts::default()
+        };
+        let mut lines = vec![
+            "10:00:00 [---] Starting BOINC client version 7.20.5 for x86_64-pc-linux-gnu",
+            "10:00:00 [---] log flags: file_xfer, sched_ops, task",
+            "10:00:00 [---] Local time is UTC +0 hours",
+            "10:00:00 [---] Creating new client state file",
+            "10:00:10 [P1] Sending scheduler request: To fetch work.",
+            "10:00:12 [P1] Scheduler request completed: got 2 new tasks",
+        ];
+        let job = |t: &Tracker, name: &str| {
+            let view = t.view().expect("the jobs are told");
+            view.jobs.into_iter().find(|j| j.name == name).expect(name)
+        };
+        let t = tracked_with(&facts, &lines);
+        let p0 = job(&t, "P1_0");
+        assert!(!p0.nearly_runnable && p0.maybe_nearly_runnable && !p0.maybe_downloaded);
+        lines.push("10:00:14 [P1] Finished download of P1_0.in");
+        let t = tracked_with(&facts, &lines);
+        assert!(job(&t, "P1_0").maybe_downloaded);
+        assert!(!job(&t, "P1_1").maybe_downloaded);
+        lines.push("10:00:15 [P1] Starting task P1_0");
+        let t = tracked_with(&facts, &lines);
+        let p0 = job(&t, "P1_0");
+        assert!(p0.downloaded && p0.nearly_runnable && !p0.maybe_downloaded);
+        // Done with no file to upload: ready to report within the step.
+        lines.push("10:00:50 [P1] Computation for task P1_0 finished");
+        lines.push("10:00:52 [---] choose_project(): 1796032852.000000");
+        let t = tracked_with(&facts, &lines);
+        assert!(t.unreported.get("P1").is_none_or(Vec::is_empty));
+        assert_eq!(t.maybe_ready["P1"][0].0, "P1_0");
+        lines.push("10:00:53 [---] choose_project(): 1796032853.000000");
+        let t = tracked_with(&facts, &lines);
+        assert_eq!(t.unreported["P1"], ["P1_0"]);
+        // P1_1 waits for its upload.
+        lines.push("10:01:00 [P1] Starting task P1_1");
+        lines.push("10:01:40 [P1] Computation for task P1_1 finished");
+        lines.push("10:01:50 [---] choose_project(): 1796032910.000000");
+        let t = tracked_with(&facts, &lines);
+        assert_eq!(t.unreported["P1"], ["P1_0"]);
+        lines.push("10:01:51 [P1] Finished upload of P1_1_out");
+        lines.push("10:01:54 [---] choose_project(): 1796032914.000000");
+        let t = tracked_with(&facts, &lines);
+        assert_eq!(t.unreported["P1"], ["P1_0", "P1_1"]);
+        // A reply the record does not hold leaves its jobs untold.
+        lines.push("10:02:00 [P1] Sending scheduler request: To fetch work.");
+        lines.push("10:02:01 [P1] Scheduler request completed: got 1 new tasks");
+        let t = tracked_with(&facts, &lines);
+        let why = t.view().expect_err("a reply not in the record");
+        assert!(why.contains("task_debug") && why.contains("rpcs/"), "{why}");
     }
 
     /// A cc_config.xml reread counts the CPUs again: its `Config:

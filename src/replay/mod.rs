@@ -2067,10 +2067,18 @@ fn start_facts(trace: &Trace, facts: &mut joblog::JobFacts) {
             .find(|r| r.path == request_path)
             .and_then(|r| r.request.as_ref());
         let requested = request.and_then(|r| r.time_stats.as_ref()?.now);
+        let mut sent = joblog::ReplyJobs {
+            project: project.clone(),
+            requested,
+            jobs: Vec::new(),
+        };
         for job in reply.results.iter().filter_map(|r| r.name.as_ref()) {
             // A job the request lists as held came before it (a resend).
             let held = request
                 .is_some_and(|r| r.other_results.iter().any(|o| o.name.as_ref() == Some(job)));
+            if !held {
+                sent.jobs.push(job.clone());
+            }
             facts
                 .first_reply
                 .entry(job.clone())
@@ -2081,6 +2089,7 @@ fn start_facts(trace: &Trace, facts: &mut joblog::JobFacts) {
                     held,
                 });
         }
+        facts.replies.push(sent);
     }
     // A job log's file names its project's master URL, escaped.
     let project_of_log = |log: &crate::trace::state::JobLog| {
@@ -2133,6 +2142,14 @@ fn job_facts(trace: &Trace) -> joblog::JobFacts {
             if let Some(deadline) = result.report_deadline {
                 facts.deadlines.insert(name.clone(), deadline);
             }
+            if let Some(wu) = workunit {
+                facts
+                    .input_files
+                    .insert(name.clone(), wu.input_files.clone());
+            }
+            facts
+                .output_files
+                .insert(name.clone(), result.output_files.clone());
             if let Some(size) = workunit.and_then(|wu| wu.rsc_fpops_est) {
                 facts.sizes.insert(name, size);
             }

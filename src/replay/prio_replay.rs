@@ -7,7 +7,7 @@
 //! The host's priority inputs come from the record, never from the pass's
 //! own lines:
 //! - each project's REC: exactly 0 while the client runs on a state file it
-//!   created and none of the project's jobs has had its files in; else as
+//!   created and none of the project's tasks was scheduled; else as
 //!   the project's last `recent est credit` line printed it (six decimals);
 //! - each project's resource share, from the state files and scheduler
 //!   replies where they give one value (the log prints it to whole units
@@ -114,11 +114,27 @@ pub fn set_inputs(
             job.state = JobState::Downloading;
         }
     }
+    // A job whose files may be in or not (task_debug off) decides only
+    // where no other job of its project is runnable.
+    if let Some(open) = view.jobs.iter().find(|j| {
+        j.maybe_downloaded
+            && state.jobs.iter().any(|s| s.name == j.name.as_str())
+            && !state.jobs.iter().any(|s| {
+                s.state != JobState::Downloading
+                    && state.projects[s.project].name == j.project.as_str()
+            })
+    }) {
+        return Err(format!(
+            "whether {}'s files were in is not printed (task_debug off), and {} counts among \
+             the projects with runnable jobs only by it",
+            open.name, open.project
+        ));
+    }
     Ok(Inputs {
         half,
         account: format!(
             "each project's REC exactly 0 ({zero}: a state file the client created, none of \
-             its jobs in since) or as its last `recent est credit` line printed it ({printed}, \
+             its tasks scheduled since) or as its last `recent est credit` line printed it ({printed}, \
              ±0.5e-6), its resource share from the state files and replies"
         ),
     })
@@ -383,11 +399,13 @@ mod tests {
             .map(|n| super::super::joblog::SeenJob {
                 name: n.to_string(),
                 downloaded: true,
+                maybe_downloaded: false,
                 project: n[..1].to_string(),
                 app: None,
                 deadline: None,
                 done: false,
                 nearly_runnable: true,
+                maybe_nearly_runnable: false,
             })
             .collect();
         let inputs = set_inputs(&mut state, &view, &facts).expect("inputs known");

@@ -48,7 +48,7 @@ use crate::policy::Params;
 use crate::resource::ResourceType;
 use crate::trace::event::LogEvent;
 use crate::trace::message::Message;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A simulation run again, or why it could not be.
 pub type Resimulated = Result<Rerun, String>;
@@ -362,6 +362,17 @@ fn usable_cpus(events: &[LogEvent], idx: usize, view: &HostView) -> Option<(u32,
         .map(|n| (n, "the start-up's count (Config: simulate / Processor)"))
 }
 
+/// The view's projects in the process's order, each with its place in the
+/// allocation order (`PROJECT::alloc_seq`).
+fn vector_order(view: &HostView) -> Vec<(usize, &String)> {
+    let mut order: Vec<(usize, &String)> = view.projects.iter().enumerate().collect();
+    if view.sorted_by_name {
+        // strcasecmp: ASCII letters compare as lowercase.
+        order.sort_by_key(|(_, name)| name.to_ascii_lowercase());
+    }
+    order
+}
+
 /// A simulation's host: the view's jobs with their printed sizes.
 struct Built {
     state: HostState,
@@ -393,7 +404,7 @@ fn build_state(
     state.time_stats.active_frac = 1.0;
     state.time_stats.gpu_active_frac = 1.0;
     state.time_stats.cpu_and_network_available_frac = 1.0;
-    for (seq, name) in view.projects.iter().enumerate() {
+    for (seq, name) in vector_order(view) {
         let mut project = Project::new(name, 100.0, 1);
         project.alloc_seq = seq as u32;
         project.project_max_concurrent = view
@@ -412,7 +423,15 @@ fn build_state(
         state.projects.push(project);
     }
     let mut printed = Vec::new();
-    let simulated: Vec<&SeenJob> = view.jobs.iter().filter(|j| j.nearly_runnable).collect();
+    // A job whose files may or may not have started downloading (task_debug
+    // off) was in the simulation exactly when it printed a line for it.
+    let simulated: Vec<&SeenJob> = view
+        .jobs
+        .iter()
+        .filter(|j| {
+            j.nearly_runnable || (j.maybe_nearly_runnable && lines.jobs.contains_key(&j.name))
+        })
+        .collect();
     for job in &simulated {
         let Some(p) = lines.jobs.get(&job.name) else {
             return Err(format!(
@@ -431,7 +450,11 @@ fn build_state(
         if p.rate < GFLOP_HALF_UNIT {
             return Err(format!("{}'s rate is printed as {:.2}G", job.name, p.rate));
         }
-        let Some(project) = view.projects.iter().position(|n| *n == job.project) else {
+        let Some(project) = state
+            .projects
+            .iter()
+            .position(|p| p.name == job.project.as_str())
+        else {
             return Err(format!(
                 "{}'s project {} is not known",
                 job.name, job.project
@@ -503,14 +526,19 @@ fn project_inputs(
 ) -> super::fetch_projects::Inputs {
     let mut queued: HashMap<String, (f64, usize)> = HashMap::new();
     for (job, p) in state.jobs.iter().zip(printed) {
-        if let Some(project) = view.projects.get(job.project) {
-            let entry = queued.entry(project.clone()).or_default();
+        if let Some(project) = state.projects.get(job.project) {
+            let entry = queued.entry(project.name.to_string()).or_default();
             entry.0 += p.left * 1e9;
             entry.1 += 1;
         }
     }
     let mut unprinted: HashMap<String, Vec<String>> = HashMap::new();
-    for job in view.jobs.iter().filter(|j| !j.done && !j.nearly_runnable) {
+    let simulated: HashSet<&str> = state.jobs.iter().map(|j| j.name.as_str()).collect();
+    for job in view
+        .jobs
+        .iter()
+        .filter(|j| !j.done && !simulated.contains(j.name.as_str()))
+    {
         unprinted
             .entry(job.project.clone())
             .or_default()

@@ -386,7 +386,22 @@ fn judge(
             ));
         }
     }
-    // Each project's priority uncertainty before each run-list entry.
+    // Each project's priority uncertainty: its printed start's half unit
+    // (none where its REC is exactly 0: the priority is then exactly 0),
+    // and each step's share of the printed resource-share fraction's half
+    // unit. Before its first step an entry prints the very value its pass
+    // printed: no uncertainty against that.
+    let base: Vec<f64> = state
+        .projects
+        .iter()
+        .map(|p| {
+            if moment.host.view.untouched.contains(p.name.as_str()) {
+                0.0
+            } else {
+                PRINTED_HALF_UNIT
+            }
+        })
+        .collect();
     let mut slack = vec![0.0_f64; state.projects.len()];
     let mut slack_at: Vec<Vec<f64>> = Vec::with_capacity(run.run_list.len() + 1);
     let step_ncpus = f64::from(moment.host.step_ncpus);
@@ -409,7 +424,7 @@ fn judge(
         let rsf = state.projects[p].prio.share_frac;
         let step = job.usage.avg_ncpus / (step_ncpus * 24.0 * rsf);
         if slack[p] == 0.0 {
-            slack[p] = PRINTED_HALF_UNIT;
+            slack[p] = base[p];
         }
         slack[p] += step * PRINTED_HALF_UNIT / rsf;
     }
@@ -424,8 +439,10 @@ fn judge(
                 margin,
             } => {
                 let s = &slack_at[at.min(slack_at.len() - 1)];
-                let open = s[chosen].max(PRINTED_HALF_UNIT) + s[rival].max(PRINTED_HALF_UNIT);
-                if margin <= open {
+                // Two priorities both exact (RECs exactly 0, no step yet)
+                // tie exactly: the client's order decides, as the loop's.
+                let open = s[chosen].max(base[chosen]) + s[rival].max(base[rival]);
+                if open > 0.0 && margin <= open {
                     return Err(format!(
                         "projects {} and {} tie at the printed priority {:.6}: which one the \
                          client took first is below the log's precision",

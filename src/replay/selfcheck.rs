@@ -1184,7 +1184,8 @@ impl<'a> SelfCheck<'a> {
             Decision::RunList(_) if matches!(self.run_lists.get(&idx), Some(Ok(_))) => {
                 "the client loop's make_run_list over the host the log tells at the pass: jobs \
                  arrived, downloaded and their tasks, the pass's simulation made again, the \
-                 printed priorities (ties within their digits not decided), the usable CPUs and \
+                 printed priorities (ties within their digits not decided; those of RECs exactly \
+                 0 exact, in the process's project order), the usable CPUs and \
                  max_concurrent limits, deadlines from the replies"
             }
             Decision::RunList(_) => {

@@ -473,6 +473,9 @@ pub struct Workunit {
     pub flops: Option<f64>,
     /// Per-job coprocessor override.
     pub coproc: Option<CoprocUsage>,
+    /// Its input files (`<file_ref>` `<file_name>`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_files: Vec<String>,
 }
 
 /// One `<result>` (a job; also the to-server and from-server forms in
@@ -526,6 +529,9 @@ pub struct Job {
     pub suspended_via_gui: bool,
     /// `<report_immediately/>`.
     pub report_immediately: bool,
+    /// Its output files (`<file_ref>` `<file_name>`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_files: Vec<String>,
 }
 
 /// One `<active_task>`.
