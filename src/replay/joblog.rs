@@ -176,9 +176,10 @@ struct Tracker {
     /// Per project: the stamp of its scheduler request's `Sending
     /// scheduler request` line, while the request is in flight.
     rpc_sent: HashMap<String, Option<f64>>,
-    /// The files the log told downloaded (`Finished download of`, `File
-    /// … exists already`), for jobs whose states it does not print.
-    present_files: HashSet<String>,
+    /// Per job whose state the log does not print (task_debug off): its
+    /// input files told downloading and not yet told in (`Started download
+    /// of` proves a file absent).
+    downloading_files: HashMap<String, Vec<String>>,
     /// Per project: jobs done whose state the log does not print (task_debug
     /// off) that may be ready to report, each with the stamp from which the
     /// client owes it that state (its output files told uploaded, or none;
@@ -868,10 +869,10 @@ impl Tracker {
     /// handle_scheduler_reply), taken from the record. Their states then
     /// move on silently (client_state.cpp `update_results`: NEW to
     /// `FILES_DOWNLOADING` at its next call, then to `FILES_DOWNLOADED` at
-    /// a call after their files are in), so the log bounds them only: in at
-    /// the earliest when its last input file is told downloaded
-    /// (pers_file_xfer.cpp `Finished download of`, `File … exists
-    /// already`), and exactly at the task's start.
+    /// a call after their files are in), so the log bounds them only: not
+    /// in while a download of one of its input files runs (pers_file_xfer.cpp
+    /// `Started download of` to `Finished download of` or `File … exists
+    /// already`), and in exactly at the task's start.
     fn see_untold_states(&mut self, project: &str, message: &Message, stamp: Option<f64>) {
         match message {
             Message::SendingSchedulerRequest { .. } => {
@@ -939,18 +940,38 @@ impl Tracker {
                     self.uploaded(project, &job, stamp);
                 }
             }
+            // A download started: the file was absent, so its jobs' files
+            // are not in until it is.
+            Message::TransferStarted {
+                file,
+                upload: false,
+            } => {
+                for job in self.jobs.iter_mut().filter(|j| j.files < Files::Downloaded) {
+                    let inputs = self.facts.input_files.get(&job.name);
+                    if inputs.is_some_and(|f| f.iter().any(|f| f == file.as_str())) {
+                        let pending = self.downloading_files.entry(job.name.clone()).or_default();
+                        if !pending.iter().any(|f| f == file.as_str()) {
+                            pending.push(file.to_string());
+                        }
+                        job.files_hi = Files::Downloading;
+                    }
+                }
+            }
             Message::TransferFinished {
                 file,
                 upload: false,
             }
             | Message::FileAlreadyPresent { file } => {
-                self.present_files.insert(file.to_string());
-                for job in &mut self.jobs {
-                    let inputs = self.facts.input_files.get(&job.name);
-                    if inputs.is_some_and(|f| {
-                        f.iter().any(|f| f == file.as_str())
-                            && f.iter().all(|f| self.present_files.contains(f))
-                    }) {
+                let mut all_in = Vec::new();
+                for (job, pending) in &mut self.downloading_files {
+                    pending.retain(|f| f != file.as_str());
+                    if pending.is_empty() {
+                        all_in.push(job.clone());
+                    }
+                }
+                for name in all_in {
+                    self.downloading_files.remove(&name);
+                    if let Some(job) = self.jobs.iter_mut().find(|j| j.name == name) {
                         job.files_hi = Files::Downloaded;
                     }
                 }
@@ -980,13 +1001,9 @@ impl Tracker {
             if self.jobs.iter().any(|j| j.name == name) {
                 continue;
             }
-            // Its files may all be in already (another job's, or none).
-            let files_hi = match self.facts.input_files.get(&name) {
-                Some(files) if !files.iter().all(|f| self.present_files.contains(f)) => {
-                    Files::Downloading
-                }
-                _ => Files::Downloaded,
-            };
+            // Its files may all be in already (kept from another job, or
+            // none), until a download of one of them starts.
+            let files_hi = Files::Downloaded;
             let order = (self.replies, name_md5(&name));
             let at = self.jobs.partition_point(|j| j.order < order);
             self.jobs.insert(
@@ -2838,7 +2855,13 @@ mod tests {
         };
         let t = tracked_with(&facts, &lines);
         let p0 = job(&t, "P1_0");
-        assert!(!p0.nearly_runnable && p0.maybe_nearly_runnable && !p0.maybe_downloaded);
+        // Its files may be in already (kept from another job) ...
+        assert!(!p0.nearly_runnable && p0.maybe_nearly_runnable && p0.maybe_downloaded);
+        // ... until a download of one of them starts.
+        lines.push("10:00:13 [P1] Started download of P1_0.in");
+        lines.push("10:00:13 [P1] Started download of P1_1.in");
+        let t = tracked_with(&facts, &lines);
+        assert!(!job(&t, "P1_0").maybe_downloaded);
         lines.push("10:00:14 [P1] Finished download of P1_0.in");
         let t = tracked_with(&facts, &lines);
         assert!(job(&t, "P1_0").maybe_downloaded);
