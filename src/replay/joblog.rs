@@ -837,17 +837,17 @@ impl Tracker {
         }
         self.backoff_clears.retain(|(_, at)| !due(*at));
         for (project, list) in &mut self.maybe_ready {
-            let due: Vec<String> = list
+            let now_ready: Vec<String> = list
                 .iter()
                 .filter(|(_, owed)| owed.is_some_and(due))
                 .map(|(job, _)| job.clone())
                 .collect();
-            if due.is_empty() {
+            if now_ready.is_empty() {
                 continue;
             }
-            list.retain(|(job, _)| !due.contains(job));
+            list.retain(|(job, _)| !now_ready.contains(job));
             let ready = self.unreported.entry(project.clone()).or_default();
-            for job in due {
+            for job in now_ready {
                 if !ready.contains(&job) {
                     ready.push(job);
                 }
@@ -887,11 +887,10 @@ impl Tracker {
             Message::SchedulerRequestFailed { .. } => {
                 self.rpc_sent.remove(project);
             }
-            // Its output files upload, then `update_results` makes it
-            // ready to report (an error or abort makes it so at once).
-            // Only a job that ended without error has a job-log line
-            // (cs_apps.cpp app_finished) and uploads its files; one with an
-            // error is ready to report with no upload, and clears nothing.
+            // A job that ended without error has a job-log line
+            // (cs_apps.cpp app_finished) and uploads its output files, then
+            // `update_results` makes it ready to report; one with an error
+            // is ready to report with no upload, and clears nothing.
             Message::ComputationFinished { job } => {
                 let ok = if self.facts.finished.contains_key(job.as_str()) {
                     Some(true)
