@@ -927,15 +927,7 @@ impl Tracker {
                 self.maybe_ready_from(project, job, stamp);
             }
             Message::TransferFinished { file, upload: true } => {
-                let mut uploaded = Vec::new();
-                for (job, files) in &mut self.uploading {
-                    files.retain(|f| f != file.as_str());
-                    if files.is_empty() {
-                        uploaded.push(job.clone());
-                    }
-                }
-                for job in uploaded {
-                    self.uploading.remove(&job);
+                for job in files_done(&mut self.uploading, file) {
                     self.uploaded(project, &job, stamp);
                 }
             }
@@ -961,15 +953,7 @@ impl Tracker {
                 upload: false,
             }
             | Message::FileAlreadyPresent { file } => {
-                let mut all_in = Vec::new();
-                for (job, pending) in &mut self.downloading_files {
-                    pending.retain(|f| f != file.as_str());
-                    if pending.is_empty() {
-                        all_in.push(job.clone());
-                    }
-                }
-                for name in all_in {
-                    self.downloading_files.remove(&name);
+                for name in files_done(&mut self.downloading_files, file) {
                     if let Some(job) = self.jobs.iter_mut().find(|j| j.name == name) {
                         job.files_hi = Files::Downloaded;
                     }
@@ -1713,6 +1697,24 @@ impl Tracker {
     fn job_runnable_but_files(&self, job: &TrackedJob) -> bool {
         !job.done && !job.suspended && !self.suspended_projects.contains(&job.project)
     }
+}
+
+/// Takes `file` off each job's list of files in transfer; the jobs left
+/// with none leave `pending` and are returned, by name.
+fn files_done(pending: &mut HashMap<String, Vec<String>>, file: &str) -> Vec<String> {
+    for files in pending.values_mut() {
+        files.retain(|f| f != file);
+    }
+    let mut done: Vec<String> = pending
+        .iter()
+        .filter(|(_, files)| files.is_empty())
+        .map(|(job, _)| job.clone())
+        .collect();
+    done.sort();
+    for job in &done {
+        pending.remove(job);
+    }
+    done
 }
 
 /// An app's max_concurrent key (project, app name).
