@@ -608,10 +608,14 @@ pub fn make_run_list_with_ties(
         .iter()
         .map(|job| job.task.is_some() || job.computing_done())
         .collect();
+    let given_misses = state.given_cpu_misses.as_deref();
     let dl_copy = (0..state.projects.len())
         .map(|p| {
             (0..n_rsc)
-                .map(|r| sim.project_rsc(p, r).deadlines_missed as i64)
+                .map(|r| match given_misses.and_then(|m| m.get(p)) {
+                    Some(&given) if r == 0 => given,
+                    _ => sim.project_rsc(p, r).deadlines_missed as i64,
+                })
                 .collect()
         })
         .collect();
@@ -1087,6 +1091,41 @@ mod tests {
         assert_eq!(
             (out.run_list[1].job, out.run_list[1].phase),
             (0, RunListPhase::Fifo)
+        );
+    }
+
+    /// Given miss counts replace the simulation's in the EDF part: on the
+    /// host above (its simulation misses J2's deadline), a count of 0
+    /// given leaves the list to FIFO order, a count of 1 puts J2 first.
+    #[test]
+    fn given_cpu_misses_decide_the_edf_part() {
+        let mut host = seed_host();
+        host.coprocs.clear();
+        host.p_ncpus = 1;
+        let mut state = HostState::new(host);
+        state.projects.push(Project::new("P", 100.0, 1));
+        let mut j1 = Job::new("J1", 0, "j", ResourceUsage::cpu(1.0, 1e9), 3000e9);
+        j1.report_deadline = 20000.0;
+        let mut j2 = Job::new("J2", 0, "j", ResourceUsage::cpu(1.0, 1e9), 2000e9);
+        j2.report_deadline = 12640.0;
+        state.jobs = vec![j1, j2];
+        let picks = |state: &mut HostState| {
+            let out = make_run_list(state, 0.0, None, &Params::default()).unwrap();
+            assert_eq!(out.sim.project_rsc(0, 0).deadlines_missed, 1);
+            out.run_list
+                .iter()
+                .map(|e| (e.job, e.phase))
+                .collect::<Vec<_>>()
+        };
+        state.given_cpu_misses = Some(vec![0]);
+        assert_eq!(
+            picks(&mut state),
+            [(0, RunListPhase::Fifo), (1, RunListPhase::Fifo)]
+        );
+        state.given_cpu_misses = Some(vec![1]);
+        assert_eq!(
+            picks(&mut state),
+            [(1, RunListPhase::Edf), (0, RunListPhase::Fifo)]
         );
     }
 

@@ -728,6 +728,12 @@ pub struct HostState {
     /// initialising them from REC.
     #[serde(default)]
     pub given_priorities: Option<GivenPriorities>,
+    /// Each project's count of CPU jobs the pass's simulation misses the
+    /// deadline of, as given (a record's printed counts), in project
+    /// order: the run list's EDF part counts down from them instead of
+    /// from its own simulation's.
+    #[serde(default)]
+    pub given_cpu_misses: Option<Vec<i64>>,
 }
 
 /// Priorities a run list starts from when they are given rather than
@@ -759,6 +765,7 @@ impl HostState {
             total_peak_flops_cached: None,
             had_or_requested_work: false,
             given_priorities: None,
+            given_cpu_misses: None,
         }
     }
 
