@@ -1068,11 +1068,9 @@ mod tests {
         assert_eq!(enforced.skipped.len(), 4);
     }
 
-    /// §6.2 EDF: a job simulated to miss its deadline is listed first as EDF.
     /// 1 CPU: J1 3000 s (deadline far), J2 2000 s with comp deadline 4000 → misses in the
-    /// simulation (finishes at 5000) → EDF picks the project's earliest deadline (J2).
-    #[test]
-    fn deadline_miss_goes_first_as_edf() {
+    /// simulation (finishes at 5000).
+    fn one_cpu_with_a_deadline_miss() -> HostState {
         let mut host = seed_host();
         host.coprocs.clear();
         host.p_ncpus = 1;
@@ -1083,6 +1081,15 @@ mod tests {
         let mut j2 = Job::new("J2", 0, "j", ResourceUsage::cpu(1.0, 1e9), 2000e9);
         j2.report_deadline = 12640.0;
         state.jobs = vec![j1, j2];
+        state
+    }
+
+    /// §6.2 EDF: a job simulated to miss its deadline is listed first as EDF
+    /// ([`one_cpu_with_a_deadline_miss`]): EDF picks the project's earliest
+    /// deadline (J2).
+    #[test]
+    fn deadline_miss_goes_first_as_edf() {
+        let mut state = one_cpu_with_a_deadline_miss();
         let out = make_run_list(&mut state, 0.0, None, &Params::default()).unwrap();
         assert_eq!(
             (out.run_list[0].job, out.run_list[0].phase),
@@ -1094,21 +1101,12 @@ mod tests {
         );
     }
 
-    /// Given miss counts replace the simulation's in the EDF part: on the
-    /// host above (its simulation misses J2's deadline), a count of 0
+    /// Given miss counts replace the simulation's in the EDF part: on
+    /// [`one_cpu_with_a_deadline_miss`] (its simulation misses J2's deadline), a count of 0
     /// given leaves the list to FIFO order, a count of 1 puts J2 first.
     #[test]
     fn given_cpu_misses_decide_the_edf_part() {
-        let mut host = seed_host();
-        host.coprocs.clear();
-        host.p_ncpus = 1;
-        let mut state = HostState::new(host);
-        state.projects.push(Project::new("P", 100.0, 1));
-        let mut j1 = Job::new("J1", 0, "j", ResourceUsage::cpu(1.0, 1e9), 3000e9);
-        j1.report_deadline = 20000.0;
-        let mut j2 = Job::new("J2", 0, "j", ResourceUsage::cpu(1.0, 1e9), 2000e9);
-        j2.report_deadline = 12640.0;
-        state.jobs = vec![j1, j2];
+        let mut state = one_cpu_with_a_deadline_miss();
         let picks = |state: &mut HostState| {
             let out = make_run_list(state, 0.0, None, &Params::default()).unwrap();
             assert_eq!(out.sim.project_rsc(0, 0).deadlines_missed, 1);
