@@ -31,9 +31,15 @@ pub fn audit_trace(
     trace_name: &str,
     options: &AuditOptions,
 ) -> Result<DivergenceReport, ReplayError> {
+    // Every part but the events, which go in one by one (a clone of the
+    // whole trace would copy them twice).
     let skeleton = Trace {
+        meta: trace.meta.clone(),
         events: Vec::new(),
-        ..trace.clone()
+        state: trace.state.clone(),
+        rpcs: trace.rpcs.clone(),
+        availability: trace.availability.clone(),
+        job_runtimes: trace.job_runtimes.clone(),
     };
     let mut sessions = Sessions::new(skeleton, trace_name, options, Keep::Activity);
     for event in &trace.events {
@@ -529,7 +535,8 @@ impl<'a> Sessions<'a> {
         let events = std::mem::take(&mut self.current);
         let events = self.audit_events(events, meta, Some(&window), first);
         self.skeleton.events = events;
-        let next = replay::carry_on(&self.skeleton, &window);
+        let anchored = self.anchored.as_ref().is_some_and(AnchoredSlot::started);
+        let next = replay::carry_on(&self.skeleton, &window, !anchored);
         self.current = std::mem::take(&mut self.skeleton.events);
         let until = window.until.unwrap_or(self.current.len());
         self.current.drain(..next_start.min(until));

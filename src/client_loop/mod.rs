@@ -915,7 +915,7 @@ impl<'a> ClientLoop<'a> {
         if self.core.params.rr_sim_once_per_moment == 0.0 {
             return None;
         }
-        self.core.sim.clone().filter(|s| s.now == now)
+        self.core.sim.as_ref().filter(|s| s.now == now).cloned()
     }
 
     fn schedule(&mut self, now: f64) -> Result<bool, LoopError> {
@@ -973,7 +973,8 @@ impl<'a> ClientLoop<'a> {
         );
         // The instant's simulation keeps promote_once_ran_edf's marks for
         // the passes that reuse it.
-        let mut sim = run.sim.clone();
+        // (Moved out: the rest of the pass reads the run list only.)
+        let mut sim = run.sim;
         for &j in &run.promoted {
             if let Some(miss) = sim.misses_deadline.get_mut(j) {
                 *miss = true;

@@ -166,13 +166,17 @@ pub fn run_bench_audit(args: &BenchAuditArgs) -> Result<u8> {
     writeln!(out, "| scenario | decision points | agreement | audit (best of {}) | emulator CPU time | ratio |", args.runs.max(1))?;
     writeln!(out, "|---|---|---|---|---|---|")?;
     for dir in &dirs {
+        // The path `audit DIR` takes: streamed, totals and divergences kept.
         let (best, report) = best_of(args.runs, || {
-            let parsed = parse::load_trace(std::slice::from_ref(dir), &LogOptions::default());
-            audit::audit_trace(
-                &parsed.value,
+            audit::audit_paths(
+                std::slice::from_ref(dir),
+                &LogOptions::default(),
                 &dir.to_string_lossy(),
                 &AuditOptions::default(),
+                audit::Keep::Totals,
+                &mut |_, _| {},
             )
+            .report
             .with_context(|| format!("cannot audit {}", dir.display()))
         })?;
         let (name, emulator, ratio) = scenario_cells(dir, best, 2);

@@ -830,9 +830,15 @@ fn gpu_cpu_rule(choice: &PolicyChoice) -> rrsim_check::GpuCpuRule {
 }
 
 /// The running state a window of a session (its lines `trace.events`)
-/// passes to the next ([`Window::carry_on`]).
-pub fn carry_on(trace: &Trace, window: &Window) -> SessionCarry {
-    window.carry_on(&trace.events, &job_facts(trace))
+/// passes to the next ([`Window::carry_on`]); `from_lines`: whether the
+/// next windows check decisions from the log's own lines (not when the
+/// anchored replay runs: its client loop is the running state).
+pub fn carry_on(trace: &Trace, window: &Window, from_lines: bool) -> SessionCarry {
+    if from_lines {
+        window.carry_on(&trace.events, Some(&job_facts(trace)))
+    } else {
+        window.carry_on(&trace.events, None)
+    }
 }
 
 /// What every part of one window's audit reads: the trace, the options

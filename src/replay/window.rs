@@ -150,20 +150,24 @@ impl Window {
 
     /// What the next window (whose lines start where [`Window::plan`]
     /// said) takes over: the running state advanced over this window's
-    /// reported lines.
-    pub fn carry_on(&self, events: &[LogEvent], facts: &JobFacts) -> SessionCarry {
+    /// reported lines. The state the checks from the log's own lines
+    /// follow (jobs, CPUs, buffer, simulations, backoffs) is advanced with
+    /// `facts` only: without them it is left as it was.
+    pub fn carry_on(&self, events: &[LogEvent], facts: Option<&JobFacts>) -> SessionCarry {
         let until = self.until.unwrap_or(events.len()).min(events.len());
         let mut carry = self.carry.clone();
-        for event in &events[self.from.min(until)..until] {
-            carry.jobs.see(event, facts);
-            if let Some(n) = printed_ncpus(&event.message) {
-                carry.ncpus = Some(n);
+        if let Some(facts) = facts {
+            for event in &events[self.from.min(until)..until] {
+                carry.jobs.see(event, facts);
+                if let Some(n) = printed_ncpus(&event.message) {
+                    carry.ncpus = Some(n);
+                }
+                if let Some(buffer) = printed_buffer(&event.message) {
+                    carry.mc_buffer = Some(buffer);
+                }
+                carry.rr_sim.see(event);
+                carry.backoffs.see(event);
             }
-            if let Some(buffer) = printed_buffer(&event.message) {
-                carry.mc_buffer = Some(buffer);
-            }
-            carry.rr_sim.see(event);
-            carry.backoffs.see(event);
         }
         carry.recorded_kinds.extend(
             self.points
