@@ -536,7 +536,7 @@ impl<'a> Sessions<'a> {
         let events = self.audit_events(events, meta, Some(&window), first);
         self.skeleton.events = events;
         let anchored = self.anchored.as_ref().is_some_and(AnchoredSlot::started);
-        let next = replay::carry_on(&self.skeleton, &window, !anchored);
+        let next = replay::carry_on(&self.skeleton, &window, next_start, !anchored);
         self.current = std::mem::take(&mut self.skeleton.events);
         let until = window.until.unwrap_or(self.current.len());
         self.current.drain(..next_start.min(until));

@@ -830,14 +830,20 @@ fn gpu_cpu_rule(choice: &PolicyChoice) -> rrsim_check::GpuCpuRule {
 }
 
 /// The running state a window of a session (its lines `trace.events`)
-/// passes to the next ([`Window::carry_on`]); `from_lines`: whether the
+/// passes to the next, whose lines start at `next_start`
+/// ([`Window::carry_on`]); `from_lines`: whether the
 /// next windows check decisions from the log's own lines (not when the
 /// anchored replay runs: its client loop is the running state).
-pub fn carry_on(trace: &Trace, window: &Window, from_lines: bool) -> SessionCarry {
+pub fn carry_on(
+    trace: &Trace,
+    window: &Window,
+    next_start: usize,
+    from_lines: bool,
+) -> SessionCarry {
     if from_lines {
-        window.carry_on(&trace.events, Some(&job_facts(trace)))
+        window.carry_on(&trace.events, Some(&job_facts(trace)), next_start)
     } else {
-        window.carry_on(&trace.events, None)
+        window.carry_on(&trace.events, None, next_start)
     }
 }
 
@@ -1533,8 +1539,15 @@ fn checked_from_lines(
         gpu_cpu_rule(choice),
         from,
     );
-    let rr_sims =
-        rrsim_replay::resimulate_from(&trace.events, points, &job_facts, jobs, params, from);
+    let earlier = carried.and_then(|c| c.last_sim.as_ref());
+    let rr_sims = rrsim_replay::resimulate_from(
+        &trace.events,
+        points,
+        &job_facts,
+        (jobs, earlier),
+        params,
+        from,
+    );
     let sim_prios = rr_sims
         .iter()
         .map(|(&start, rerun)| {

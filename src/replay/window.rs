@@ -44,6 +44,11 @@ pub struct SessionCarry {
     pub(super) extract: Option<ExtractCarry>,
     /// The jobs and attached projects as told before `from`.
     pub(super) jobs: JobCarry,
+    /// The last simulation the windows before recorded, where it lies in
+    /// this window's lines (before `from`), with the jobs as told just
+    /// before it: a block at the window's start rests on it, and it is
+    /// made again here too. `None`: none, or its line is not in reach.
+    pub(super) last_sim: Option<(usize, JobCarry)>,
     /// The usable CPUs printed last before `from`.
     pub(super) ncpus: Option<u32>,
     /// The work buffer printed last before `from`.
@@ -149,15 +154,35 @@ impl Window {
     }
 
     /// What the next window (whose lines start where [`Window::plan`]
-    /// said) takes over: the running state advanced over this window's
-    /// reported lines. The state the checks from the log's own lines
-    /// follow (jobs, CPUs, buffer, simulations, backoffs) is advanced with
-    /// `facts` only: without them it is left as it was.
-    pub fn carry_on(&self, events: &[LogEvent], facts: Option<&JobFacts>) -> SessionCarry {
+    /// said: at `next_start`) takes over: the running state advanced over
+    /// this window's reported lines. The state the checks from the log's
+    /// own lines follow (jobs, CPUs, buffer, simulations, backoffs) is
+    /// advanced with `facts` only: without them it is left as it was.
+    pub fn carry_on(
+        &self,
+        events: &[LogEvent],
+        facts: Option<&JobFacts>,
+        next_start: usize,
+    ) -> SessionCarry {
         let until = self.until.unwrap_or(events.len()).min(events.len());
         let mut carry = self.carry.clone();
+        carry.last_sim = None;
         if let Some(facts) = facts {
-            for event in &events[self.from.min(until)..until] {
+            let last_sim = self
+                .points
+                .iter()
+                .rev()
+                .find(|p| {
+                    matches!(p.decision, Decision::RrSim { .. })
+                        && !p.cut_before
+                        && self.reports(p.event_idx)
+                })
+                .map(|p| p.event_idx)
+                .filter(|&idx| idx >= next_start);
+            for (idx, event) in events.iter().enumerate().take(until).skip(self.from) {
+                if last_sim == Some(idx) {
+                    carry.last_sim = Some((idx - next_start, carry.jobs.clone()));
+                }
                 carry.jobs.see(event, facts);
                 if let Some(n) = printed_ncpus(&event.message) {
                     carry.ncpus = Some(n);
