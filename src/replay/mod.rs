@@ -840,11 +840,8 @@ pub fn carry_on(
     next_start: usize,
     from_lines: bool,
 ) -> SessionCarry {
-    if from_lines {
-        window.carry_on(&trace.events, Some(&job_facts(trace)), next_start)
-    } else {
-        window.carry_on(&trace.events, None, next_start)
-    }
+    let facts = from_lines.then(|| job_facts(trace));
+    window.carry_on(&trace.events, facts.as_ref(), next_start)
 }
 
 /// What every part of one window's audit reads: the trace, the options
@@ -1544,7 +1541,8 @@ fn checked_from_lines(
         &trace.events,
         points,
         &job_facts,
-        (jobs, earlier),
+        jobs,
+        earlier,
         params,
         from,
     );

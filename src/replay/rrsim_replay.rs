@@ -92,21 +92,21 @@ const CPU_HALF_UNIT: f64 = 0.005;
 const NCPUS_REACH: usize = 4096;
 
 /// Each recorded simulation from `from` on run again (keyed by its start
-/// line's event index), the lines before `from` told by `carry.0`: the
+/// line's event index), the lines before `from` told by `carry`: the
 /// host each one's lines tell is reconstructed, and the client loop makes
 /// the simulations there ([`crate::client_loop::ClientLoop::run_moments`]).
-/// `carry.1`: the last simulation of the windows before (its line here,
+/// `earlier`: the last simulation of the windows before (its line here,
 /// before `from`, and the jobs as told just before it), made again too,
 /// for the blocks that rest on it.
 pub fn resimulate_from(
     events: &[LogEvent],
     points: &[RecordedPoint],
     facts: &JobFacts,
-    carry: (Option<&JobCarry>, Option<&(usize, JobCarry)>),
+    carry: Option<&JobCarry>,
+    earlier: Option<&(usize, JobCarry)>,
     params: &Params,
     from: usize,
 ) -> BTreeMap<usize, Resimulated> {
-    let (carry, earlier) = carry;
     let earlier = earlier.filter(|(idx, _)| *idx < from);
     let sims: Vec<(usize, &[String])> = points
         .iter()
@@ -1498,7 +1498,7 @@ mod tests {
         let events = crate::replay::test_events(text, FileKind::EventLog);
         let points = super::super::recorded::extract(&events);
         let params = Params::default();
-        let out = resimulate_from(&events, &points, facts, (None, None), &params, 0);
+        let out = resimulate_from(&events, &points, facts, None, None, &params, 0);
         assert_eq!(out.len(), 1, "{out:?}");
         out.into_values().next().expect("one simulation")
     }
