@@ -96,6 +96,7 @@ pub mod fetch_projects;
 pub mod inputs;
 pub mod joblog;
 pub mod ltd;
+pub mod mc_bounds;
 pub mod mc_check;
 pub mod prio_replay;
 pub mod queue;

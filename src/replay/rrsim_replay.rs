@@ -62,6 +62,9 @@ pub struct Rerun {
     pub reason: String,
     /// The second it ran at (the log's stamp, on the log's base).
     pub stamp: f64,
+    /// The second its end line printed at: a long simulation runs into the
+    /// next second, and its work-fetch block with it.
+    pub end_stamp: f64,
     /// The CPU figures a work-fetch state block reports of it.
     pub cpu: RscState,
     /// How the busy time's interval was found, where more than one order of
@@ -108,14 +111,16 @@ pub fn resimulate_from(
     from: usize,
 ) -> BTreeMap<usize, Resimulated> {
     let earlier = earlier.filter(|(idx, _)| *idx < from);
-    let sims: Vec<(usize, &[String])> = points
+    let sims: Vec<(usize, Recorded<'_>)> = points
         .iter()
         .filter(|p| {
             (p.event_idx >= from || earlier.is_some_and(|(idx, _)| *idx == p.event_idx))
                 && !p.cut_before
         })
         .filter_map(|p| match &p.decision {
-            Decision::RrSim { misses, .. } => Some((p.event_idx, misses.as_slice())),
+            Decision::RrSim {
+                finishes, misses, ..
+            } => Some((p.event_idx, Recorded { finishes, misses })),
             _ => None,
         })
         .collect();
@@ -151,10 +156,10 @@ pub fn resimulate_from(
     sims.iter()
         .zip(moments)
         .zip(made)
-        .map(|((&(idx, recorded_misses), moment), made)| {
+        .map(|((&(idx, recorded), moment), made)| {
             let outcome = moment.and_then(|moment| {
                 let (state, outcome) = made?;
-                Ok(judge(&moment, &state, &outcome, params, recorded_misses))
+                Ok(judge(&moment, &state, &outcome, params, recorded))
             });
             (idx, outcome)
         })
@@ -172,9 +177,12 @@ pub(super) struct Moment {
     narrowed_by_flops: bool,
     buf_min: f64,
     buf_total: f64,
+    /// Half the unit the buffer is known to.
+    buf_half: f64,
     /// The client's `now` (UTC) and the log's stamp.
     pub(super) now: f64,
     stamp: f64,
+    end_stamp: f64,
     pub(super) ncpus: u32,
     ncpus_from: &'static str,
     /// The projects in the order the pick takes them.
@@ -228,6 +236,10 @@ struct SimLines {
     /// figures allow.
     cpu_frac: (f64, f64),
     jobs: HashMap<String, Printed>,
+    /// The stamp of its `[rr_sim] end` line, where it has one.
+    end_stamp: Option<f64>,
+    /// Half the unit `buf_min` and `buf_total` are known to.
+    buf_half: f64,
 }
 
 /// The lines a simulation prints between its start and its end.
@@ -268,9 +280,13 @@ fn read_simulation(events: &[LogEvent], idx: usize) -> Result<SimLines, String> 
         );
     };
     let mut jobs: HashMap<String, Printed> = HashMap::new();
-    for event in events.iter().skip(idx + 1) {
+    let mut end = None;
+    for (k, event) in events.iter().enumerate().skip(idx + 1) {
         let (job, resources, left, rate) = match &event.message {
-            Message::RrSimEnd => break,
+            Message::RrSimEnd => {
+                end = Some((k, event.time.secs()));
+                break;
+            }
             Message::SimStarting {
                 job,
                 resources,
@@ -317,12 +333,47 @@ fn read_simulation(events: &[LogEvent], idx: usize) -> Result<SimLines, String> 
             },
         );
     }
+    let (buf_min, buf_total, buf_half) = end
+        .and_then(|(k, _)| block_buffer(events, k, *work_buf_min, *total))
+        .unwrap_or((*work_buf_min, *total, BUFFER_HALF_UNIT));
     Ok(SimLines {
-        buf_min: *work_buf_min,
-        buf_total: *total,
+        buf_min,
+        buf_total,
         cpu_frac: frac_interval(*on_frac, *active_frac),
         jobs,
+        end_stamp: end.and_then(|(_, stamp)| stamp),
+        buf_half,
     })
+}
+
+/// How far after a simulation's end its work-fetch block's buffer line is
+/// looked for (the `[prio]` and MC lines between are a few per project).
+const BLOCK_REACH: usize = 256;
+
+/// The buffer as the work-fetch block after a simulation's end (line
+/// `end`) prints it (`target work buffer: %.2f + %.2f sec`), where that
+/// block is the same pass's (before any other simulation or block) and
+/// agrees with the whole seconds the simulation's start line printed: its
+/// minimum, total and the half unit they are known to.
+fn block_buffer(events: &[LogEvent], end: usize, min: f64, total: f64) -> Option<(f64, f64, f64)> {
+    for event in events.iter().skip(end + 1).take(BLOCK_REACH) {
+        match &event.message {
+            Message::TargetWorkBuffer {
+                min_secs,
+                additional_secs,
+            } => {
+                let (lo, hi) = (*min_secs, min_secs + additional_secs);
+                let agrees = (lo - min).abs() <= BUFFER_HALF_UNIT + 0.005
+                    && (hi - total).abs() <= BUFFER_HALF_UNIT + 0.01;
+                return agrees.then_some((lo, hi, 0.01));
+            }
+            Message::RrSimStart { .. } | Message::RrSimEnd | Message::WorkFetchStateEnd => {
+                return None
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The product of two availability fractions printed to three decimals
@@ -753,13 +804,69 @@ pub(super) fn prepare(
         narrowed_by_flops,
         buf_min: lines.buf_min,
         buf_total: lines.buf_total,
+        buf_half: lines.buf_half,
         now,
         stamp,
+        end_stamp: lines.end_stamp.unwrap_or(stamp),
         ncpus,
         ncpus_from,
         pick_order: view.projects.iter().rev().cloned().collect(),
         prio: Err("the simulation's priority inputs were not read".into()),
     })
+}
+
+/// What a recorded simulation printed of its outcome.
+#[derive(Clone, Copy)]
+struct Recorded<'p> {
+    /// `(job, finish)` as printed (`%.2f`).
+    finishes: &'p [(String, f64)],
+    /// The jobs printed to miss their deadline.
+    misses: &'p [String],
+}
+
+/// Half a unit of the buffer's total as a simulation's start line prints
+/// it (`total %.0f`).
+const BUFFER_HALF_UNIT: f64 = 0.5;
+
+/// Half a unit of a printed finish time (`[rr_sim] %.2f: JOB finishes`).
+const FINISH_HALF_UNIT: f64 = 0.005;
+
+/// Each finish's interval narrowed by the time the record printed for it:
+/// the true finish lies within half a printed unit of that time, so within
+/// that plus the distance to it of the loop's. A finish the record prints
+/// outside the loop's own interval keeps that interval (the simulation's
+/// check reports it). For the figures a block prints of the simulation,
+/// never for the check of the simulation itself.
+fn narrowed_by_printed(
+    outcome: &RrSimOutcome,
+    state: &HostState,
+    slack: &[f64],
+    recorded: &[(String, f64)],
+) -> Narrowed {
+    let printed: HashMap<&str, f64> = recorded.iter().map(|(j, t)| (j.as_str(), *t)).collect();
+    let mut out = Narrowed {
+        slack: Vec::with_capacity(slack.len()),
+        printed: Vec::with_capacity(slack.len()),
+    };
+    for (f, &s) in outcome.finishes.iter().zip(slack) {
+        let name = state.jobs.get(f.job).map_or("", |j| j.name.as_str());
+        let at = printed
+            .get(name)
+            .copied()
+            .filter(|at| (f.reltime - at).abs() <= s + FINISH_HALF_UNIT);
+        out.slack
+            .push(at.map_or(s, |at| s.min((f.reltime - at).abs() + FINISH_HALF_UNIT)));
+        out.printed.push(at);
+    }
+    out
+}
+
+/// Each finish's interval about the loop's time, narrowed by the record's
+/// ([`narrowed_by_printed`]), and the printed time it agrees with.
+struct Narrowed {
+    slack: Vec<f64>,
+    /// Within half a printed unit of the true finish, where printed.
+    printed: Vec<Option<f64>>,
 }
 
 /// The loop's simulation at a moment against the record: each finish with
@@ -769,10 +876,13 @@ fn judge(
     state: &HostState,
     outcome: &RrSimOutcome,
     params: &Params,
-    recorded_misses: &[String],
+    recorded: Recorded<'_>,
 ) -> Rerun {
     let now = moment.now;
+    let recorded_misses = recorded.misses;
     let slack = finish_slack(outcome, &moment.printed);
+    let narrowed = narrowed_by_printed(outcome, state, &slack, recorded.finishes);
+    let narrowed = &narrowed;
     // A miss within the record's uncertainty goes either way: the printed
     // one is taken, and the account says so.
     let mut misses: Vec<String> = Vec::new();
@@ -817,9 +927,11 @@ fn judge(
     let sim = Judged {
         outcome,
         state,
-        slack: &slack,
+        slack: &narrowed.slack,
+        printed_at: &narrowed.printed,
         printed: &moment.printed,
         buf_total: moment.buf_total,
+        buf_half: moment.buf_half,
         taken_misses: &taken_misses,
     };
     // Every job's steps: the shortfall's interval, and the MC shortfall's
@@ -846,6 +958,7 @@ fn judge(
             finish_slack: slack,
         },
         stamp: moment.stamp,
+        end_stamp: moment.end_stamp,
         cpu,
         busy_note,
         mc_shortfalls,
@@ -883,8 +996,12 @@ struct Judged<'s> {
     state: &'s HostState,
     /// Each finish's interval, in finish order.
     slack: &'s [f64],
+    /// Each finish's time as the record printed it, where it agrees.
+    printed_at: &'s [Option<f64>],
     printed: &'s [Printed],
     buf_total: f64,
+    /// Half the unit the buffer is known to.
+    buf_half: f64,
     /// The finishes whose deadline miss the simulation leaves within its
     /// intervals, each with the miss as printed (taken).
     taken_misses: &'s [(usize, bool)],
@@ -897,28 +1014,81 @@ struct Judged<'s> {
 /// buffer. Steps at one time are merged (a finish and the pick it brings
 /// move together), so all jobs together may move less than each project.
 fn steps_slack(sim: &Judged<'_>, of: impl Fn(usize) -> bool) -> f64 {
+    let (steps, usage_slack) = merged_steps(sim, of);
+    usage_slack
+        + steps
+            .iter()
+            .map(|step| {
+                (
+                    step.at,
+                    step.delta,
+                    (step.at - step.centre).abs() + step.half,
+                )
+            })
+            .filter(|(t, _, s)| t - s < sim.buf_total)
+            .map(|(_, delta, s)| delta.abs() * s)
+            .sum::<f64>()
+}
+
+/// A step in the CPUs some jobs use, merged by the loop's time.
+struct MergedStep {
+    /// The loop's time.
+    at: f64,
+    /// How much the use changes there.
+    delta: f64,
+    /// The span the true time lies in: its centre and half-width.
+    centre: f64,
+    half: f64,
+}
+
+impl MergedStep {
+    /// As [`super::mc_bounds`] takes it, about the true time.
+    fn about_truth(&self) -> super::mc_bounds::Step {
+        (self.centre, self.delta, self.half)
+    }
+}
+
+/// The steps in the CPUs the jobs `of` selects use, merged by time, each
+/// `(time, Δ, its interval)` in the order first seen, and what their
+/// usages known to ±u add over their runs inside the buffer.
+fn merged_steps(sim: &Judged<'_>, of: impl Fn(usize) -> bool) -> (Vec<MergedStep>, f64) {
     let usage = |job: usize| sim.state.jobs.get(job).map_or(0.0, |j| j.usage.avg_ncpus);
     let usage_half = |job: usize| sim.printed.get(job).map_or(0.0, |p| p.ncpus_half);
-    // The widest interval of the finishes at each time (keyed by its bits:
-    // the times compared are the simulation's own, exactly equal).
-    let mut finishes_at: HashMap<u64, f64> = HashMap::with_capacity(sim.slack.len());
-    for (f, s) in sim.outcome.finishes.iter().zip(sim.slack) {
-        let widest = finishes_at.entry(f.reltime.to_bits()).or_insert(0.0);
-        *widest = widest.max(*s);
-    }
-    let finish_at = |t: f64| finishes_at.get(&t.to_bits()).copied().unwrap_or(0.0);
-    // Steps in the order first seen, merged by time.
-    let mut steps: Vec<(f64, f64, f64)> = Vec::new();
-    let mut step_index: HashMap<u64, usize> = HashMap::new();
-    let mut step_at = |t: f64, delta: f64, s: f64| match step_index.get(&t.to_bits()) {
-        Some(&k) => {
-            let e = &mut steps[k];
-            e.1 += delta;
-            e.2 = e.2.max(s);
+    // The span the finishes at each of the loop's times may truly fall in
+    // (keyed by its bits: the times compared are the simulation's own,
+    // exactly equal): about the printed time where the record agrees, else
+    // about the loop's.
+    let mut finishes_at: HashMap<u64, (f64, f64)> = HashMap::with_capacity(sim.slack.len());
+    for (k, (f, s)) in sim.outcome.finishes.iter().zip(sim.slack).enumerate() {
+        // Both intervals hold the true time: it lies where they overlap.
+        let (mut lo, mut hi) = (f.reltime - s, f.reltime + s);
+        if let Some(at) = sim.printed_at.get(k).copied().flatten() {
+            lo = lo.max(at - FINISH_HALF_UNIT);
+            hi = hi.min(at + FINISH_HALF_UNIT).max(lo);
         }
+        let span = finishes_at.entry(f.reltime.to_bits()).or_insert((lo, hi));
+        *span = (span.0.min(lo), span.1.max(hi));
+    }
+    // A step at the loop's time `t`: its centre and half-width.
+    let finish_at = |t: f64| {
+        finishes_at
+            .get(&t.to_bits())
+            .map_or((t, 0.0), |&(lo, hi)| ((lo + hi) / 2.0, (hi - lo) / 2.0))
+    };
+    // Steps in the order first seen, merged by time.
+    let mut steps: Vec<MergedStep> = Vec::new();
+    let mut step_index: HashMap<u64, usize> = HashMap::new();
+    let mut step_at = |t: f64, delta: f64| match step_index.get(&t.to_bits()) {
+        Some(&k) => steps[k].delta += delta,
         None => {
+            let (centre, half) = finish_at(t);
             step_index.insert(t.to_bits(), steps.len());
-            steps.push((t, delta, s));
+            steps.push(MergedStep {
+                at: t,
+                delta,
+                centre,
+                half,
+            });
         }
     };
     let mut slack = 0.0;
@@ -929,27 +1099,21 @@ fn steps_slack(sim: &Judged<'_>, of: impl Fn(usize) -> bool) -> f64 {
                 reltime,
                 first: true,
                 ..
-            } if of(*job) => step_at(*reltime, usage(*job), finish_at(*reltime)),
+            } if of(*job) => step_at(*reltime, usage(*job)),
             RrSimNote::Finish(k) => {
-                let (Some(finish), Some(s)) = (sim.outcome.finishes.get(*k), sim.slack.get(*k))
-                else {
+                let Some(finish) = sim.outcome.finishes.get(*k) else {
                     continue;
                 };
                 if !of(finish.job) {
                     continue;
                 }
-                step_at(finish.reltime, -usage(finish.job), *s);
+                step_at(finish.reltime, -usage(finish.job));
                 slack += usage_half(finish.job) * finish.reltime.clamp(0.0, sim.buf_total);
             }
             _ => {}
         }
     }
-    for (t, delta, s) in steps {
-        if t - s < sim.buf_total {
-            slack += delta.abs() * s;
-        }
-    }
-    slack
+    (steps, slack)
 }
 
 /// Each project's MC shortfall in the simulation, with its interval: the
@@ -959,25 +1123,59 @@ fn steps_slack(sim: &Judged<'_>, of: impl Fn(usize) -> bool) -> f64 {
 /// capped by the idle CPUs (`mc_shortfall_running_max`, before 8.2), every
 /// project's steps move it too: |Δ min(a, b)| ≤ |Δa| + |Δb|.
 fn mc_shortfalls(sim: &Judged<'_>, all_steps: f64, params: &Params) -> Vec<(String, f64, f64)> {
-    let buf_half = 0.5 * sim.state.ninstances(0) as f64;
-    let all = if params.mc_shortfall_running_max != 0.0 {
-        all_steps
-    } else {
-        0.0
-    };
+    let ninst = sim.state.ninstances(0) as f64;
+    let buf_half = sim.buf_half * ninst;
+    let running_max = params.mc_shortfall_running_max != 0.0;
+    let (every, every_usage) = merged_steps(sim, |_| true);
+    let every: Vec<_> = every.iter().map(MergedStep::about_truth).collect();
+    let all = if running_max { all_steps } else { 0.0 };
     sim.state
         .projects
         .iter()
         .enumerate()
         .map(|(p, project)| {
             let of = |job: usize| sim.state.jobs.get(job).is_some_and(|j| j.project == p);
-            (
-                project.name.to_string(),
-                sim.outcome.project_rsc(p, 0).mc_shortfall,
-                buf_half + steps_slack(sim, of) + all,
-            )
+            let x = sim.outcome.project_rsc(p, 0).mc_shortfall;
+            let (own, own_usage) = merged_steps(sim, of);
+            let own: Vec<_> = own.iter().map(MergedStep::about_truth).collect();
+            // With every usage exact, the steps' intervals bound it
+            // directly; else each step moves it by at most its size times
+            // its interval.
+            let exact_usage = every_usage == 0.0 && own_usage == 0.0;
+            let slack = if exact_usage && project.has_max_concurrent() {
+                let (lo, hi) = super::mc_bounds::shortfall_bounds(&super::mc_bounds::McInputs {
+                    own: &own,
+                    all: &every,
+                    ninstances: ninst,
+                    running_max,
+                    limit: mc_limit(project, running_max, ninst),
+                    buf_end: sim.buf_total,
+                    buf_half: sim.buf_half,
+                });
+                (hi - x).max(x - lo).max(0.0)
+            } else {
+                buf_half + steps_slack(sim, of) + all
+            };
+            (project.name.to_string(), x, slack)
         })
         .collect()
+}
+
+/// Where a project's unused instances start from (rr_sim.cpp): before 8.2
+/// the running maximum of its use starts at its smallest limit; from 8.2
+/// what its limits let it use is that limit times its app versions' widest
+/// CPU use (at least 1), at most the instances.
+fn mc_limit(project: &Project, running_max: bool, ninst: f64) -> f64 {
+    let limit = f64::from(project.min_max_concurrent());
+    if running_max {
+        return limit;
+    }
+    let widest = project
+        .app_versions
+        .iter()
+        .map(|v| v.usage.avg_ncpus)
+        .fold(1.0, f64::max);
+    (limit * widest).min(ninst)
 }
 
 /// Each project's last start its max_concurrent limit stopped, with the
@@ -1010,13 +1208,15 @@ fn mc_limit_times(sim: &Judged<'_>) -> Vec<(String, f64, f64)> {
 /// finishes there and the picks they bring), the integral moves by at most
 /// |Δ| × s; a usage known to ±u moves it by u over its job's run inside
 /// the buffer, and the idle count now by u for a job picked at once; the
-/// buffer's total printed whole moves it by half a second × the CPUs. The
+/// buffer's total, known to its printed unit (whole seconds on the
+/// simulation's start line, hundredths on its block's), moves it by half
+/// that unit × the CPUs. The
 /// saturated time is a finish; the busy time sums finishes' runs, in an
 /// order the record may leave open ([`busy_range`]).
 fn cpu_figures(sim: &Judged<'_>, all_steps: f64, params: &Params) -> (RscState, String) {
     let (outcome, state, slack) = (sim.outcome, sim.state, sim.slack);
     let stats = outcome.resource(0);
-    let shortfall_slack = 0.5 * state.ninstances(0) as f64 + all_steps;
+    let shortfall_slack = sim.buf_half * state.ninstances(0) as f64 + all_steps;
     let usage_half = |job: usize| sim.printed.get(job).map_or(0.0, |p| p.ncpus_half);
     let nidle_slack: f64 = outcome
         .notes
@@ -1273,9 +1473,12 @@ pub fn fetch_state(
     stamp: f64,
     base: Option<&[super::decision::PrioEntry]>,
 ) -> Option<(Decision, String)> {
-    if stamp != rerun.stamp || dump.resources.len() != 1 {
+    // The block follows its own simulation's end, in the second that end
+    // printed at; its poll's `now` is the simulation's, the start's second.
+    if !(rerun.stamp..=rerun.end_stamp).contains(&stamp) || dump.resources.len() != 1 {
         return None;
     }
+    let stamp = rerun.stamp;
     let printed = dump.resources.first().filter(|r| r.rsc == "CPU")?;
     let mut replayed = dump.clone();
     let block = super::fetch_projects::project_lines(&rerun.projects, stamp, dump, base);

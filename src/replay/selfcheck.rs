@@ -1657,7 +1657,12 @@ impl<'a> SelfCheck<'a> {
         }
         choice.reason.push_str(&note);
         if let Some(why) = choice.undecidable {
-            return Replayed::NotReplayed(why);
+            // Where the loop's figures would have decided, say why they
+            // could not be used.
+            return Replayed::NotReplayed(match &looped {
+                Some(Err(_)) => format!("{why}{note}"),
+                _ => why,
+            });
         }
         if let Some(why) = hidden_excluded_work(
             context.dump,
