@@ -549,15 +549,11 @@ fn divergence_contexts(divergences: &[Divergence], n: usize) -> Vec<Vec<String>>
 /// in the file at `path` (read once; `.gz` decompressed); a file that
 /// cannot be read gives none.
 fn line_windows(path: &str, lines: &[usize], n: usize) -> HashMap<usize, Vec<String>> {
-    use std::io::{BufRead, BufReader, Read};
+    use std::io::BufRead;
     let mut out: HashMap<usize, Vec<String>> = HashMap::new();
-    let Ok(file) = std::fs::File::open(path) else {
+    // Opened as the parser opens it (gzip, UTF-16, lone CR line ends).
+    let Ok(mut reader) = crate::parse::input::open_input(std::path::Path::new(path)) else {
         return out;
-    };
-    let reader: Box<dyn Read> = if path.ends_with(".gz") {
-        Box::new(flate2::read::MultiGzDecoder::new(file))
-    } else {
-        Box::new(file)
     };
     let last = lines.iter().max().copied().unwrap_or(0) + n;
     let mut wanted: Vec<usize> = lines.to_vec();
@@ -565,7 +561,6 @@ fn line_windows(path: &str, lines: &[usize], n: usize) -> HashMap<usize, Vec<Str
     wanted.dedup();
     let mut first_open = 0;
     let mut buf = Vec::new();
-    let mut reader = BufReader::new(reader);
     for number in 1..=last {
         buf.clear();
         match reader.read_until(b'\n', &mut buf) {
@@ -2275,18 +2270,13 @@ fn context_lines(trace: &Trace, idx: usize, n: usize) -> Vec<String> {
 }
 
 fn read_lines(path: &str, line: u32, n: usize) -> Option<Vec<String>> {
-    use std::io::{BufRead, BufReader, Read};
-    let file = std::fs::File::open(path).ok()?;
-    let reader: Box<dyn Read> = if path.ends_with(".gz") {
-        Box::new(flate2::read::MultiGzDecoder::new(file))
-    } else {
-        Box::new(file)
-    };
+    use std::io::BufRead;
+    let reader = crate::parse::input::open_input(std::path::Path::new(path)).ok()?;
     let line = line as usize;
     let lo = line.saturating_sub(n).max(1);
     let hi = line + n;
     let mut out = Vec::new();
-    for (idx, text) in BufReader::new(reader).lines().enumerate() {
+    for (idx, text) in reader.lines().enumerate() {
         let number = idx + 1;
         if number > hi {
             break;
