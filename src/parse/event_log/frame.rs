@@ -322,6 +322,8 @@ pub fn after_stamp(input: &str) -> PResult<'_, (Option<&str>, &str)> {
         return Ok((input, (None, input)));
     }
     let (input, _) = context("a space after the time", cut(char(' ')))(input)?;
+    // A Manager copy's separator: that layout's line, not this one's body.
+    let (input, _) = nom::combinator::not(nom::character::complete::one_of("|\t"))(input)?;
     if !input.starts_with('[') {
         return Ok(("", (None, input)));
     }

@@ -677,6 +677,14 @@ mod tests {
             detect("Fri 24 Apr 2015 10:11:09 PM EDT |  | Starting BOINC client"),
             Some(FileKind::ManagerCopy)
         );
+        // A Manager in an ISO-date locale (sv_SE, en_CA, fr_CA): year-first
+        // like a 5.x stdoutdae.txt stamp, but with the Manager's separators.
+        assert_eq!(
+            detect(
+                "2024-12-20 12:40:47 |  | [work_fetch] target work buffer: 8640.00 + 43200.00 sec"
+            ),
+            Some(FileKind::ManagerCopy)
+        );
         assert_eq!(detect("<msgs>\n<msg>"), Some(FileKind::GuiRpcMessages));
         assert_eq!(detect("<client_state>"), None);
         assert_eq!(
