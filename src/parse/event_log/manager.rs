@@ -24,11 +24,11 @@
 //! second-guessed: a date impossible in that order is an error.
 //! Year-first dates (`2024/12/20`) are always year/month/day.
 
-use super::frame::{month_number, validated, DateCache, Frame, PResult, RawStamp};
+use super::frame::{validated, DateCache, Frame, PResult, RawStamp};
 use super::DateOrder;
 use crate::trace::EventTime;
 use nom::branch::alt;
-use nom::bytes::complete::{tag_no_case, take_while1, take_while_m_n};
+use nom::bytes::complete::{tag, tag_no_case, take_while1, take_while_m_n};
 use nom::character::complete::{char, one_of};
 use nom::combinator::{opt, recognize};
 use nom::error::context;
@@ -128,6 +128,15 @@ fn meridiem(input: &str) -> PResult<'_, Token> {
         tag_no_case("p.m."),
         tag_no_case("am"),
         tag_no_case("pm"),
+        // Chinese, Japanese and Korean locales, before the clock.
+        alt((
+            tag("上午"),
+            tag("下午"),
+            tag("午前"),
+            tag("午後"),
+            tag("오전"),
+            tag("오후"),
+        )),
     ))(input)?;
     if rest.starts_with(|c: char| c.is_alphanumeric()) {
         return Err(nom::Err::Error(super::frame::FrameError {
@@ -136,46 +145,202 @@ fn meridiem(input: &str) -> PResult<'_, Token> {
             expected: None,
         }));
     }
-    Ok((rest, Token::Meridiem(text.starts_with(['p', 'P']))))
+    let pm = text.starts_with(['p', 'P']) || ["下午", "午後", "오후"].contains(&text);
+    Ok((rest, Token::Meridiem(pm)))
 }
 
-/// A word: a month name (English, abbreviated or full) or something skipped
-/// (weekday, zone abbreviation).
+/// A word: a month name or something skipped (weekday, zone abbreviation,
+/// era mark).
 fn word(input: &str) -> PResult<'_, Token> {
     let (rest, text) = recognize(tuple((
         take_while1(|c: char| c.is_alphabetic()),
         opt(one_of(".,")),
     )))(input)?;
-    let name = text.trim_end_matches(['.', ',']);
-    let month = match name.get(..3) {
-        Some(abbr) if name.is_ascii() => month_number(abbr),
-        _ => 0,
-    };
-    let is_month = month > 0 && {
-        const FULL: [&str; 12] = [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ];
-        FULL[month as usize - 1].starts_with(&name.to_ascii_lowercase())
-    };
+    let month = locale_month(text);
     Ok((
         rest,
-        if is_month {
+        if month > 0 {
             Token::Month(month)
         } else {
             Token::Other
         },
     ))
+}
+
+/// Month names, January first, in the languages BOINC's Manager is most
+/// often run in (the dates come from the user's locale, `%c`/`%x`): English,
+/// German, French, Spanish, Italian, Dutch, Portuguese, Swedish, Polish and
+/// Russian (genitive, as dates print them).
+const MONTH_NAMES: [[&str; 12]; 10] = [
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ],
+    [
+        "januar",
+        "februar",
+        "märz",
+        "april",
+        "mai",
+        "juni",
+        "juli",
+        "august",
+        "september",
+        "oktober",
+        "november",
+        "dezember",
+    ],
+    [
+        "janvier",
+        "février",
+        "mars",
+        "avril",
+        "mai",
+        "juin",
+        "juillet",
+        "août",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
+    ],
+    [
+        "enero",
+        "febrero",
+        "marzo",
+        "abril",
+        "mayo",
+        "junio",
+        "julio",
+        "agosto",
+        "septiembre",
+        "octubre",
+        "noviembre",
+        "diciembre",
+    ],
+    [
+        "gennaio",
+        "febbraio",
+        "marzo",
+        "aprile",
+        "maggio",
+        "giugno",
+        "luglio",
+        "agosto",
+        "settembre",
+        "ottobre",
+        "novembre",
+        "dicembre",
+    ],
+    [
+        "januari",
+        "februari",
+        "maart",
+        "april",
+        "mei",
+        "juni",
+        "juli",
+        "augustus",
+        "september",
+        "oktober",
+        "november",
+        "december",
+    ],
+    [
+        "janeiro",
+        "fevereiro",
+        "março",
+        "abril",
+        "maio",
+        "junho",
+        "julho",
+        "agosto",
+        "setembro",
+        "outubro",
+        "novembro",
+        "dezembro",
+    ],
+    [
+        "januari",
+        "februari",
+        "mars",
+        "april",
+        "maj",
+        "juni",
+        "juli",
+        "augusti",
+        "september",
+        "oktober",
+        "november",
+        "december",
+    ],
+    [
+        "stycznia",
+        "lutego",
+        "marca",
+        "kwietnia",
+        "maja",
+        "czerwca",
+        "lipca",
+        "sierpnia",
+        "września",
+        "października",
+        "listopada",
+        "grudnia",
+    ],
+    [
+        "января",
+        "февраля",
+        "марта",
+        "апреля",
+        "мая",
+        "июня",
+        "июля",
+        "августа",
+        "сентября",
+        "октября",
+        "ноября",
+        "декабря",
+    ],
+];
+
+/// Abbreviations that are no prefix of their month's name.
+const MONTH_ABBREVIATIONS: [(&str, u32); 2] = [("mrt", 3), ("май", 5)];
+
+/// 1-12 for a month's name or abbreviation in one of [`MONTH_NAMES`]'
+/// languages (case-insensitive; at least three letters, and a prefix of
+/// one month only: `jui` is June or July in French), else 0.
+fn locale_month(name: &str) -> u32 {
+    let name = name.trim_end_matches(['.', ',']).to_lowercase();
+    if name.chars().count() < 3 {
+        return 0;
+    }
+    if let Some(&(_, month)) = MONTH_ABBREVIATIONS.iter().find(|(abbr, _)| *abbr == name) {
+        return month;
+    }
+    let mut found = 0;
+    for names in &MONTH_NAMES {
+        for (k, full) in names.iter().enumerate() {
+            if full.starts_with(name.as_str()) {
+                let month = k as u32 + 1;
+                if found != 0 && found != month {
+                    return 0;
+                }
+                found = month;
+            }
+        }
+    }
+    found
 }
 
 fn stamp_token(input: &str) -> PResult<'_, Token> {
@@ -659,5 +824,59 @@ mod tests {
         let mut fixed = ManagerDates::new(DateOrder::MonthFirst);
         let result = manager_line("20/07/2020 14:15:10 |  | a", &mut fixed, &mut dates);
         assert!(matches!(result, Err(nom::Err::Failure(_))));
+    }
+
+    /// Month names in the Manager's common locales, with the weekday and
+    /// zone words around them skipped (a French Tuesday, `mar.`, comes
+    /// before its date's month and gives way to it).
+    #[test]
+    fn locale_month_names() {
+        for (name, month) in [
+            ("Dez", 12),
+            ("März", 3),
+            ("déc.", 12),
+            ("juin", 6),
+            ("juil.", 7),
+            ("dic", 12),
+            ("ago", 8),
+            ("mrt", 3),
+            ("out", 10),
+            ("października", 10),
+            ("дек", 12),
+            ("мая", 5),
+            ("December", 12),
+            ("sept", 9),
+        ] {
+            assert_eq!(locale_month(name), month, "{name}");
+        }
+        for other in ["jui", "Fr", "CET", "MEZ", "ven", "lun", "NOVT", "Sat"] {
+            assert_eq!(locale_month(other), 0, "{other}");
+        }
+        let mut dates = ManagerDates::new(DateOrder::Auto);
+        let mut cache = DateCache::default();
+        for text in [
+            "Fr 20 Dez 2024 12:40:47 CET |  | x",
+            "mar. 20 déc. 2024 12:40:47 |  | x",
+            "20 dic 2024 12:40:47 |  | x",
+            "20 дек. 2024 12:40:47 |  | x",
+            "2024/12/20 下午 12:40:47 |  | x",
+        ] {
+            let (_, frame) = manager_line(text, &mut dates, &mut cache).expect(text);
+            let EventTime::Local(at) = frame.time else {
+                panic!("{text}: {:?}", frame.time)
+            };
+            assert_eq!(at.to_string(), "2024-12-20 12:40:47", "{text}");
+        }
+        // A Chinese afternoon is after noon.
+        let (_, frame) =
+            manager_line("2024/12/20 下午 1:40:47 |  | x", &mut dates, &mut cache).expect("zh");
+        assert_eq!(
+            frame.time,
+            EventTime::Local(
+                chrono::NaiveDate::from_ymd_opt(2024, 12, 20)
+                    .and_then(|d| d.and_hms_opt(13, 40, 47))
+                    .expect("date")
+            )
+        );
     }
 }
