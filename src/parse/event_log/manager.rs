@@ -343,8 +343,52 @@ fn locale_month(name: &str) -> u32 {
     found
 }
 
+/// A year-first date whose fields are spaced or marked: `2024. 12. 20.`
+/// (Hungarian, Korean) and `2024年12月20日` / `2024년 12월 20일` (Chinese,
+/// Japanese, Korean).
+fn year_first_date(input: &str) -> PResult<'_, Token> {
+    let field = |marks: &'static [char]| {
+        move |input| {
+            let (input, (value, len)) = number(input)?;
+            let (input, _) = one_of(marks)(input)?;
+            let (input, _) = nom::character::complete::space0(input)?;
+            Ok((input, (value, len)))
+        }
+    };
+    let (rest, ((year, 4), (month, _), (day, day_len))) = alt((
+        tuple((field(&['.']), field(&['.']), |input| {
+            let (input, value) = number(input)?;
+            let (input, _) = opt(char('.'))(input)?;
+            Ok((input, value))
+        })),
+        tuple((field(&['年', '년']), field(&['月', '월']), |input| {
+            let (input, value) = number(input)?;
+            let (input, _) = one_of("日일")(input)?;
+            Ok((input, value))
+        })),
+    ))(input)?
+    else {
+        return Err(nom::Err::Error(super::frame::FrameError::new(
+            input,
+            0,
+            "a year-first date",
+        )));
+    };
+    Ok((
+        rest,
+        Token::Numeric(NumericDate {
+            first: year,
+            first_len: 4,
+            second: month,
+            third: day,
+            third_len: day_len,
+        }),
+    ))
+}
+
 fn stamp_token(input: &str) -> PResult<'_, Token> {
     alt((
+        year_first_date,
         clock_token,
         numeric_date,
         |input| {
@@ -860,6 +904,9 @@ mod tests {
             "20 dic 2024 12:40:47 |  | x",
             "20 дек. 2024 12:40:47 |  | x",
             "2024/12/20 下午 12:40:47 |  | x",
+            "2024. 12. 20. 12:40:47 |  | x",
+            "2024年12月20日 12:40:47 |  | x",
+            "2024년 12월 20일 오후 12:40:47 |  | x",
         ] {
             let (_, frame) = manager_line(text, &mut dates, &mut cache).expect(text);
             let EventTime::Local(at) = frame.time else {
