@@ -321,6 +321,9 @@ pub fn after_stamp(input: &str) -> PResult<'_, (Option<&str>, &str)> {
     if input.is_empty() {
         return Ok((input, (None, input)));
     }
+    // A tab after the time is a 6.x Manager copy's separator: that
+    // layout's line (tried next), not a broken line of this one.
+    let (input, _) = nom::combinator::not(char('\t'))(input)?;
     let (input, _) = context("a space after the time", cut(char(' ')))(input)?;
     // A Manager copy's separator: that layout's line, not this one's body.
     let (input, _) = nom::combinator::not(nom::character::complete::one_of("|\t"))(input)?;

@@ -685,6 +685,13 @@ mod tests {
             ),
             Some(FileKind::ManagerCopy)
         );
+        // The same in 6.x's tab-separated form.
+        assert_eq!(
+            detect(
+                "2024-12-20 12:40:47\t\t[work_fetch] target work buffer: 8640.00 + 43200.00 sec"
+            ),
+            Some(FileKind::ManagerCopy)
+        );
         assert_eq!(detect("<msgs>\n<msg>"), Some(FileKind::GuiRpcMessages));
         assert_eq!(detect("<client_state>"), None);
         assert_eq!(
