@@ -205,7 +205,7 @@ fn log_out_is_the_6_10_emulators_sim_log_line_for_line() {
         .filter(|p| p.join("inputs/sim_projects.xml").is_file())
         .collect();
     dirs.sort();
-    assert_eq!(dirs.len(), 3, "{dirs:?}");
+    assert_eq!(dirs.len(), 5, "{dirs:?}");
     for dir in &dirs {
         let expected =
             std::fs::read_to_string(dir.join("outputs/sim_log.txt")).expect("sim_log.txt");

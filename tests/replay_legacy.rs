@@ -171,6 +171,23 @@ fn an_altered_choice_diverges_exactly_there() {
         .contains("[Urgent] chosen: idle instance CPU: 1.00 inst, 43200.00 sec"));
 }
 
+/// The intermittent host (sim_host.xml `<available>` at 0.5): the replay
+/// follows the log's `value:` samples. Its first off step (01:51), read as
+/// on, makes the replay schedule and poll where the emulator did neither.
+#[test]
+fn an_off_step_read_as_on_diverges_exactly_there() {
+    let dir = altered(
+        "tight_deadline_edf_intermittent",
+        "01-Jan-2000 01:51:00 [---] value: 0",
+        "value: 0",
+        "value: 1",
+    );
+    let report = audit_paths(std::slice::from_ref(&dir), &AuditOptions::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    let first = report.divergences.first().expect("a divergence");
+    assert_eq!(first.time_label, "01-Jan-2000 01:51:00", "{first:?}");
+}
+
 #[test]
 fn without_sim_out_html_job_sizes_are_coarse_and_the_report_says_so() {
     let dir = trimmed("tight_deadline_edf");

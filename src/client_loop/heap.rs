@@ -66,12 +66,34 @@
 
 use std::collections::BTreeMap;
 
-/// A `RESULT`'s chunk (1,680 bytes on x86-64, with its header).
-const RESULT_CHUNK: u32 = 1696;
-/// An `ACTIVE_TASK`'s chunk (6,096 bytes).
-const TASK_CHUNK: u32 = 6112;
-/// A `WORKUNIT`'s chunk (632 bytes).
-const WORKUNIT_CHUNK: u32 = 640;
+/// The chunk sizes of the three objects in one emulator build (x86-64,
+/// glibc: the object's size plus an 8-byte header, rounded up to 16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkSizes {
+    /// `RESULT`.
+    pub result: u32,
+    /// `ACTIVE_TASK`.
+    pub task: u32,
+    /// `WORKUNIT`.
+    pub workunit: u32,
+}
+
+/// The 7.2.42 emulator: `RESULT` 1,680 bytes, `ACTIVE_TASK` 6,096,
+/// `WORKUNIT` 632 (traced).
+pub const SIZES_7_2: ChunkSizes = ChunkSizes {
+    result: 1696,
+    task: 6112,
+    workunit: 640,
+};
+
+/// The 6.10.60 emulator built with `-DSIM`: `RESULT` 1,368 bytes,
+/// `ACTIVE_TASK` 2,656, `WORKUNIT` 632 (`sizeof` in that build). Both
+/// large objects are past glibc's per-thread cache, as 7.2.42's are.
+pub const SIZES_6_10: ChunkSizes = ChunkSizes {
+    result: 1376,
+    task: 2672,
+    workunit: 640,
+};
 /// The chunks glibc's tcache keeps per size.
 const TCACHE_COUNT: u32 = 7;
 /// The smallest chunk a split leaves behind.
@@ -86,8 +108,9 @@ struct Chunk {
 }
 
 /// The free chunks of the emulator's heap that `RESULT`s come from.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ResultHeap {
+    sizes: ChunkSizes,
     /// Front = newest.
     unsorted: std::collections::VecDeque<Chunk>,
     /// Per size, in bin order (first filed in front, later equal ones
@@ -99,28 +122,46 @@ pub struct ResultHeap {
     cached_workunits: u32,
 }
 
+impl Default for ResultHeap {
+    fn default() -> Self {
+        ResultHeap::new(SIZES_7_2)
+    }
+}
+
 impl ResultHeap {
+    /// An empty heap of an emulator whose objects have these sizes.
+    pub fn new(sizes: ChunkSizes) -> Self {
+        ResultHeap {
+            sizes,
+            unsorted: std::collections::VecDeque::new(),
+            bins: BTreeMap::new(),
+            last_remainder: None,
+            next_id: 0,
+            cached_workunits: 0,
+        }
+    }
+
     /// Frees a reported job's `RESULT`, whose flag was `uts`.
     pub fn free_result(&mut self, uts: bool) {
-        let chunk = self.chunk(RESULT_CHUNK, uts);
+        let chunk = self.chunk(self.sizes.result, uts);
         self.unsorted.push_front(chunk);
     }
 
     /// Frees a finished task's `ACTIVE_TASK`.
     pub fn free_task(&mut self) {
-        let chunk = self.chunk(TASK_CHUNK, false);
+        let chunk = self.chunk(self.sizes.task, false);
         self.unsorted.push_front(chunk);
     }
 
     /// Makes a job's first task (`new ACTIVE_TASK`).
     pub fn new_task(&mut self) {
-        self.malloc(TASK_CHUNK, false);
+        self.malloc(self.sizes.task, false);
     }
 
     /// Makes a new job (`new RESULT`, then `new WORKUNIT`): returns the
     /// flag its `RESULT` finds.
     pub fn new_job(&mut self) -> bool {
-        let result = self.malloc(RESULT_CHUNK, false);
+        let result = self.malloc(self.sizes.result, false);
         self.new_workunit();
         result.is_some_and(|c| c.uts)
     }
@@ -129,7 +170,7 @@ impl ResultHeap {
     /// approx`): both objects are made and freed at once, the `RESULT`
     /// still holding the flag it found, the `WORKUNIT` into the tcache.
     pub fn refused_job(&mut self) {
-        let uts = self.malloc(RESULT_CHUNK, false).is_some_and(|c| c.uts);
+        let uts = self.malloc(self.sizes.result, false).is_some_and(|c| c.uts);
         self.new_workunit();
         self.free_result(uts);
         self.cached_workunits = (self.cached_workunits + 1).min(TCACHE_COUNT);
@@ -140,7 +181,7 @@ impl ResultHeap {
         if self.cached_workunits > 0 {
             self.cached_workunits -= 1;
         } else {
-            self.malloc(WORKUNIT_CHUNK, true);
+            self.malloc(self.sizes.workunit, true);
         }
     }
 

@@ -27,7 +27,7 @@
 //! RPC is that harness's `simulate_rpc`: every project's finished results
 //! are reported, no reply handler runs (a request for seconds that got no
 //! job backs the project off), and a new job's `UTS` flag is the one its
-//! memory held (see [`LtdSim::freed_uts`]).
+//! memory held (6.10 never initialises it; see [`super::heap`]).
 //!
 //! Each decision is handed to the observer as [`LtdEvent`]s.
 
@@ -130,6 +130,9 @@ pub enum LtdEvent<'a> {
     /// The RPC poll ends after a choice: the project an RPC went to, or
     /// none (no project chosen, or the RPC did not happen).
     RpcPollDone(Option<ProjectIdx>),
+    /// The 6.10 harness sampled the host's availability process (printed
+    /// only when it varies).
+    HostSampled(super::HostSample),
     /// The 6.10 harness: one pass of its poll loop begins.
     PollBegins,
     /// The 6.10 harness: the pass ends; something happened in it.
@@ -158,11 +161,6 @@ pub(super) struct LtdSim {
     exited_credit: Vec<Vec<f64>>,
     last_sim: RrSimOutcome,
     next_alloc: u64,
-    /// The 6.10.60 emulator harness only: the `unfinished_time_slice` of
-    /// reported results, last freed last. 6.10 never initialises the flag
-    /// of a new `RESULT`, whose memory is the last one freed: its first
-    /// preliminary job list shows the reported job's flag.
-    freed_uts: Vec<bool>,
 }
 
 impl LtdSim {
@@ -177,7 +175,6 @@ impl LtdSim {
             exited_credit: vec![vec![0.0; n_rsc]; n_projects],
             last_sim: RrSimOutcome::default(),
             next_alloc,
-            freed_uts: Vec::new(),
         }
     }
 
@@ -454,6 +451,9 @@ impl ClientLoop<'_> {
         );
         for change in &outcome.changes {
             if let TaskChange::Start(j) = *change {
+                // get_task(): a job run for the first time gets its
+                // ACTIVE_TASK.
+                self.core.freed.new_task();
                 self.number_task(j);
             }
         }
@@ -537,7 +537,7 @@ impl ClientLoop<'_> {
             // memory, in result order, before the new jobs are made.
             for (job, side) in self.core.state.jobs.iter().zip(&self.core.side) {
                 if job.ready_to_report {
-                    ltd.freed_uts.push(side.ltd_flags.uts);
+                    self.core.freed.free_result(side.ltd_flags.uts);
                 }
             }
         }
@@ -561,7 +561,7 @@ impl ClientLoop<'_> {
                 *c += 1;
             }
             if self.core.profile.sim_6_10 {
-                let uts = ltd.freed_uts.pop().unwrap_or(false);
+                let uts = self.core.freed.new_job();
                 if let Some(side) = self.core.side.get_mut(j) {
                     side.ltd_flags.uts = uts;
                 }

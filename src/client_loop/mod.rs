@@ -114,6 +114,17 @@ pub struct Availability {
     pub gpu_active: bool,
 }
 
+/// The 6.10 harness's host availability process at one sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HostSample {
+    /// The host runs.
+    pub on: bool,
+    /// The mean on-period, seconds.
+    pub lambda: f64,
+    /// Seconds left in the current period.
+    pub time_left: f64,
+}
+
 /// The outcome of one scheduler RPC.
 #[derive(Clone, Debug)]
 pub enum RpcOutcome {
@@ -198,6 +209,11 @@ pub trait World {
     /// it in seconds (the 6.10 emulator's jobs); else it follows from the
     /// job's exact FLOPs.
     fn final_cpu_time(&mut self, _job: &Job) -> Option<f64> {
+        None
+    }
+    /// The 6.10 harness: the host's availability process as the last
+    /// [`availability`](Self::availability) sampled it, when it varies.
+    fn host_sample(&self) -> Option<HostSample> {
         None
     }
     /// Projects were put in a new order: new index `i` holds old `order[i]`.
@@ -567,6 +583,11 @@ impl<'a> ClientLoop<'a> {
         let n = state.projects.len();
         let n_rsc = state.n_rsc();
         let n_jobs = state.jobs.len();
+        let sizes = if options.profile.sim_6_10 {
+            heap::SIZES_6_10
+        } else {
+            heap::SIZES_7_2
+        };
         let mut this = ClientLoop {
             world,
             observer,
@@ -594,7 +615,7 @@ impl<'a> ClientLoop<'a> {
                 gpu_active: true,
                 begin_action: false,
                 sorted_by_setup: None,
-                freed: heap::ResultHeap::default(),
+                freed: heap::ResultHeap::new(sizes),
                 ltd: None,
                 debt: None,
                 state,
@@ -725,7 +746,18 @@ impl<'a> ClientLoop<'a> {
         self.observer.step_availability(now, availability);
         self.core.gpu_active = availability.gpu_active;
         if self.core.profile.sim_6_10 {
+            if let Some(sample) = self.world.host_sample() {
+                self.ltd_event(now, LtdEvent::HostSampled(sample));
+            }
             self.ltd_event(now, LtdEvent::PollBegins);
+            if !availability.on {
+                // The harness's task poll only notes the time while the
+                // host is off, and finished tasks wait; executing tasks
+                // still accrue elapsed time at the time step.
+                self.elapse_off(now);
+                self.core.begin_action = false;
+                return availability;
+            }
         }
         let progressed = self.progress(now);
         let finished = self.handle_finished(now);
@@ -839,6 +871,31 @@ impl<'a> ClientLoop<'a> {
         !exits.is_empty()
     }
 
+    /// The 6.10 harness over a step the host was off: CPU time does not
+    /// advance, but every executing task's elapsed time does (its
+    /// `simulate()` adds the step to each at the time step, on or off).
+    fn elapse_off(&mut self, now: f64) {
+        let diff = now - self.core.last_progress;
+        if diff < 1.0 {
+            return;
+        }
+        self.core.last_progress = now;
+        if diff > self.core.delta {
+            return;
+        }
+        for task in self
+            .core
+            .state
+            .jobs
+            .iter_mut()
+            .filter_map(|j| j.task.as_mut())
+        {
+            if task.task_state == TaskState::Executing {
+                task.elapsed += diff;
+            }
+        }
+    }
+
     fn note(&mut self, now: f64, note: LoopNote) {
         self.observer
             .event(&self.core.state, now, LoopEvent::Note(note));
@@ -893,7 +950,7 @@ impl<'a> ClientLoop<'a> {
                 self.note(now, LoopNote::ScheduleRequested("handle_finished_apps"));
             }
         }
-        if self.core.profile.new_jobs_reuse_freed_uts {
+        if self.core.profile.new_jobs_reuse_freed_uts || self.core.profile.sim_6_10 {
             for _ in &in_task_order {
                 self.core.freed.free_task();
             }

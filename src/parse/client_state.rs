@@ -223,6 +223,17 @@ pub(crate) fn read_host_info(doc: &mut XmlDoc<'_>, element: &Element) -> HostInf
     host
 }
 
+/// Reads an emulator's random process (`<available>`, `<idle>`: `frac`, `lambda`).
+pub(crate) fn read_availability(doc: &mut XmlDoc<'_>, element: &Element) -> Availability {
+    let mut available = Availability::default();
+    for part in &element.children {
+        if !fields!(doc, part, available, [frac, lambda]) {
+            doc.unknown(part);
+        }
+    }
+    available
+}
+
 /// Reads a `<coprocs>` block: one entry per coprocessor type.
 pub(crate) fn read_coprocs(doc: &mut XmlDoc<'_>, element: &Element) -> Vec<Coproc> {
     let mut coprocs = Vec::new();
@@ -483,15 +494,7 @@ pub(crate) fn read_project(doc: &mut XmlDoc<'_>, element: &Element) -> Project {
                 debt_mut(&mut project.debts, ResourceType::Cpu).long_term_debt = doc.read(child)
             }
             "scheduler_url" => project.scheduler_urls.extend(doc.string(child)),
-            "available" => {
-                let mut available = Availability::default();
-                for part in &child.children {
-                    if !fields!(doc, part, available, [frac, lambda]) {
-                        doc.unknown(part);
-                    }
-                }
-                project.available = Some(available);
-            }
+            "available" => project.available = Some(read_availability(doc, child)),
             "app" => project.apps.push(read_app(doc, child)),
             _ if SKIPPED_PROJECT.contains(&name) => {}
             _ => {

@@ -5,11 +5,11 @@
 //!
 //! Architecture Invariant: parse knows nothing of policy, replay or report.
 
-use crate::parse::client_state::{read_host_info, read_project};
+use crate::parse::client_state::{read_availability, read_host_info, read_project};
 use crate::parse::error::Parsed;
 use crate::parse::xml::{parse_whole, XmlDoc};
 use crate::source::SourcePath;
-use crate::trace::state::{SimHost, SimProjects};
+use crate::trace::state::{SimHost, SimHostProcess, SimProjects};
 
 /// Parses a whole sim_host.xml.
 pub fn parse_sim_host(path: &SourcePath, bytes: &[u8]) -> Parsed<SimHost> {
@@ -25,9 +25,19 @@ pub fn parse_sim_projects(path: &SourcePath, bytes: &[u8]) -> Parsed<SimProjects
 pub(crate) fn read_sim_host_doc(doc: &mut XmlDoc<'_>) -> Option<SimHost> {
     let root = doc.parse_root();
     let root = doc.expect_root(root, &["host"])?;
+    let processes = root
+        .children
+        .iter()
+        .filter(|child| matches!(child.name.as_str(), "available" | "idle"))
+        .map(|child| SimHostProcess {
+            name: child.name.clone(),
+            model: read_availability(doc, child),
+        })
+        .collect();
     Some(SimHost {
         path: doc.path.to_string(),
         host: read_host_info(doc, &root),
+        processes,
     })
 }
 
@@ -61,6 +71,21 @@ mod tests {
         );
         assert!(host.errors.is_empty());
         assert_eq!(host.value.host.p_ncpus, Some(2));
+        assert!(host.value.processes.is_empty());
+        let intermittent = parse_sim_host(
+            &SourcePath::from("sim_host.xml"),
+            b"<host><p_ncpus>2</p_ncpus><available><frac>0.75</frac><lambda>7200</lambda>\
+              </available></host>",
+        );
+        let process = &intermittent.value.processes[0];
+        assert_eq!(
+            (
+                process.name.as_str(),
+                process.model.frac,
+                process.model.lambda
+            ),
+            ("available", Some(0.75), Some(7200.0))
+        );
         assert_eq!(host.value.host.m_nbytes, Some(16e9));
         let projects = parse_sim_projects(
             &SourcePath::from("sim_projects.xml"),

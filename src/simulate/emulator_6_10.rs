@@ -2,7 +2,10 @@
 //! tag `client_release/6.10/6.10.60`), for `simulate` and for the audit of
 //! that emulator's traces.
 //!
-//! The host is always available; each scheduler RPC is answered by the
+//! The host is available as sim_host.xml's `<available>` process says
+//! (drawn as the emulator draws it, or the recording's `value:` lines);
+//! while it is off the harness neither schedules nor polls, and executing
+//! tasks gain elapsed time but no CPU time. Each scheduler RPC is answered by the
 //! harness's `simulate_rpc` (policy-legacy B.15.1): jobs named `PROJECT_N`
 //! are made until both the seconds and the instances asked are covered, each
 //! counted at the project's DCF × its app's estimate; a job's deadline is its
@@ -16,14 +19,15 @@
 //! run is the emulator's run: `simulate --log-out` then writes its
 //! sim_log.txt ([`super::log_out_6_10`]).
 
-use super::rng::Rng;
-use crate::client_loop::{Availability, DrawKind, Drawn, RpcOutcome, World};
+use super::rng::{OnOff, Rng};
+use crate::client_loop::{Availability, DrawKind, Drawn, HostSample, RpcOutcome, World};
 use crate::policy::state::{HostState, Job, Project, ResourceUsage};
 use crate::policy::work_fetch::RscRequest;
 use crate::replay::ReplayError;
+use crate::trace::state::SimHostProcess;
 use crate::trace::Trace;
 use compact_str::CompactString;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// The emulator's clock at the start of a run: 01-Jan-2000 00:00:00 UTC.
 pub const START: f64 = 946_684_800.0;
@@ -62,10 +66,23 @@ pub enum JobSizes<'a> {
     },
 }
 
+/// Where the host's availability comes from.
+enum HostAvailability {
+    /// Always on (no `<available>` below 1).
+    Always,
+    /// The emulator's process, drawn as it draws it; the time of its last
+    /// sample.
+    Drawn(OnOff, f64),
+    /// The recording's samples (`value:` lines) not yet reached, and the
+    /// last one reached.
+    Recorded(VecDeque<(f64, HostSample)>, Option<HostSample>),
+}
+
 /// The 6.10.60 emulator's server and host (see the module doc).
 pub struct Emulator610<'a> {
     apps: Vec<Option<SimApp>>,
     sizes: JobSizes<'a>,
+    host: HostAvailability,
     next_job_no: Vec<u32>,
     /// True CPU time of each job sent, by name.
     sent: HashMap<CompactString, f64>,
@@ -106,14 +123,48 @@ fn normal_quantile(u: f64) -> f64 {
 
 impl<'a> Emulator610<'a> {
     /// The emulator over `apps` (one per project, in project order). Its
-    /// host is always available, so it draws nothing before the first job.
+    /// host is always available until [`Self::with_host_processes`] says
+    /// otherwise.
     pub fn new(apps: Vec<Option<SimApp>>, sizes: JobSizes<'a>) -> Self {
+        let host = match sizes {
+            JobSizes::Drawn(_) => HostAvailability::Always,
+            JobSizes::Recorded { .. } => HostAvailability::Recorded(VecDeque::new(), None),
+        };
         Emulator610 {
             next_job_no: vec![0; apps.len()],
             apps,
             sizes,
+            host,
             sent: HashMap::new(),
             coarse: BTreeSet::new(),
+        }
+    }
+
+    /// The host's random processes (sim_host.xml's `<available>` and
+    /// `<idle>`, in file order), started as the emulator starts them when
+    /// it reads the file: one draw each, before any job's. Only
+    /// `<available>` is sampled later. A recorded run takes the log's
+    /// samples instead ([`Self::record_sample`]).
+    pub fn with_host_processes(mut self, processes: &[SimHostProcess]) -> Self {
+        let JobSizes::Drawn(rng) = &mut self.sizes else {
+            return self;
+        };
+        for process in processes {
+            let model = &process.model;
+            let on_off =
+                OnOff::new_6_10(model.frac.unwrap_or(1.0), model.lambda.unwrap_or(0.0), rng);
+            if process.name == "available" {
+                self.host = HostAvailability::Drawn(on_off, START);
+            }
+        }
+        self
+    }
+
+    /// A `value:` line of the recording: the host's availability sampled
+    /// at `t`, which applies from the time step at `t` on.
+    pub fn record_sample(&mut self, t: f64, sample: HostSample) {
+        if let HostAvailability::Recorded(queue, _) = &mut self.host {
+            queue.push_back((t, sample));
         }
     }
 
@@ -153,12 +204,45 @@ impl<'a> Emulator610<'a> {
 }
 
 impl World for Emulator610<'_> {
-    fn availability(&mut self, _now: f64, _delta: f64) -> Availability {
+    fn availability(&mut self, now: f64, _delta: f64) -> Availability {
+        let on = match &mut self.host {
+            HostAvailability::Always => true,
+            HostAvailability::Drawn(process, last) => {
+                let dt = now - *last;
+                *last = now;
+                match &mut self.sizes {
+                    JobSizes::Drawn(rng) => process.sample(dt, rng),
+                    JobSizes::Recorded { .. } => true,
+                }
+            }
+            HostAvailability::Recorded(queue, current) => {
+                while let Some(&(t, sample)) = queue.front() {
+                    if t > now + 0.5 {
+                        break;
+                    }
+                    *current = Some(sample);
+                    queue.pop_front();
+                }
+                current.is_none_or(|s| s.on)
+            }
+        };
         Availability {
-            on: true,
+            on,
             active: true,
             connected: true,
             gpu_active: true,
+        }
+    }
+
+    fn host_sample(&self) -> Option<HostSample> {
+        match &self.host {
+            HostAvailability::Always => None,
+            HostAvailability::Drawn(process, _) => process.varies().then(|| HostSample {
+                on: process.sample_value(),
+                lambda: process.lambda(),
+                time_left: process.time_left(),
+            }),
+            HostAvailability::Recorded(_, current) => *current,
         }
     }
 

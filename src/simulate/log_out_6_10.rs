@@ -550,6 +550,15 @@ impl<W: Write> LogWriter610<W> {
                 self.line(now, Some(&name), "RPC poll: did an RPC");
             }
             LtdEvent::RpcPollDone(None) => self.line(now, None, "RPC poll: didn't do an RPC"),
+            LtdEvent::HostSampled(sample) => {
+                let text = format!(
+                    "value: {} lambda: {:.6} t {now:.6} time_left {:.6}",
+                    u8::from(sample.on),
+                    sample.lambda,
+                    sample.time_left
+                );
+                self.line(now, None, &text);
+            }
             LtdEvent::PollBegins => self.line(now, None, "polling"),
             LtdEvent::PollEnds { action } => {
                 let text = if action {

@@ -342,7 +342,13 @@ fn simulate_6_10(
     let (state, apps) =
         emulator_6_10::build(&trace).map_err(|e| SimError::Scenario(e.to_string()))?;
     let mut rng = Rng::new(options.seed);
-    let mut world = emulator_6_10::Emulator610::new(apps, emulator_6_10::JobSizes::Drawn(&mut rng));
+    let processes = trace
+        .state
+        .sim_host
+        .as_ref()
+        .map_or(&[][..], |host| host.processes.as_slice());
+    let mut world = emulator_6_10::Emulator610::new(apps, emulator_6_10::JobSizes::Drawn(&mut rng))
+        .with_host_processes(processes);
     let loop_options = LoopOptions {
         delta: options.delta,
         duration: options.duration,

@@ -165,6 +165,45 @@ impl OnOff {
         }
     }
 
+    /// The 6.10.60 emulator's process (its `RANDOM_PROCESS::init`): on at
+    /// first, for one exponential draw of mean `lambda`; one draw even when
+    /// `frac` is 1.
+    pub fn new_6_10(frac: f64, lambda: f64, rng: &mut Rng) -> Self {
+        let time_left = rng.exponential(lambda);
+        if frac.is_nan() || frac >= 1.0 || lambda.is_nan() || lambda <= 0.0 {
+            return OnOff::always();
+        }
+        let frac = frac.max(1e-6);
+        OnOff {
+            frac,
+            lambda,
+            off_lambda: lambda / frac - lambda,
+            value: true,
+            time_left,
+        }
+    }
+
+    /// Whether the process ever turns off (the 6.10 emulator prints a
+    /// sample's line only then).
+    pub fn varies(&self) -> bool {
+        self.frac < 1.0
+    }
+
+    /// Whether the process is on (as its last sample left it).
+    pub fn sample_value(&self) -> bool {
+        self.value
+    }
+
+    /// The mean on-period, seconds.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// Seconds left in the current period.
+    pub fn time_left(&self) -> f64 {
+        self.time_left
+    }
+
     /// Advances by `dt` seconds and returns whether the process is on.
     pub fn sample(&mut self, dt: f64, rng: &mut Rng) -> bool {
         if self.frac >= 1.0 {

@@ -8,8 +8,9 @@ use crate::parse::text::FastSplit;
 use crate::trace::message::Message;
 use crate::trace::ClientVersion;
 use compact_str::CompactString;
+use nom::branch::alt;
 use nom::bytes::complete::tag;
-use nom::combinator::{map, opt};
+use nom::combinator::{map, opt, value};
 use nom::sequence::{delimited, preceded, terminated, tuple};
 
 /// Classifies an untagged body (already trimmed); `indented` says the raw body
@@ -45,7 +46,9 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
         "Starting" | "-" | "Local" | "log" | "URL" | "Computing" | "General" | "Host"
         | "Computer" | "Coprocessor" | "Found" | "Libraries:" | "Data" | "libc:" | "Processor:"
         | "Processor" | "OS:" | "Memory:" | "Disk:" | "Config:" => startup(word, tail),
-        "Got" | "RPC:" | "RPC" | "job" | "starting" | "simulate_rpc:" => emulator(word, tail),
+        "Got" | "RPC:" | "RPC" | "job" | "starting" | "simulate_rpc:" | "value:" => {
+            emulator(word, tail)
+        }
         "Warning:" if tail.starts_with("GUI RPC password is empty") => {
             Some(Message::GuiRpcPasswordEmpty)
         }
@@ -162,6 +165,23 @@ fn emulator(word: &str, tail: &str) -> Option<Message> {
             resources: request_list(tail.strip_prefix("[work_fetch] request: ")?)?,
         }),
         "RPC" => emulator_rpc(tail),
+        "value:" => full(
+            map(
+                tuple((
+                    alt((value(false, tag("0")), value(true, tag("1")))),
+                    preceded(tag(" lambda: "), float),
+                    preceded(tag(" t "), float),
+                    preceded(tag(" time_left "), float),
+                )),
+                |(on, lambda, t, time_left)| Message::EmuHostAvailability {
+                    on,
+                    lambda,
+                    t,
+                    time_left,
+                },
+            ),
+            tail,
+        ),
         "job" => emulator_job(tail.strip_prefix("for ")?),
         "starting" => full(
             map(
@@ -971,6 +991,15 @@ mod tests {
             Message::EmuStartingSimulation {
                 delta: 60.0,
                 duration: 86400.0
+            }
+        );
+        assert_eq!(
+            msg("value: 0 lambda: 7200.000000 t 946688400.000000 time_left 1180.571519"),
+            Message::EmuHostAvailability {
+                on: false,
+                lambda: 7200.0,
+                t: 946688400.0,
+                time_left: 1180.571519
             }
         );
         assert_eq!(

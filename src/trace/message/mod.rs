@@ -1933,6 +1933,19 @@ messages! {
     EmuDidNoAction = "emu_did_no_action",
     /// `took time step` (6.10 emulator).
     EmuTookTimeStep = "emu_took_time_step",
+    /// `value: %d lambda: %f t %f time_left %f` (6.10 emulator): the host's
+    /// availability process sampled at the start of a time step
+    /// (`RANDOM_PROCESS::sample`; printed only when `<available>` is below 1).
+    EmuHostAvailability = "emu_host_availability" {
+        /// The host runs this step.
+        on: bool,
+        /// The process's mean on-period, seconds.
+        lambda: f64,
+        /// The sample's time.
+        t: f64,
+        /// Seconds left in the current on or off period.
+        time_left: f64,
+    },
     /// `RPC poll start` (6.10 emulator).
     EmuRpcPollStart = "emu_rpc_poll_start",
     /// `RPC poll: not time %f - %f < %f` (6.10 emulator).

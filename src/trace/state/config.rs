@@ -329,6 +329,19 @@ pub struct SimHost {
     pub path: String,
     /// The host description.
     pub host: HostInfo,
+    /// Its random processes (`<available>`, `<idle>`), in file order: the
+    /// emulator starts each as it reads it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<SimHostProcess>,
+}
+
+/// One random on/off process of the 6.10 emulator's host.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimHostProcess {
+    /// `available` (the host runs) or `idle` (never sampled by the harness).
+    pub name: String,
+    /// `frac` and `lambda`.
+    pub model: super::Availability,
 }
 
 /// The 6.10 emulator's sim_projects.xml (`<projects>`, each `<project>` with

@@ -21,7 +21,7 @@ pub use client_state::{
 pub use config::{
     AppConfig, AppConfigApp, AppConfigVersion, CcConfig, CcOptions, DayPrefs, ExcludeGpu,
     GlobalPrefs, GpuVersions, IgnoredDevice, JobLog, JobLogEntry, LogFlagsFile, PrefsValues,
-    PrefsVenue, SimHost, SimProjects,
+    PrefsVenue, SimHost, SimHostProcess, SimProjects,
 };
 
 use crate::trace::FileKind;
