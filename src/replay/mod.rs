@@ -1414,7 +1414,12 @@ fn audit_6x(
                 {
                     continue;
                 }
-                let refigured = fetch_states.get(&point.event_idx);
+                // A block's figures answer its own fetch-state point only
+                // (6.6-6.8 print the choice's line right before the block
+                // it shares an index with).
+                let refigured = fetch_states
+                    .get(&point.event_idx)
+                    .filter(|_| matches!(point.decision, decision::Decision::FetchState(_)));
                 if let Some(Ok((decision, reason))) = refigured {
                     let replayed = compare::Replayed::Decision {
                         decision: decision.clone(),
