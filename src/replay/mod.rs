@@ -592,14 +592,17 @@ fn line_windows(path: &str, lines: &[usize], n: usize) -> HashMap<usize, Vec<Str
 fn needs_6x(kind: DecisionKind) -> &'static str {
     match kind {
         DecisionKind::WorkFetchChoice => {
-            "6.6-6.12 print the chosen project (`chosen: …`) before the work-fetch state block \
-             and `No project chosen for work fetch` after it: the log holds neither for this \
-             pass, or not its whole block"
+            "6.10-6.12 print the chosen project (`chosen: CRITERION RSC: I inst, S sec`) \
+             before the work-fetch state block and `No project chosen for work fetch` after \
+             it: the log holds neither for this pass, or not its whole block; 6.6-6.8's \
+             `chosen: RSC CRITERION` with its `[wfd] request:` line is read but not re-derived \
+             (that release's choose_project is not modelled)"
         }
         DecisionKind::WorkRequest => {
-            "a 6.x request is checked with its `chosen:` line against the state block printed \
-             after it (the chosen project's share of the shortfall); this one has no such line \
-             and block in the log"
+            "a 6.10-6.12 request is checked with its `chosen:` line against the state block \
+             printed after it (the chosen project's share of the shortfall); this one has no \
+             such line and block in the log, or is a 6.6-6.8 `[wfd] request:` line (that \
+             release's set_request is not modelled)"
         }
         DecisionKind::FetchState => {
             "a 6.x work-fetch state (shortfall, saturated and busy times, fetch shares, debts) \

@@ -115,6 +115,17 @@ fn debt_formula(input: &str) -> Res<'_, (f64, f64, f64, u32)> {
 /// Lines opening with a resource name: `%s LTD %.2f delta %.2f (…)/%d`,
 /// `%s LTD: adding offset %f`, `%s STD delta %.2f (…)/%d`, `%s STD %.2f`.
 fn debt_line(text: &str) -> Option<Message> {
+    if let Some((name, debt)) = text.split_fast(" ineligible; debt ") {
+        return Some(Message::DebtIneligible66 {
+            rsc: rsc_name(name)?,
+            debt: full(float, debt)?,
+        });
+    }
+    if let Some((name, tail)) = text.split_fast(" debt") {
+        if let Some(rsc) = rsc_name(name) {
+            return debt_line_6_6(rsc, tail);
+        }
+    }
     if let Some((name, tail)) = text.split_fast(" LTD") {
         let rsc = rsc_name(name)?;
         if let Some(offset) = tail.strip_prefix(": adding offset ") {
@@ -159,6 +170,47 @@ fn debt_line(text: &str) -> Option<Message> {
         rsc,
         std: full(float, tail)?,
     })
+}
+
+/// 6.6-6.8's per-resource debt lines after `%s debt` (client/work_fetch.cpp
+/// RSC_WORK_FETCH::update_debts at 6.6.41): ` %.2f delta %.2f share frac
+/// %.2f (%.2f/%.2f) secs %.2f rsc_secs %.2f`, `: adding offset %.2f`,
+/// `: no eligible projects`; and `%s ineligible; debt %.2f` (the resource
+/// name is before ` ineligible`).
+fn debt_line_6_6(rsc: ResourceType, tail: &str) -> Option<Message> {
+    if let Some(offset) = tail.strip_prefix(": adding offset ") {
+        return Some(Message::DebtOffset66 {
+            rsc,
+            offset: full(float, offset)?,
+        });
+    }
+    if tail == ": no eligible projects" {
+        return Some(Message::DebtNoEligible66 { rsc });
+    }
+    full(
+        map(
+            tuple((
+                preceded(tag(" "), float),
+                preceded(tag(" delta "), float),
+                preceded(tag(" share frac "), float),
+                preceded(tag(" ("), float),
+                preceded(tag("/"), float),
+                preceded(tag(") secs "), float),
+                preceded(tag(" rsc_secs "), float),
+            )),
+            |(debt, delta, share_frac, share, total_share, secs, rsc_secs)| Message::DebtUpdate66 {
+                rsc: rsc.clone(),
+                debt,
+                delta,
+                share_frac,
+                share,
+                total_share,
+                secs,
+                rsc_secs,
+            },
+        ),
+        tail,
+    )
 }
 
 /// Classifies the rest of a `[mem_usage]` body (mem_usage_debug lines of
@@ -283,6 +335,43 @@ mod tests {
             Message::Std {
                 rsc: ResourceType::Nvidia,
                 std: 30.0
+            }
+        );
+    }
+
+    #[test]
+    fn debt_lines_of_6_6() {
+        assert_eq!(
+            msg("[debt] CPU debt -45.00 delta -15.00 share frac 0.50 (100.00/200.00) secs 120.00 rsc_secs 90.00"),
+            Message::DebtUpdate66 {
+                rsc: ResourceType::Cpu,
+                debt: -45.0,
+                delta: -15.0,
+                share_frac: 0.5,
+                share: 100.0,
+                total_share: 200.0,
+                secs: 120.0,
+                rsc_secs: 90.0
+            }
+        );
+        assert_eq!(
+            msg("[debt] CPU debt: adding offset -7.50"),
+            Message::DebtOffset66 {
+                rsc: ResourceType::Cpu,
+                offset: -7.5
+            }
+        );
+        assert_eq!(
+            msg("[debt] CPU ineligible; debt -12.25"),
+            Message::DebtIneligible66 {
+                rsc: ResourceType::Cpu,
+                debt: -12.25
+            }
+        );
+        assert_eq!(
+            msg("[debt] CUDA debt: no eligible projects"),
+            Message::DebtNoEligible66 {
+                rsc: ResourceType::Nvidia
             }
         );
     }

@@ -58,6 +58,13 @@ pub(super) fn classify(text: &str, indented: bool) -> Option<Message> {
         "Contacting" => Some(Message::ContactingAccountManager {
             url: tail.strip_prefix("account manager at ")?.into(),
         }),
+        "Unrecognized" => {
+            let (file, tag) = tail.strip_prefix("tag in ")?.split_fast(": <")?;
+            Some(Message::UnrecognizedConfigTag {
+                file: file.into(),
+                tag: tag.strip_suffix('>')?.into(),
+            })
+        }
         "Re-reading" if !tail.is_empty() && !tail.contains(' ') => {
             Some(Message::RereadingConfig { file: tail.into() })
         }
@@ -305,6 +312,7 @@ fn fixed(text: &str) -> Option<Message> {
         "RPC poll start" => Message::EmuRpcPollStart,
         "RPC poll: did an RPC" => Message::EmuRpcPollDidRpc,
         "RPC poll: didn't do an RPC" => Message::EmuRpcPollNoRpc,
+        "RPC poll: nothing to do" => Message::EmuRpcPollNothingToDo,
         "Computing preferences:" | "Preferences:" => Message::PreferencesHeader,
         "Initialization completed" => Message::InitializationCompleted,
         "Reading preferences override file" => Message::ReadingPrefsOverride,
@@ -1019,5 +1027,16 @@ mod tests {
             }
         );
         assert_eq!(msg("RPC poll: didn't do an RPC"), Message::EmuRpcPollNoRpc);
+        assert_eq!(
+            msg("RPC poll: nothing to do"),
+            Message::EmuRpcPollNothingToDo
+        );
+        assert_eq!(
+            msg("Unrecognized tag in cc_config.xml: <std_debug>"),
+            Message::UnrecognizedConfigTag {
+                file: "cc_config.xml".into(),
+                tag: "std_debug".into()
+            }
+        );
     }
 }

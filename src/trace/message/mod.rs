@@ -1211,6 +1211,44 @@ messages! {
         /// Offset added.
         offset: f64,
     },
+    /// `[debt] %s debt %.2f delta %.2f share frac %.2f (%.2f/%.2f) secs %.2f rsc_secs %.2f` (6.6-6.8).
+    DebtUpdate66 = "debt_update66" {
+        /// The resource.
+        rsc: ResourceType,
+        /// New debt.
+        debt: f64,
+        /// Change.
+        delta: f64,
+        /// Share fraction of the debt-eligible projects.
+        share_frac: f64,
+        /// The project's resource share.
+        share: f64,
+        /// Resource share of every debt-eligible project.
+        total_share: f64,
+        /// Instance-seconds every project used in the interval.
+        secs: f64,
+        /// Instance-seconds this project used.
+        rsc_secs: f64,
+    },
+    /// `[debt] %s debt: adding offset %.2f` (6.6-6.8).
+    DebtOffset66 = "debt_offset66" {
+        /// The resource.
+        rsc: ResourceType,
+        /// Offset added.
+        offset: f64,
+    },
+    /// `[debt] %s ineligible; debt %.2f` (6.6-6.8).
+    DebtIneligible66 = "debt_ineligible66" {
+        /// The resource.
+        rsc: ResourceType,
+        /// The project's debt, unchanged.
+        debt: f64,
+    },
+    /// `[debt] %s debt: no eligible projects` (6.6-6.8).
+    DebtNoEligible66 = "debt_no_eligible66" {
+        /// The resource.
+        rsc: ResourceType,
+    },
     /// `[std_debug] %s STD delta %.2f (%.2f*%.2f - %.2f)/%d` (6.10; 6.12 `[std]`).
     StdDelta = "std_delta" {
         /// The resource.
@@ -1959,6 +1997,16 @@ messages! {
     },
     /// `RPC poll: did an RPC` (6.10 emulator).
     EmuRpcPollDidRpc = "emu_rpc_poll_did_rpc",
+    /// `RPC poll: nothing to do` (6.6 emulator: no RPC this poll).
+    EmuRpcPollNothingToDo = "emu_rpc_poll_nothing_to_do",
+    /// `Unrecognized tag in %s: <%s>` (a configuration file's element the
+    /// client does not know, e.g. a log flag of a later release).
+    UnrecognizedConfigTag = "unrecognized_config_tag" {
+        /// The file.
+        file: CompactString,
+        /// The element's name.
+        tag: CompactString,
+    },
     /// `RPC poll: didn't do an RPC` (6.10 emulator).
     EmuRpcPollNoRpc = "emu_rpc_poll_no_rpc",
     /// `RPC to %s; asking for %f/%.2f<br>` (6.10 emulator).
