@@ -936,9 +936,10 @@ fn judge(
     };
     // Every job's steps: the shortfall's interval, and the MC shortfall's
     // where the idle CPUs cap it.
-    let all_steps = steps_slack(&sim, |_| true);
+    let every = merged_steps(&sim, |_| true);
+    let all_steps = steps_slack(&sim, &every.0, every.1);
     let (cpu, busy_note) = cpu_figures(&sim, all_steps, params);
-    let mc_shortfalls = mc_shortfalls(&sim, all_steps, params);
+    let mc_shortfalls = mc_shortfalls(&sim, &every, all_steps, params);
     let mc_limit_times = mc_limit_times(&sim);
     let prio = match &moment.prio {
         Ok(inputs) => Ok(super::prio_replay::initialised(
@@ -1008,13 +1009,13 @@ struct Judged<'s> {
 }
 
 /// How far the integral of the CPUs in use over the buffer may move, over
-/// the jobs `of` selects: where their use steps by Δ at a time known to ±s
+/// some jobs' merged steps ([`merged_steps`]) and the slack their usages
+/// add: where their use steps by Δ at a time known to ±s
 /// (a finish's interval; a pick's is that of the finishes at its time),
 /// by |Δ| × s; a usage known to ±u by u over its job's run inside the
 /// buffer. Steps at one time are merged (a finish and the pick it brings
 /// move together), so all jobs together may move less than each project.
-fn steps_slack(sim: &Judged<'_>, of: impl Fn(usize) -> bool) -> f64 {
-    let (steps, usage_slack) = merged_steps(sim, of);
+fn steps_slack(sim: &Judged<'_>, steps: &[MergedStep], usage_slack: f64) -> f64 {
     usage_slack
         + steps
             .iter()
@@ -1122,11 +1123,16 @@ fn merged_steps(sim: &Judged<'_>, of: impl Fn(usize) -> bool) -> (Vec<MergedStep
 /// finishes does not cancel its step). Where the MC shortfall is also
 /// capped by the idle CPUs (`mc_shortfall_running_max`, before 8.2), every
 /// project's steps move it too: |Δ min(a, b)| ≤ |Δa| + |Δb|.
-fn mc_shortfalls(sim: &Judged<'_>, all_steps: f64, params: &Params) -> Vec<(String, f64, f64)> {
+fn mc_shortfalls(
+    sim: &Judged<'_>,
+    (every, every_usage): &(Vec<MergedStep>, f64),
+    all_steps: f64,
+    params: &Params,
+) -> Vec<(String, f64, f64)> {
     let ninst = sim.state.ninstances(0) as f64;
     let buf_half = sim.buf_half * ninst;
     let running_max = params.mc_shortfall_running_max != 0.0;
-    let (every, every_usage) = merged_steps(sim, |_| true);
+    let every_usage = *every_usage;
     let every: Vec<_> = every.iter().map(MergedStep::about_truth).collect();
     let all = if running_max { all_steps } else { 0.0 };
     sim.state
@@ -1136,8 +1142,8 @@ fn mc_shortfalls(sim: &Judged<'_>, all_steps: f64, params: &Params) -> Vec<(Stri
         .map(|(p, project)| {
             let of = |job: usize| sim.state.jobs.get(job).is_some_and(|j| j.project == p);
             let x = sim.outcome.project_rsc(p, 0).mc_shortfall;
-            let (own, own_usage) = merged_steps(sim, of);
-            let own: Vec<_> = own.iter().map(MergedStep::about_truth).collect();
+            let (own_steps, own_usage) = merged_steps(sim, of);
+            let own: Vec<_> = own_steps.iter().map(MergedStep::about_truth).collect();
             // With every usage exact, the steps' intervals bound it
             // directly; else each step moves it by at most its size times
             // its interval.
@@ -1154,7 +1160,7 @@ fn mc_shortfalls(sim: &Judged<'_>, all_steps: f64, params: &Params) -> Vec<(Stri
                 });
                 (hi - x).max(x - lo).max(0.0)
             } else {
-                buf_half + steps_slack(sim, of) + all
+                buf_half + steps_slack(sim, &own_steps, own_usage) + all
             };
             (project.name.to_string(), x, slack)
         })
