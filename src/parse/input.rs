@@ -124,6 +124,13 @@ fn sniff(head: &[u8]) -> Layout {
 /// lone surrogate, an odd last byte) read as U+FFFD.
 struct Utf16Reader<R> {
     inner: R,
+    decoder: Utf16Decoder,
+    /// How much of the decoder's text was handed out.
+    given: usize,
+}
+
+/// UTF-16 decoding state across input blocks.
+struct Utf16Decoder {
     big_endian: bool,
     /// A byte-order mark still to skip.
     bom: bool,
@@ -131,24 +138,38 @@ struct Utf16Reader<R> {
     odd: Option<u8>,
     /// A high surrogate waiting for its low half.
     high: Option<u16>,
-    /// Decoded text not yet handed out, and how much of it was.
+    /// Decoded text not yet handed out.
     out: Vec<u8>,
-    given: usize,
 }
 
 impl<R: BufRead> Utf16Reader<R> {
     fn new(inner: R, big_endian: bool, bom: bool) -> Self {
         Utf16Reader {
             inner,
-            big_endian,
-            bom,
-            odd: None,
-            high: None,
-            out: Vec::new(),
+            decoder: Utf16Decoder {
+                big_endian,
+                bom,
+                odd: None,
+                high: None,
+                out: Vec::new(),
+            },
             given: 0,
         }
     }
 
+    /// Decodes the next block of input (borrowed from the inner reader);
+    /// false at its end.
+    fn refill(&mut self) -> io::Result<bool> {
+        self.given = 0;
+        let bytes = self.inner.fill_buf()?;
+        let n = bytes.len();
+        let more = self.decoder.decode(bytes);
+        self.inner.consume(n);
+        Ok(more)
+    }
+}
+
+impl Utf16Decoder {
     fn push(&mut self, c: char) {
         let mut utf8 = [0u8; 4];
         self.out
@@ -172,19 +193,18 @@ impl<R: BufRead> Utf16Reader<R> {
         }
     }
 
-    /// Decodes the next block of input; false at its end.
-    fn refill(&mut self) -> io::Result<bool> {
+    /// Replaces `out` with the text of `bytes` (an empty block is the
+    /// input's end: what is left half-read becomes U+FFFD); false when
+    /// nothing more will come.
+    fn decode(&mut self, bytes: &[u8]) -> bool {
         self.out.clear();
-        self.given = 0;
-        let bytes = self.inner.fill_buf()?.to_vec();
-        self.inner.consume(bytes.len());
         if bytes.is_empty() {
             if self.odd.take().is_some() || self.high.take().is_some() {
                 self.push(char::REPLACEMENT_CHARACTER);
             }
-            return Ok(!self.out.is_empty());
+            return !self.out.is_empty();
         }
-        let mut rest: &[u8] = &bytes;
+        let mut rest = bytes;
         if let Some(first) = self.odd.take() {
             self.pair([first, rest[0]]);
             rest = &rest[1..];
@@ -194,7 +214,7 @@ impl<R: BufRead> Utf16Reader<R> {
             self.pair([pair[0], pair[1]]);
         }
         self.odd = pairs.remainder().first().copied();
-        Ok(true)
+        true
     }
 
     fn pair(&mut self, pair: [u8; 2]) {
@@ -212,13 +232,14 @@ impl<R: BufRead> Utf16Reader<R> {
 
 impl<R: BufRead> Read for Utf16Reader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.given == self.out.len() {
+        while self.given == self.decoder.out.len() {
             if !self.refill()? {
                 return Ok(0);
             }
         }
-        let n = buf.len().min(self.out.len() - self.given);
-        buf[..n].copy_from_slice(&self.out[self.given..self.given + n]);
+        let out = &self.decoder.out;
+        let n = buf.len().min(out.len() - self.given);
+        buf[..n].copy_from_slice(&out[self.given..self.given + n]);
         self.given += n;
         Ok(n)
     }
