@@ -182,6 +182,10 @@ struct ShareLine {
 /// idle instance) or under `<fetch_minimal_work>`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LtdWording {
+    /// 6.6-6.8 (`chosen: RSC CRITERION`, read at 6.6.41): the starved pair
+    /// on every resource, the overall debt printed to whole seconds, no
+    /// `too many uploads` flag; its request is not re-derived.
+    V6_6,
     #[default]
     V6_10,
     V6_12,
@@ -191,8 +195,18 @@ impl LtdWording {
     /// The release the rules are read at, for reasons.
     pub fn label(self) -> &'static str {
         match self {
+            LtdWording::V6_6 => "6.6",
             LtdWording::V6_10 => "6.10",
             LtdWording::V6_12 => "6.12",
+        }
+    }
+
+    /// Two printed overall debts this close may be in either order
+    /// (`%.0f` in 6.6, `%.2f` later).
+    fn debt_tie(self) -> f64 {
+        match self {
+            LtdWording::V6_6 => 1.0,
+            _ => 2.0 * HALF_CENT,
         }
     }
 }
@@ -220,13 +234,19 @@ pub fn is_ltd_wording(events: &[LogEvent]) -> bool {
     ltd_wording(events).is_some()
 }
 
-/// The wording of `events`' LTD block lines: 6.6-6.10's under `[wfd]`,
+/// The wording of `events`' LTD block lines: 6.6-6.10's under `[wfd]` (6.6-6.8's
+/// when its own `chosen:` or debt lines are there),
 /// 6.12's under `[work_fetch]`; `None` without them or when neither tag
 /// holds the majority (a line whose tag a wiki mangled was read with a
 /// guessed tag).
 pub fn ltd_wording(events: &[LogEvent]) -> Option<LtdWording> {
     let (mut wfd, mut work_fetch, mut other) = (0usize, 0usize, 0usize);
+    let mut six_six = false;
     for event in events {
+        six_six |= matches!(
+            event.message,
+            Message::ChosenFor { .. } | Message::DebtUpdate66 { .. } | Message::DebtOffset66 { .. }
+        );
         if matches!(
             event.message,
             Message::LtdResourceState { .. }
@@ -241,7 +261,13 @@ pub fn ltd_wording(events: &[LogEvent]) -> Option<LtdWording> {
         }
     }
     if wfd > work_fetch + other {
-        Some(LtdWording::V6_10)
+        // 6.6-6.8 print the same block lines under `[wfd]`, with their own
+        // `chosen:` and debt lines.
+        Some(if six_six {
+            LtdWording::V6_6
+        } else {
+            LtdWording::V6_10
+        })
     } else if work_fetch > wfd + other {
         Some(LtdWording::V6_12)
     } else {
@@ -321,13 +347,14 @@ impl Reader {
                 }
                 self.waiting = project.map(|chosen| Waiting {
                     at: idx,
+                    time: event.time,
                     chosen,
                     criterion: criterion.clone(),
                     rsc: rsc.clone(),
-                    inst: *inst,
-                    secs: *secs,
+                    asked: Some((*inst, *secs)),
                 });
             }
+            Message::ChosenFor { criterion, rsc } => self.chosen_6_6(idx, event, criterion, rsc),
             Message::WorkFetchStateStart => {
                 self.current = Some(Block {
                     started: true,
@@ -389,16 +416,69 @@ impl Reader {
         }
     }
 
+    /// 6.6-6.8's `chosen: RSC CRITERION`: 6.6.41 prints it right before
+    /// the block of the same pass, as 6.10 does; a line right after a
+    /// block of its time follows earlier 6.6 releases' order, whose rule is
+    /// not the one read here.
+    fn chosen_6_6(
+        &mut self,
+        idx: usize,
+        event: &LogEvent,
+        criterion: &ChooseCriterion,
+        rsc: &ResourceType,
+    ) {
+        if let Some(cut) = self.waiting.take() {
+            self.out.push(cut_after(cut));
+        }
+        let Some(chosen) = event.project.as_deref().map(str::to_string) else {
+            return;
+        };
+        let line = Waiting {
+            at: idx,
+            time: event.time,
+            chosen,
+            criterion: criterion.clone(),
+            rsc: rsc.clone(),
+            asked: None,
+        };
+        let block_before = self.last_block.is_some() && self.block_end_time == Some(event.time);
+        if block_before {
+            self.out.push(Choice610 {
+                verdict: Verdict::Undecided(
+                    "this 6.6 client prints its state block before the `chosen:` line, as                      releases before 6.6.41 do, whose choose_project is not the one read                      here (6.6.41's)"
+                        .into(),
+                ),
+                ..cut_after(line)
+            });
+            self.last_block = None;
+            return;
+        }
+        self.waiting = Some(line);
+    }
+
     /// The end of a block: the `chosen:` line waiting for it is judged.
     fn end_block(&mut self, event: &LogEvent) {
         let mut done = self.current.take().unwrap_or_else(|| self.new_block());
         done.complete = true;
         if let Some(line) = self.waiting.take() {
+            if line.time != event.time {
+                // Not the same pass: a block of a later pass.
+                self.out.push(cut_after(line));
+                self.last_block = Some(done);
+                self.block_end_time = Some(event.time);
+                return;
+            }
+            if line.asked.is_none() {
+                done.wording = LtdWording::V6_6;
+            }
             let verdict = judge_chosen(&done, &line.chosen, &line.criterion, &line.rsc);
-            let request = done.started.then(|| RequestCheck {
-                recorded_secs: line.secs,
-                outcome: request_secs(&done, &line),
-            });
+            let request = line
+                .asked
+                .filter(|_| done.started)
+                .map(|(inst, secs)| RequestCheck {
+                    recorded_secs: secs,
+                    outcome: request_secs(&done, &line, inst),
+                });
             self.out.push(Choice610 {
                 event_idx: line.at,
                 chosen: Some(line.chosen.clone()),
@@ -452,16 +532,18 @@ impl Reader {
 /// A `chosen:` line waiting for the block printed after it.
 struct Waiting {
     at: usize,
+    time: EventTime,
     chosen: String,
     criterion: ChooseCriterion,
     rsc: ResourceType,
-    inst: f64,
-    secs: f64,
+    /// The instances and seconds the line prints (6.10 on; 6.6-6.8 print
+    /// them on a `[wfd] request:` line after the block: not re-derived).
+    asked: Option<(f64, f64)>,
 }
 
 /// The seconds of a `chosen:` line from the block after it
 /// (RSC_WORK_FETCH::set_request, 6.10).
-fn request_secs(block: &Block, line: &Waiting) -> Result<(f64, f64, String), String> {
+fn request_secs(block: &Block, line: &Waiting, inst: f64) -> Result<(f64, f64, String), String> {
     let rsc = line.rsc.long_name();
     let shortfall = block
         .resources
@@ -477,7 +559,7 @@ fn request_secs(block: &Block, line: &Waiting) -> Result<(f64, f64, String), Str
         .ok_or_else(|| format!("the block prints no {rsc} share for {}", line.chosen))?;
     if shortfall == 0.0 {
         // Zero shortfall: no seconds, or 1 when instances are asked.
-        if line.inst == 0.0 {
+        if inst == 0.0 {
             return Err(format!(
                 "{rsc} shortfall 0.00 with 0.00 instances printed: the request rests on \
                  values below the printed cent"
@@ -490,16 +572,18 @@ fn request_secs(block: &Block, line: &Waiting) -> Result<(f64, f64, String), Str
                 "{} RSC_WORK_FETCH::set_request: {rsc} shortfall 0.00 and {:.2} instances \
                  asked: 1 second",
                 block.wording.label(),
-                line.inst
+                inst
             ),
         ));
     }
     let secs = shortfall * share;
     let slack = HALF_CENT * (shortfall + share) + HALF_CENT * HALF_CENT;
-    if (line.secs - 1.0).abs() < 1e-9 && (secs - 1.0).abs() > slack + HALF_CENT {
+    let recorded = line.asked.map_or(0.0, |(_, secs)| secs);
+    if (recorded - 1.0).abs() < 1e-9 && (secs - 1.0).abs() > slack + HALF_CENT {
         return Err(match block.wording {
-            LtdWording::V6_10 => "1 second is what 6.10 asks of a project whose duration \
-                                  correction factor is outside 0.02-80, which it does not print"
+            LtdWording::V6_6 | LtdWording::V6_10 => "1 second is what 6.6-6.10 ask of a \
+                                                     project whose duration correction factor \
+                                                     is outside 0.02-80, which they do not print"
                 .into(),
             LtdWording::V6_12 => "1 second is what 6.12 asks of a project whose duration \
                                   correction factor is outside 0.02-80, of a zero-share project \
@@ -553,7 +637,7 @@ fn pairs(block: &Block) -> Vec<(ResourceType, ChooseCriterion)> {
             out.push((rsc.clone(), criterion.clone()));
         }
     }
-    if block.wording == LtdWording::V6_12 {
+    if matches!(block.wording, LtdWording::V6_6 | LtdWording::V6_12) {
         for rsc in &gpus {
             out.push((rsc.clone(), ChooseCriterion::Starved));
         }
@@ -665,10 +749,17 @@ fn unprinted(wording: LtdWording, rsc: &ResourceType, criterion: &ChooseCriterio
         inputs.push("a zero resource share");
     }
     if matches!(criterion, ChooseCriterion::Starved) {
-        inputs.push("the instances each project already uses (nused_total)");
+        inputs.push(if wording == LtdWording::V6_6 {
+            "whether each project has a runnable job (6.6 passes over one that has)"
+        } else {
+            "the instances each project already uses (nused_total)"
+        });
     }
     if *rsc != ResourceType::Cpu {
         inputs.push("whether GPUs are usable now and GPU scheduling deferrals");
+    }
+    if wording == LtdWording::V6_6 {
+        inputs.push("too many uploads (6.6 does not print it)");
     }
     if wording == LtdWording::V6_12 {
         // 6.12's set_request() asks 1 second under it, never nothing.
@@ -833,9 +924,9 @@ fn judge_chosen(
         if other == chosen || !found.contains(other) {
             continue;
         }
-        if (*debt - own).abs() <= 2.0 * HALF_CENT {
+        if (*debt - own).abs() <= block.wording.debt_tie() {
             return Verdict::Undecided(format!(
-                "{other} and {chosen} have the same overall debt to the printed cent \
+                "{other} and {chosen} have the same overall debt to the printed digits \
                  ({debt:.2}, {own:.2}) in {pair}: which one wins (the later in the client's \
                  project order on an exact tie) rests on digits the log does not print"
             ));
@@ -886,6 +977,62 @@ mod tests {
              14-Oct-2010 07:46:47 [Beta] [wfd] overall LTD 10.00\n\
              14-Oct-2010 07:46:47 [---] [wfd] ------- end work fetch state -------\n"
         )
+    }
+
+    /// A 6.6.41 pass on 2 CPUs as its emulator prints it (the chosen line,
+    /// then the block, then the request): `chosen` is the chosen project,
+    /// with Beta's flags and the overall debts printed to whole seconds.
+    fn pass_6_6(chosen: &str, beta_flags: &str, alpha_debt: &str, beta_debt: &str) -> String {
+        format!(
+            "01-Jan-1970 02:00:00 [---] RPC poll start\n\
+             01-Jan-1970 02:00:00 [{chosen}] chosen: CPU idle instance\n\
+             01-Jan-1970 02:00:00 [---] [wfd] ------- start work fetch state -------\n\
+             01-Jan-1970 02:00:00 [---] [wfd] target work buffer: 21600.00 + 21600.00 sec\n\
+             01-Jan-1970 02:00:00 [---] [wfd] CPU: shortfall 43200.00 nidle 1.00 saturated 0.00 busy 0.00 RS fetchable 200.00 runnable 100.00\n\
+             01-Jan-1970 02:00:00 [Alpha] [wfd] CPU: fetch share 0.50 debt {alpha_debt}.00 backoff dt 0.00 int 0.00\n\
+             01-Jan-1970 02:00:00 [Beta] [wfd] CPU: fetch share 0.50 debt {beta_debt}.00 backoff dt 0.00 int 0.00{beta_flags}\n\
+             01-Jan-1970 02:00:00 [Alpha] [wfd] overall_debt {alpha_debt}\n\
+             01-Jan-1970 02:00:00 [Beta] [wfd] overall_debt {beta_debt}\n\
+             01-Jan-1970 02:00:00 [---] [wfd] ------- end work fetch state -------\n\
+             01-Jan-1970 02:00:00 [{chosen}] [wfd] request: CPU (21600.00 sec, 1) CUDA (0.00 sec, 0)\n"
+        )
+    }
+
+    /// 6.6.41's rule (client/work_fetch.cpp RSC_WORK_FETCH::choose_project
+    /// at that tag): the greatest overall debt among the candidates wins;
+    /// whole-second debts one apart may be in either order; a printed
+    /// exclusion makes the choice impossible; a block printed before the
+    /// `chosen:` line (earlier 6.6 releases) is not judged.
+    #[test]
+    fn a_6_6_choice_is_judged_by_6_6_41s_rule() {
+        let cases = [
+            ("Beta", "", "-300", "250", "chosen Beta"),
+            ("Alpha", "", "-300", "250", "ahead of"),
+            ("Beta", "", "3", "4", "same overall debt"),
+            ("Beta", " (comm deferred)", "-300", "250", "impossible"),
+        ];
+        for (chosen, flags, alpha, beta, expect) in cases {
+            let found = choices(&events(&pass_6_6(chosen, flags, alpha, beta)));
+            assert_eq!(found.len(), 1, "{chosen} {flags}");
+            let got = describe(&found[0].verdict);
+            assert!(
+                got.contains(expect),
+                "{chosen} {flags} {alpha} {beta}: {got}"
+            );
+            assert!(
+                found[0].request.is_none(),
+                "6.6's request is not re-derived"
+            );
+        }
+        let text = pass_6_6("Beta", "", "-300", "250");
+        let lines: Vec<&str> = text.lines().collect();
+        // The block first, then the chosen line (releases before 6.6.41).
+        let reordered = [&lines[..1], &lines[2..10], &lines[1..2], &lines[10..]]
+            .concat()
+            .join("\n");
+        let found = choices(&events(&reordered));
+        let got = describe(&found[0].verdict);
+        assert!(got.contains("before the `chosen:` line"), "{got}");
     }
 
     /// A verdict in words, for the table below.

@@ -594,9 +594,8 @@ fn needs_6x(kind: DecisionKind) -> &'static str {
         DecisionKind::WorkFetchChoice => {
             "6.10-6.12 print the chosen project (`chosen: CRITERION RSC: I inst, S sec`) \
              before the work-fetch state block and `No project chosen for work fetch` after \
-             it: the log holds neither for this pass, or not its whole block; 6.6-6.8's \
-             `chosen: RSC CRITERION` with its `[wfd] request:` line is read but not re-derived \
-             (that release's choose_project is not modelled)"
+             it (6.6.41 prints `chosen: RSC CRITERION` there): the log holds neither for this \
+             pass, or not its whole block"
         }
         DecisionKind::WorkRequest => {
             "a 6.10-6.12 request is checked with its `chosen:` line against the state block \
