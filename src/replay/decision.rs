@@ -346,6 +346,11 @@ pub struct FetchDump {
     /// (`choose_project: scanning` lines, 7.16 on): the true priority order
     /// where printed priorities tie. Not compared.
     pub scan_order: Vec<String>,
+    /// What the scan after the block says of each resource's buffer
+    /// (7.16 on): `(resource, low)`, low from a `needs work - buffer low`
+    /// line, not low from a `can fetch` line the scan gave no such line
+    /// for. Not compared.
+    pub scan_buffer: Vec<(String, bool)>,
     /// Projects with max_concurrent limits: their `rsc type N last MC limit
     /// time` lines before the block (7.16 on). Not compared.
     pub mc_projects: Vec<String>,

@@ -115,10 +115,16 @@ impl FetchMade {
 /// One decision the replay made in the current step.
 enum Made {
     /// Ready to compare.
-    Ready(Replayed),
+    Ready(Box<Replayed>),
     /// A work-fetch outcome; rendered against the recorded point (its
     /// `set_request()` resource list).
     Fetch(Box<FetchMade>),
+}
+
+impl Made {
+    fn ready(replayed: Replayed) -> Self {
+        Made::Ready(Box::new(replayed))
+    }
 }
 
 fn prio_entries(state: &HostState, init: &PriorityInit) -> Vec<PrioEntry> {
@@ -140,7 +146,7 @@ fn prio_entries(state: &HostState, init: &PriorityInit) -> Vec<PrioEntry> {
 }
 
 fn prio_made(state: &HostState, init: &PriorityInit, now: f64, what: &str) -> Made {
-    Made::Ready(Replayed::Decision {
+    Made::ready(Replayed::Decision {
         decision: Decision::Priority(prio_entries(state, init)),
         reason: format!(
             "§5.4 project_priority_init ({what}) at {now:.0}: rs_sum {:.6}, rec_sum {:.6}",
@@ -162,7 +168,7 @@ fn rr_sim_made(state: &HostState, sim: &RrSimOutcome) -> Made {
         .filter(|(_, &m)| m)
         .map(|(idx, _)| job_name(state, idx))
         .collect();
-    Made::Ready(Replayed::Decision {
+    Made::ready(Replayed::Decision {
         decision: Decision::RrSim {
             finishes,
             misses,
@@ -197,7 +203,7 @@ fn rec_made(state: &HostState, adjustment: &RecAdjustment, now: f64) -> Option<M
                 .collect(),
         ),
     };
-    Some(Made::Ready(Replayed::Decision {
+    Some(Made::ready(Replayed::Decision {
         decision,
         reason: format!("§5.1 adjust_rec at {now:.0}"),
     }))
@@ -316,7 +322,7 @@ impl Comparer {
                 if matches!(slot, Slot::RrSim | Slot::RunList | Slot::Enforce)
                     || matches!(made, Made::Fetch(_)) =>
             {
-                Made::Ready(Replayed::NotReplayed(why.clone()))
+                Made::ready(Replayed::NotReplayed(why.clone()))
             }
             _ => made,
         };
@@ -388,7 +394,7 @@ impl Comparer {
         };
         entry.3 = true;
         match &entry.2 {
-            Made::Ready(replayed) => replayed.clone(),
+            Made::Ready(replayed) => (**replayed).clone(),
             Made::Fetch(made) => fetch_decision(made, &point.decision, point.time),
         }
     }
@@ -426,7 +432,7 @@ impl Comparer {
                 TaskAction::Start(j) => format!("starting {}", name(j)),
             });
         }
-        Made::Ready(Replayed::Decision {
+        Made::ready(Replayed::Decision {
             decision: Decision::Enforcement(actions),
             reason: format!(
                 "§6.3 enforce_run_list at {now:.0}: {:.2} CPUs used, {} skipped",
@@ -461,7 +467,7 @@ impl Comparer {
                 prio_slack: 0.0,
             })
             .collect();
-        Made::Ready(Replayed::Decision {
+        Made::ready(Replayed::Decision {
             decision: Decision::RunList(entries),
             reason: format!(
                 "§6.2 make_run_list at {now:.0} ({} simulation)",
@@ -500,7 +506,7 @@ impl Comparer {
             self.push(
                 now,
                 Slot::Choice,
-                Made::Ready(Replayed::Decision {
+                Made::ready(Replayed::Decision {
                     decision: Decision::Choice(target),
                     reason,
                 }),
@@ -587,7 +593,7 @@ impl Observer for Comparer {
                 self.push(
                     now,
                     Slot::Backoff,
-                    Made::Ready(Replayed::Decision {
+                    Made::ready(Replayed::Decision {
                         decision: Decision::Backoff {
                             rsc: None,
                             secs: secs.floor(),
@@ -607,7 +613,7 @@ impl Observer for Comparer {
                 self.push(
                     now,
                     Slot::Backoff,
-                    Made::Ready(Replayed::Decision {
+                    Made::ready(Replayed::Decision {
                         decision: Decision::Backoff {
                             rsc: Some(name),
                             secs,
@@ -628,7 +634,7 @@ impl Observer for Comparer {
                 self.push(
                     now,
                     slot,
-                    Made::Ready(Replayed::NotReplayed(format!("engine error: {error}"))),
+                    Made::ready(Replayed::NotReplayed(format!("engine error: {error}"))),
                 );
             }
             LoopEvent::Unsolicited(_) => self.unsolicited += 1,
@@ -841,7 +847,7 @@ mod tests {
         let mut comparer = Comparer::new(settings());
         comparer.resting = Some(why);
         let decision = |decision| {
-            Made::Ready(Replayed::Decision {
+            Made::ready(Replayed::Decision {
                 decision,
                 reason: String::new(),
             })
@@ -869,7 +875,7 @@ mod tests {
         let not_checked: Vec<bool> = comparer
             .made
             .iter()
-            .map(|(_, _, made, _)| matches!(made, Made::Ready(Replayed::NotReplayed(_))))
+            .map(|(_, _, made, _)| matches!(made, Made::Ready(r) if matches!(**r, Replayed::NotReplayed(_))))
             .collect();
         assert_eq!(not_checked, [true, true, false, false]);
     }

@@ -750,8 +750,21 @@ impl Extractor<'_> {
                 let reason = format!("can't request work: {reason}");
                 self.push(idx, Decision::ScanLine { rsc: None, reason }, None);
             }
+            Message::NeedsWorkBufferLow { rsc } => {
+                let name = rsc_name(rsc);
+                if let Some(Decision::FetchState(dump)) = self.decision_mut(self.last_dump) {
+                    dump.scan_buffer.retain(|(r, _)| *r != name);
+                    dump.scan_buffer.push((name, true));
+                }
+                return false;
+            }
             Message::CanFetch { rsc } => {
                 let name = rsc_name(rsc);
+                if let Some(Decision::FetchState(dump)) = self.decision_mut(self.last_dump) {
+                    if !dump.scan_buffer.iter().any(|(r, _)| *r == name) {
+                        dump.scan_buffer.push((name.clone(), false));
+                    }
+                }
                 let decision = Decision::ScanLine {
                     rsc: Some(name.clone()),
                     reason: String::new(),

@@ -17,7 +17,7 @@
 
 use super::compare::Replayed;
 use super::decision::{
-    Decision, FetchDump, PrioEntry, RecEntry, RscRequestLine, RscSlack, SetRequestLine,
+    Decision, FetchDump, PrioEntry, RecEntry, RscRequestLine, RscSlack, RscState, SetRequestLine,
 };
 use super::recorded::{RecordedPoint, UNRESOLVED};
 use crate::divergence::DecisionKind;
@@ -437,6 +437,44 @@ fn hidden_excluded_work(
         }
         _ => None,
     }
+}
+
+/// A printed block that leaves "buffer low" (§7.7: a resource's saturated
+/// time below the buffer's minimum) to digits it does not print: both
+/// print to the cent, so within a cent of each other either may be the
+/// smaller (0.00 against 0.00 is no tie: neither is below zero). The scan
+/// after the block tells which (a `needs work - buffer low` line, or a
+/// `can fetch` line without one): `Ok(Some(dump))` with the saturated time
+/// set on that side, `Ok(None)` for no tie, `Err` where nothing tells.
+fn resolve_printed_tie(dump: &FetchDump) -> Result<Option<FetchDump>, String> {
+    let Some((buf_min, _)) = dump.buffer else {
+        return Ok(None);
+    };
+    let tied = |rsc: &RscState| {
+        (rsc.saturated - buf_min).abs() <= 2.0 * HALF_CENT + 1e-9
+            && !(rsc.saturated == 0.0 && buf_min == 0.0)
+    };
+    if !dump.resources.iter().any(tied) {
+        return Ok(None);
+    }
+    let mut resolved = dump.clone();
+    for rsc in resolved.resources.iter_mut().filter(|r| tied(r)) {
+        let told = dump.scan_buffer.iter().find(|(r, _)| *r == rsc.rsc);
+        match told {
+            Some((_, true)) => rsc.saturated = buf_min - HALF_CENT,
+            Some((_, false)) => rsc.saturated = buf_min,
+            None => {
+                return Err(format!(
+                    "{} saturated {:.2} and the buffer's minimum {buf_min:.2} agree to the \
+                     printed cent: whether the buffer was low (choose_project's `saturated < \
+                     work_buf_min`) rests on digits the log does not print, and no scan line \
+                     after the block tells",
+                    rsc.rsc, rsc.saturated
+                ))
+            }
+        }
+    }
+    Ok(Some(resolved))
 }
 
 /// How far apart a `%.2f` value and the sum of two other `%.2f` values can
@@ -1636,6 +1674,24 @@ impl<'a> SelfCheck<'a> {
             ),
             None => (context.dump, None, String::new()),
         };
+        let tie_resolved = if figures.is_none() && !point.piggyback {
+            match resolve_printed_tie(dump) {
+                Ok(resolved) => resolved,
+                Err(why) => return Replayed::NotReplayed(format!("{why}{note}")),
+            }
+        } else {
+            None
+        };
+        let (dump, note) = match &tie_resolved {
+            Some(resolved) => (
+                resolved,
+                format!(
+                    "{note}; the printed saturated time ties the buffer's minimum to the cent: \
+                     whether the buffer was low taken from the scan's lines"
+                ),
+            ),
+            None => (dump, note),
+        };
         let mut choice = if point.piggyback {
             let project = point.project.as_deref().unwrap_or_default();
             let zero_rec = self.facts.zero_rec.get(&point.event_idx);
@@ -1853,6 +1909,45 @@ mod tests {
         ));
     }
 
+    /// A saturated time printed equal to the buffer's minimum to the cent
+    /// (a lab run of 7.20.5: 180.00 against 180.00, U chosen): the scan's
+    /// lines say which side it was on, else the choice is left open.
+    #[test]
+    fn a_saturated_time_at_the_buffers_minimum_is_told_by_the_scan() {
+        let block = |saturated: f64, scan: &[(&str, bool)]| FetchDump {
+            buffer: Some((180.0, 345.6)),
+            resources: vec![RscState {
+                rsc: "CPU".into(),
+                saturated,
+                ..RscState::default()
+            }],
+            scan_buffer: scan.iter().map(|(r, low)| (r.to_string(), *low)).collect(),
+            ..FetchDump::default()
+        };
+        let saturated =
+            |d: Result<Option<FetchDump>, String>| d.map(|d| d.map(|d| d.resources[0].saturated));
+        // Not within a cent: no tie.
+        assert_eq!(
+            saturated(resolve_printed_tie(&block(180.02, &[]))),
+            Ok(None)
+        );
+        // Within a cent: the scan tells, low (below 180) or not.
+        assert!(
+            saturated(resolve_printed_tie(&block(180.0, &[("CPU", true)])))
+                .is_ok_and(|s| s.is_some_and(|s| s < 180.0))
+        );
+        assert_eq!(
+            saturated(resolve_printed_tie(&block(179.99, &[("CPU", false)]))),
+            Ok(Some(180.0))
+        );
+        // Nothing tells.
+        assert!(resolve_printed_tie(&block(180.0, &[])).is_err());
+        // 0.00 against a minimum of 0.00: nothing is below zero.
+        let mut zero = block(0.0, &[]);
+        zero.buffer = Some((0.0, 100.0));
+        assert_eq!(saturated(resolve_printed_tie(&zero)), Ok(None));
+    }
+
     /// cpu_two_projects_unequal_share 01:00:00 (§9.7 fixture table).
     #[test]
     fn first_block_of_cpu_two_projects() {
@@ -1894,6 +1989,7 @@ mod tests {
             unmodelled: Vec::new(),
             // The log's `[Alpha] choose_project: scanning` line.
             scan_order: vec!["Alpha".into()],
+            scan_buffer: Vec::new(),
             mc_projects: Vec::new(),
             mc_shortfalls: Vec::new(),
             share_flags: false,
@@ -1912,6 +2008,7 @@ mod tests {
         // not say which one the client scanned first.
         let untold = FetchDump {
             scan_order: Vec::new(),
+            scan_buffer: Vec::new(),
             ..dump
         };
         assert!(choose(&untold, &inputs).undecidable.is_some());
