@@ -445,7 +445,9 @@ impl Reader {
         if block_before {
             self.out.push(Choice610 {
                 verdict: Verdict::Undecided(
-                    "this 6.6 client prints its state block before the `chosen:` line, as                      releases before 6.6.41 do, whose choose_project is not the one read                      here (6.6.41's)"
+                    "this 6.6 client prints its state block before the `chosen:` line, as \
+                     releases before 6.6.41 do, whose choose_project is not the one read \
+                     here (6.6.41's)"
                         .into(),
                 ),
                 ..cut_after(line)
@@ -475,9 +477,9 @@ impl Reader {
             let request = line
                 .asked
                 .filter(|_| done.started)
-                .map(|(inst, secs)| RequestCheck {
-                    recorded_secs: secs,
-                    outcome: request_secs(&done, &line, inst),
+                .map(|asked| RequestCheck {
+                    recorded_secs: asked.1,
+                    outcome: request_secs(&done, &line, asked),
                 });
             self.out.push(Choice610 {
                 event_idx: line.at,
@@ -543,7 +545,11 @@ struct Waiting {
 
 /// The seconds of a `chosen:` line from the block after it
 /// (RSC_WORK_FETCH::set_request, 6.10).
-fn request_secs(block: &Block, line: &Waiting, inst: f64) -> Result<(f64, f64, String), String> {
+fn request_secs(
+    block: &Block,
+    line: &Waiting,
+    (inst, recorded): (f64, f64),
+) -> Result<(f64, f64, String), String> {
     let rsc = line.rsc.long_name();
     let shortfall = block
         .resources
@@ -578,7 +584,6 @@ fn request_secs(block: &Block, line: &Waiting, inst: f64) -> Result<(f64, f64, S
     }
     let secs = shortfall * share;
     let slack = HALF_CENT * (shortfall + share) + HALF_CENT * HALF_CENT;
-    let recorded = line.asked.map_or(0.0, |(_, secs)| secs);
     if (recorded - 1.0).abs() < 1e-9 && (secs - 1.0).abs() > slack + HALF_CENT {
         return Err(match block.wording {
             LtdWording::V6_6 | LtdWording::V6_10 => "1 second is what 6.6-6.10 ask of a \
