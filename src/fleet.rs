@@ -183,12 +183,18 @@ pub fn audit_bundle(path: &Path, log: &LogOptions, options: &AuditOptions) -> Bu
         return failed("no such file or folder".to_string());
     }
     // Streamed session by session: memory follows one client session.
-    let parsed = crate::audit::audit_paths(
+    // Parsed on the worker's own thread: the workers already use the cores.
+    let reading = crate::audit::Reading {
+        sizes: crate::audit::WindowSizes::default(),
+        parse_thread: false,
+    };
+    let parsed = crate::audit::audit_paths_read(
         std::slice::from_ref(&root),
         log,
         &name,
         options,
         crate::audit::Keep::Points,
+        reading,
         &mut |_, _| {},
     );
     let trace = &parsed.trace;

@@ -7,7 +7,7 @@
 
 use crate::parse::error::{ParseError, ParseErrorKind};
 use crate::parse::event_log;
-use crate::parse::input::{display_path, open_input};
+use crate::parse::input::{display_path, open_input_buffered};
 use crate::source::{Location, SourcePath};
 use crate::trace::FileKind;
 use std::io::Read;
@@ -45,11 +45,14 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Input>, Vec<ParseError>) {
             walk(path, 0, &mut found);
             found.sort_by_key(|file| sort_key(file));
             for file in found {
-                match classify_file(&file) {
+                let Ok(head) = read_head(&file) else {
+                    continue;
+                };
+                match classify_head(&file, &head) {
                     Ok(FileKind::Other) | Err(_) => {}
                     // Prose that quotes a log line or two (a README, a
                     // note) is not a log when found inside a folder.
-                    Ok(kind) if kind.is_text_log() && !mostly_log_lines_of(&file) => {}
+                    Ok(kind) if kind.is_text_log() && !event_log::mostly_log_lines(&head) => {}
                     Ok(kind) => inputs.push(Input {
                         display: display_path(&file),
                         path: file,
@@ -119,18 +122,6 @@ fn sort_key(path: &Path) -> (PathBuf, u8) {
     (stem, rank)
 }
 
-/// [`event_log::mostly_log_lines`] on the head of `path`.
-fn mostly_log_lines_of(path: &Path) -> bool {
-    let mut head = Vec::with_capacity(HEAD_BYTES as usize);
-    match open_input(path) {
-        Ok(reader) => {
-            let _ = reader.take(HEAD_BYTES).read_to_end(&mut head);
-            event_log::mostly_log_lines(&head)
-        }
-        Err(_) => true,
-    }
-}
-
 /// Reads the head of `path` and decides its kind.
 pub fn classify_file(path: &Path) -> Result<FileKind, ParseError> {
     if path.as_os_str() == "-" {
@@ -138,8 +129,15 @@ pub fn classify_file(path: &Path) -> Result<FileKind, ParseError> {
         // the log reader decide the layout line by line.
         return Ok(FileKind::EventLog);
     }
+    classify_head(path, &read_head(path)?)
+}
+
+/// The first [`HEAD_BYTES`] of `path` as text (decompressed, UTF-16 and
+/// lone CRs undone), read through a buffer of that size: the rest of the
+/// file is not read.
+fn read_head(path: &Path) -> Result<Vec<u8>, ParseError> {
     let mut head = Vec::with_capacity(HEAD_BYTES as usize);
-    let reader = open_input(path)?;
+    let reader = open_input_buffered(path, HEAD_BYTES as usize)?;
     reader
         .take(HEAD_BYTES)
         .read_to_end(&mut head)
@@ -151,13 +149,18 @@ pub fn classify_file(path: &Path) -> Result<FileKind, ParseError> {
                 },
             )
         })?;
+    Ok(head)
+}
+
+/// The kind of `path` from its `head`; an error when the head is blank.
+fn classify_head(path: &Path, head: &[u8]) -> Result<FileKind, ParseError> {
     if head.iter().all(|byte| byte.is_ascii_whitespace()) {
         return Err(ParseError::error(
             Location::file(display_path(path)),
             ParseErrorKind::Empty,
         ));
     }
-    Ok(detect_kind(&head))
+    Ok(detect_kind(head))
 }
 
 /// Decides the kind of an input from its first bytes.

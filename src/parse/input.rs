@@ -30,12 +30,21 @@ fn io_error(path: &Path, err: &io::Error) -> ParseError {
 /// "Unicode" write) is read as UTF-8; a text whose lines end with a lone
 /// CR (classic Mac OS, some paste tools) has them end with LF.
 pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>, ParseError> {
+    open_input_buffered(path, BUFFER_BYTES)
+}
+
+/// [`open_input`] with buffers of `capacity` bytes: a small one when only
+/// the head is read (its kind), so that no more of the file is read.
+pub fn open_input_buffered(
+    path: &Path,
+    capacity: usize,
+) -> Result<Box<dyn BufRead + Send>, ParseError> {
     let raw: Box<dyn Read + Send> = if path.as_os_str() == "-" {
         Box::new(io::stdin())
     } else {
         Box::new(File::open(path).map_err(|err| io_error(path, &err))?)
     };
-    let mut reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER_BYTES, raw));
+    let mut reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(capacity, raw));
     let head = |reader: &mut Box<dyn BufRead + Send>| {
         reader
             .fill_buf()
@@ -44,15 +53,15 @@ pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>, ParseError> {
     };
     if head(&mut reader)? == Layout::Gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(reader);
-        reader = Box::new(BufReader::with_capacity(BUFFER_BYTES, decoder));
+        reader = Box::new(BufReader::with_capacity(capacity, decoder));
     }
     if let Layout::Utf16 { big_endian, bom } = head(&mut reader)? {
         let decoder = Utf16Reader::new(reader, big_endian, bom);
-        reader = Box::new(BufReader::with_capacity(BUFFER_BYTES, decoder));
+        reader = Box::new(BufReader::with_capacity(capacity, decoder));
     }
     if head(&mut reader)? == Layout::LoneCr {
         reader = Box::new(BufReader::with_capacity(
-            BUFFER_BYTES,
+            capacity,
             LoneCrReader::new(reader),
         ));
     }

@@ -104,6 +104,19 @@ pub fn parse_selected(
     on_event: &mut dyn FnMut(LogEvent),
 ) -> ParseOutcome {
     let (inputs, discover_errors) = discover::discover(paths);
+    parse_discovered(&inputs, discover_errors, options, select, on_event)
+}
+
+/// [`parse_selected`] over inputs already discovered
+/// ([`discover::discover`]: its errors given with them), for a reader that
+/// passes over the same inputs more than once.
+pub fn parse_discovered(
+    inputs: &[discover::Input],
+    discover_errors: Vec<ParseError>,
+    options: &LogOptions,
+    select: Select,
+    on_event: &mut dyn FnMut(LogEvent),
+) -> ParseOutcome {
     let mut outcome = ParseOutcome {
         errors: if select == Select::LogsOnly {
             Vec::new()
@@ -112,7 +125,7 @@ pub fn parse_selected(
         },
         ..ParseOutcome::default()
     };
-    for input in inputs {
+    for input in inputs.iter().cloned() {
         let wanted = match select {
             Select::All => true,
             Select::StateOnly => !is_log_kind(input.kind),
