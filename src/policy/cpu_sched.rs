@@ -6,7 +6,7 @@
 
 use super::coproc_sched::{assign_coprocs_noted, CoprocAssignment, CoprocNote};
 use super::params::Params;
-use super::rec::{adjust_rec_sched, project_priority_init, PriorityInit, PriorityMode};
+use super::rec::{adjust_rec_sched_of, project_priority_init, PriorityInit, PriorityMode};
 use super::rr_sim::{rr_simulate, RrSimOutcome};
 use super::runtime::estimated_runtime_remaining;
 use super::state::{
@@ -278,6 +278,8 @@ struct RunListBuilder<'a> {
     /// [`Job::estimate_unknown`] jobs would break.
     tie_hint: &'a [String],
     margins: Vec<PickMargin>,
+    /// The host's total peak FLOPS (the REC bump's denominator).
+    total_peak: f64,
 }
 
 impl RunListBuilder<'_> {
@@ -545,7 +547,7 @@ impl RunListBuilder<'_> {
             self.note(RunNote::Reserve(j));
         }
         self.note(RunNote::Add(self.run_list.len()));
-        adjust_rec_sched(self.state, j, self.params);
+        adjust_rec_sched_of(self.state, j, self.params, self.total_peak);
         if phase == RunListPhase::Edf {
             self.dl_copy[project][rsc] -= 1;
         }
@@ -637,6 +639,7 @@ pub fn make_run_list_with_ties(
     let mut counters = ConcurrencyCounters::new(state);
     let mut b = RunListBuilder {
         next_result: vec![None; state.projects.len()],
+        total_peak: state.total_peak_flops(params),
         state,
         params,
         now,

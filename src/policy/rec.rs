@@ -297,10 +297,16 @@ pub fn project_priority_init(
 /// Mirrors adjust_rec_sched() in client/cpu_sched.cpp (§5.5): bumps the
 /// job's project's `REC_tmp` as if the job ran for `rec_bump_secs` (one hour).
 pub fn adjust_rec_sched(state: &mut HostState, job: JobIdx, params: &Params) {
+    let total_peak = state.total_peak_flops(params);
+    adjust_rec_sched_of(state, job, params, total_peak);
+}
+
+/// [`adjust_rec_sched`] with the host's total peak FLOPS given: a pass that
+/// bumps many jobs on the same host reads it once.
+pub fn adjust_rec_sched_of(state: &mut HostState, job: JobIdx, params: &Params, total_peak: f64) {
     let Some(job) = state.jobs.get(job) else {
         return;
     };
-    let total_peak = state.total_peak_flops(params);
     let peak = state.job_peak_flops(job, params);
     let rec_sum = state.rec_sum;
     let project_idx = job.project;

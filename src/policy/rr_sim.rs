@@ -9,8 +9,8 @@
 
 use super::params::{Params, RrSimOrder};
 use super::rec::{
-    adjust_rec_sched, compute_sched_priority, project_priority_init, update_average, PriorityInit,
-    PriorityMode,
+    adjust_rec_sched_of, compute_sched_priority, project_priority_init, update_average,
+    PriorityInit, PriorityMode,
 };
 use super::runtime::{
     computation_deadline, estimated_flops_remaining, estimated_runtime_remaining,
@@ -243,6 +243,8 @@ struct Sim<'a> {
     relative_speed: Vec<f64>,
     has_exclusions: Vec<bool>,
     have_mc: bool,
+    /// The host's total peak FLOPS (the REC bump's denominator).
+    total_peak: f64,
     /// `pending[p][r]`: jobs not yet completed in the simulation, arrival order.
     pending: Vec<Vec<Vec<JobIdx>>>,
     flops_left: Vec<f64>,
@@ -318,6 +320,7 @@ impl<'a> Sim<'a> {
             notes: Vec::new(),
         };
         Sim {
+            total_peak: state.total_peak_flops(params),
             state,
             params,
             now,
@@ -545,7 +548,7 @@ impl<'a> Sim<'a> {
                     self.pending[p][r].remove(iter[p]);
                 } else {
                     self.activate(j);
-                    adjust_rec_sched(self.state, j, self.params);
+                    adjust_rec_sched_of(self.state, j, self.params, self.total_peak);
                     let first = !self.selected[j];
                     self.selected[j] = true;
                     self.note(RrSimNote::Starting {
