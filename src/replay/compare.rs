@@ -116,7 +116,11 @@ fn location(events: &[LogEvent], idx: usize) -> Option<Location> {
 
 /// The field of `fields` with `field`'s key: both sides usually list their
 /// fields in the same order, so position `idx` is tried first.
-fn matching<'a>(fields: &'a [Field], idx: usize, field: &Field) -> Option<&'a Field> {
+fn matching<'f, 'a>(
+    fields: &'f [Field<'a>],
+    idx: usize,
+    field: &Field<'_>,
+) -> Option<&'f Field<'a>> {
     match fields.get(idx) {
         Some(same) if same.same_key(field) => Some(same),
         _ => fields.iter().find(|other| other.same_key(field)),
@@ -184,23 +188,30 @@ pub fn compare_point_at(
         return compare_point_at(point, &cut, tolerance, loc, lines);
     }
     let recorded_fields = point.decision.fields();
-    let divergence = |field: &Field, recorded: String, replayed: String, reason: &str| Divergence {
-        time: point.time,
-        time_label: point.time_label.clone(),
-        kind,
-        project: field.project.clone().or_else(|| point.project.clone()),
-        resource: field.resource.clone().or_else(|| point.resource.clone()),
-        job: field.job.clone(),
-        field: field.name.to_string(),
-        recorded,
-        replayed,
-        tolerance: match field.value {
-            Value::Num { .. } | Value::Approx { .. } => Some(tolerance),
-            Value::Text(_) => None,
-        },
-        reason: reason.to_string(),
-        location: loc.clone(),
-    };
+    let divergence =
+        |field: &Field<'_>, recorded: String, replayed: String, reason: &str| Divergence {
+            time: point.time,
+            time_label: point.time_label.clone(),
+            kind,
+            project: field
+                .project
+                .map(str::to_string)
+                .or_else(|| point.project.clone()),
+            resource: field
+                .resource
+                .map(str::to_string)
+                .or_else(|| point.resource.clone()),
+            job: field.job.map(str::to_string),
+            field: field.name.to_string(),
+            recorded,
+            replayed,
+            tolerance: match field.value {
+                Value::Num { .. } | Value::Approx { .. } => Some(tolerance),
+                Value::Text(_) => None,
+            },
+            reason: reason.to_string(),
+            location: loc.clone(),
+        };
     let mut divergences = Vec::new();
     let replayed_line = match replayed {
         // Not recomputed: not checked, never a divergence.
@@ -292,7 +303,7 @@ pub fn render_event(event: &LogEvent) -> String {
 mod tests {
     use super::*;
 
-    fn num(value: f64, decimals: usize) -> Value {
+    fn num(value: f64, decimals: usize) -> Value<'static> {
         Value::Num { value, decimals }
     }
 

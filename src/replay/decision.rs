@@ -10,25 +10,28 @@
 //! Architecture Invariant: plain data; knows nothing of parsers or the engine.
 
 use crate::divergence::DecisionKind;
+use std::borrow::Cow;
 
-/// One compared value of a decision.
+/// One compared value of a decision, borrowing its names and texts from
+/// the decision where it can (a decision's fields are built at every
+/// comparison).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Field {
+pub struct Field<'a> {
     /// The field name (`shortfall`, `req_secs`, `chosen_project`, …).
     pub name: &'static str,
     /// The project the value belongs to, if any.
-    pub project: Option<String>,
+    pub project: Option<&'a str>,
     /// The resource (long name), if any.
-    pub resource: Option<String>,
+    pub resource: Option<&'a str>,
     /// The job, if any.
-    pub job: Option<String>,
+    pub job: Option<&'a str>,
     /// The value.
-    pub value: Value,
+    pub value: Value<'a>,
 }
 
 /// A value as the log prints it.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub enum Value<'a> {
     /// A number printed with a fixed number of decimals.
     Num {
         /// The number.
@@ -37,7 +40,7 @@ pub enum Value {
         decimals: usize,
     },
     /// A text (project name, reason, order).
-    Text(String),
+    Text(Cow<'a, str>),
     /// A replayed number derived from printed (rounded) inputs: known to
     /// within `slack` either side, beyond the half unit of the last
     /// printed digit the comparison always allows.
@@ -51,7 +54,7 @@ pub enum Value {
     },
 }
 
-impl Value {
+impl Value<'_> {
     /// The printed form.
     pub fn render(&self) -> String {
         match self {
@@ -63,15 +66,15 @@ impl Value {
                 write_fixed(&mut out, *value, *decimals);
                 out
             }
-            Value::Text(text) => text.clone(),
+            Value::Text(text) => text.to_string(),
         }
     }
 }
 
-impl Field {
+impl<'a> Field<'a> {
     /// A numeric field known to within `slack` (see [`Value::Approx`]);
     /// a plain one when `slack` is 0.
-    pub fn num_within(name: &'static str, value: f64, decimals: usize, slack: f64) -> Field {
+    pub fn num_within(name: &'static str, value: f64, decimals: usize, slack: f64) -> Self {
         let field = Field::num(name, value, decimals);
         if slack > 0.0 {
             Field {
@@ -88,7 +91,7 @@ impl Field {
     }
 
     /// A numeric field.
-    pub fn num(name: &'static str, value: f64, decimals: usize) -> Field {
+    pub fn num(name: &'static str, value: f64, decimals: usize) -> Self {
         Field {
             name,
             project: None,
@@ -99,7 +102,7 @@ impl Field {
     }
 
     /// A text field.
-    pub fn text(name: &'static str, text: impl Into<String>) -> Field {
+    pub fn text(name: &'static str, text: impl Into<Cow<'a, str>>) -> Self {
         Field {
             name,
             project: None,
@@ -110,20 +113,20 @@ impl Field {
     }
 
     /// The same field for a project.
-    pub fn of_project(mut self, project: &str) -> Field {
-        self.project = Some(project.to_string());
+    pub fn of_project(mut self, project: &'a str) -> Self {
+        self.project = Some(project);
         self
     }
 
     /// The same field for a resource.
-    pub fn of_resource(mut self, resource: &str) -> Field {
-        self.resource = Some(resource.to_string());
+    pub fn of_resource(mut self, resource: &'a str) -> Self {
+        self.resource = Some(resource);
         self
     }
 
     /// The same field for a job.
-    pub fn of_job(mut self, job: &str) -> Field {
-        self.job = Some(job.to_string());
+    pub fn of_job(mut self, job: &'a str) -> Self {
+        self.job = Some(job);
         self
     }
 
@@ -146,7 +149,7 @@ impl Field {
     }
 
     /// True when `other` has the same key (without building either key).
-    pub fn same_key(&self, other: &Field) -> bool {
+    pub fn same_key(&self, other: &Field<'_>) -> bool {
         self.name == other.name
             && self.project == other.project
             && self.resource == other.resource
@@ -239,7 +242,7 @@ fn push_digits(out: &mut String, mut n: u64, width: usize) {
 
 /// The one-line text of a decision's fields: `key=value` joined by spaces,
 /// `(empty)` when there are none.
-pub fn fields_line(fields: &[Field]) -> String {
+pub fn fields_line(fields: &[Field<'_>]) -> String {
     if fields.is_empty() {
         return "(empty)".to_string();
     }
@@ -605,13 +608,13 @@ impl Decision {
     }
 
     /// The compared fields, in a fixed order, formatted as the log prints them.
-    pub fn fields(&self) -> Vec<Field> {
+    pub fn fields(&self) -> Vec<Field<'_>> {
         let mut out = Vec::new();
         match self {
             Decision::Choice(chosen) => {
                 out.push(Field::text(
                     "chosen_project",
-                    chosen.clone().unwrap_or_else(|| "none".to_string()),
+                    chosen.as_deref().unwrap_or("none"),
                 ));
             }
             Decision::Request {
@@ -619,14 +622,14 @@ impl Decision {
                 set_requests,
             } => request_fields(resources, set_requests, &mut out),
             Decision::RpcTiming { verdict, .. } => {
-                out.push(Field::text("scheduler_rpc", verdict.clone()));
+                out.push(Field::text("scheduler_rpc", verdict.as_str()));
             }
             Decision::RequestSecs { rsc, secs, slack } => {
                 out.push(Field::num_within("req_secs", *secs, 2, *slack).of_resource(rsc));
             }
             Decision::McShortfall { rsc, positive } => {
                 let shown = if *positive { "positive" } else { "0" };
-                out.push(Field::text("mc_shortfall", shown.to_string()).of_resource(rsc));
+                out.push(Field::text("mc_shortfall", shown).of_resource(rsc));
             }
             Decision::EmptyRequest { rsc, chosen } => {
                 let shown = if *chosen {
@@ -634,7 +637,7 @@ impl Decision {
                 } else {
                     "not chosen"
                 };
-                out.push(Field::text("empty_request", shown.to_string()).of_resource(rsc));
+                out.push(Field::text("empty_request", shown).of_resource(rsc));
             }
             Decision::SwapSkip { job, figure, over } => {
                 out.push(Field::text("swap_figure", format!("{job}: {figure}")));
@@ -643,9 +646,9 @@ impl Decision {
             }
             Decision::ScanLine { rsc, reason } => {
                 let shown = match (rsc, reason.is_empty()) {
-                    (_, false) => reason.clone(),
-                    (Some(_), true) => "can fetch".to_string(),
-                    (None, true) => "can request work".to_string(),
+                    (_, false) => reason.as_str(),
+                    (Some(_), true) => "can fetch",
+                    (None, true) => "can request work",
                 };
                 let field = Field::text("scan_reason", shown);
                 out.push(match rsc {
@@ -671,8 +674,8 @@ impl Decision {
                 let order: Vec<&str> = entries.iter().map(|e| e.job.as_str()).collect();
                 out.push(Field::text("order", order.join(",")));
                 for entry in entries {
-                    out.push(Field::text("rsc", entry.rsc.clone()).of_job(&entry.job));
-                    out.push(Field::text("edf", entry.order.clone()).of_job(&entry.job));
+                    out.push(Field::text("rsc", entry.rsc.as_str()).of_job(&entry.job));
+                    out.push(Field::text("edf", entry.order.as_str()).of_job(&entry.job));
                     let prio = Field::num_within("prio", entry.prio, 6, entry.prio_slack);
                     out.push(prio.of_job(&entry.job));
                 }
@@ -727,7 +730,7 @@ impl Decision {
 
 /// A work-fetch state block's fields: the buffer, each project's REC,
 /// priority, reason and backoff, each resource's figures and shares.
-fn fetch_state_fields(dump: &FetchDump, out: &mut Vec<Field>) {
+fn fetch_state_fields<'a>(dump: &'a FetchDump, out: &mut Vec<Field<'a>>) {
     if let Some((min, additional)) = dump.buffer {
         out.push(Field::num("buf_min", min, 2));
         out.push(Field::num("buf_additional", additional, 2));
@@ -737,9 +740,9 @@ fn fetch_state_fields(dump: &FetchDump, out: &mut Vec<Field>) {
         out.push(Field::num_within("rec", project.rec, 3, project.rec_slack).of_project(p));
         out.push(Field::num_within("prio", project.prio, 3, project.prio_slack).of_project(p));
         let reason = if project.reason.is_empty() {
-            "can request work".to_string()
+            "can request work"
         } else {
-            project.reason.clone()
+            project.reason.as_str()
         };
         out.push(Field::text("reason", reason).of_project(p));
         if let Some(backoff) = project.backoff {
@@ -767,7 +770,7 @@ fn fetch_state_fields(dump: &FetchDump, out: &mut Vec<Field>) {
                     .of_resource(r),
             );
             out.push(
-                Field::text("rsc_reason", share.reason.clone())
+                Field::text("rsc_reason", share.reason.as_str())
                     .of_project(p)
                     .of_resource(r),
             );
@@ -789,10 +792,10 @@ fn fetch_state_fields(dump: &FetchDump, out: &mut Vec<Field>) {
 
 /// A request's fields: per resource the seconds and instances asked, then
 /// each `set_request()` line's figures.
-fn request_fields(
-    resources: &[RscRequestLine],
-    set_requests: &[SetRequestLine],
-    out: &mut Vec<Field>,
+fn request_fields<'a>(
+    resources: &'a [RscRequestLine],
+    set_requests: &'a [SetRequestLine],
+    out: &mut Vec<Field<'a>>,
 ) {
     for line in resources {
         out.push(

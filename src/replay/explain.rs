@@ -258,7 +258,8 @@ fn simulation(
     let figures = super::rrsim_check::refigure_from(events, points, None, GpuCpuRule::Unknown, 0);
     Some(match figures.get(&idx)? {
         Ok((decision, reason)) => {
-            let printed = Decision::FetchState(dump.clone()).fields();
+            let printed_decision = Decision::FetchState(dump.clone());
+            let printed = printed_decision.fields();
             let off: Vec<String> = printed
                 .iter()
                 .zip(decision.fields())
@@ -280,7 +281,7 @@ fn simulation(
                     };
                     format!(
                         "{} {}: printed {}, the simulation gives {given}",
-                        a.resource.as_deref().unwrap_or("-"),
+                        a.resource.unwrap_or("-"),
                         a.name,
                         a.value.render(),
                     )

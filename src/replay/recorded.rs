@@ -103,6 +103,26 @@ enum Open {
 }
 
 /// The extraction state machine.
+/// The project column of the line being read, copied out only by the
+/// reader that keeps it (most lines' readers keep none).
+struct LineProject<'e>(Option<&'e str>);
+
+impl LineProject<'_> {
+    /// The project, copied; none is left for a later reader.
+    fn take(&mut self) -> Option<String> {
+        self.0.take().map(str::to_string)
+    }
+
+    fn as_deref(&self) -> Option<&str> {
+        self.0
+    }
+
+    /// The project, copied; it stays for a later reader.
+    fn to_owned(&self) -> Option<String> {
+        self.0.map(str::to_string)
+    }
+}
+
 struct Extractor<'a> {
     events: &'a [LogEvent],
     points: Vec<RecordedPoint>,
@@ -439,14 +459,15 @@ impl Extractor<'_> {
     }
 
     fn step(&mut self, idx: usize) {
-        let event = &self.events[idx];
+        let events = self.events;
+        let event = &events[idx];
         if let Some(secs) = event.time.secs() {
             if secs != self.session.last_time || self.session.last_label.is_empty() {
                 self.session.last_time = secs;
                 self.session.last_label = time_label(&event.time);
             }
         }
-        let mut project = event.project.as_ref().map(|p| p.to_string());
+        let mut project = LineProject(event.project.as_deref());
         let message = &event.message;
         // Close `[prio]` / REC groups when another line comes.
         let continues = matches!(
@@ -511,7 +532,7 @@ impl Extractor<'_> {
         &mut self,
         idx: usize,
         message: &Message,
-        project: &mut Option<String>,
+        project: &mut LineProject<'_>,
     ) -> bool {
         match message {
             Message::WorkFetchStateStart => {
@@ -613,7 +634,7 @@ impl Extractor<'_> {
 
     /// A state block's resource lines: shortfall, shares, max_concurrent
     /// limits. `false`: not such a line.
-    fn state_block_body(&mut self, message: &Message, project: &mut Option<String>) -> bool {
+    fn state_block_body(&mut self, message: &Message, project: &mut LineProject<'_>) -> bool {
         match message {
             Message::StateFor { rsc } => {
                 let name = rsc_name(rsc);
@@ -731,7 +752,12 @@ impl Extractor<'_> {
 
     /// choose_project()'s scan and choice, set_request(), and the scheduler
     /// RPC lines. `false`: not such a line.
-    fn choice_line(&mut self, idx: usize, message: &Message, project: &mut Option<String>) -> bool {
+    fn choice_line(
+        &mut self,
+        idx: usize,
+        message: &Message,
+        project: &mut LineProject<'_>,
+    ) -> bool {
         match message {
             Message::NoProjectChosen if self.choice.is_none() => self.orphan_choice(idx, None),
             Message::NoProjectChosen => {
@@ -798,7 +824,7 @@ impl Extractor<'_> {
                     }
                 }
                 if self.choice.is_some() {
-                    if self.candidate != *project {
+                    if self.candidate.as_deref() != project.as_deref() {
                         // A new candidate: the earlier one asked for nothing.
                         self.set_requests.clear();
                     }
@@ -818,12 +844,12 @@ impl Extractor<'_> {
             // for an RPC the poll already chose (not choose_project()).
             Message::PiggybackWorkRequest => {
                 self.session.report_rpc = true;
-                self.session.report_project = project.clone();
+                self.session.report_project = project.to_owned();
             }
             Message::ProjectRequestedDelay { secs } => self.note_deferral(idx, *secs),
             Message::SendingSchedulerRequest { reason, .. } => {
                 if let Some((until, until_label)) = project
-                    .as_ref()
+                    .as_deref()
                     .and_then(|p| self.session.deferrals.remove(p))
                 {
                     let decision = Decision::RpcTiming {
@@ -837,7 +863,7 @@ impl Extractor<'_> {
             }
             Message::EmuRpcReportResults => {
                 self.session.report_rpc = true;
-                self.session.report_project = project.clone();
+                self.session.report_project = project.to_owned();
             }
             // A report RPC skipped (project down) prints no request line.
             Message::EmuRpcSkippedProjectDown | Message::EmuGotTasks { .. } => {
@@ -1017,7 +1043,7 @@ impl Extractor<'_> {
         &mut self,
         idx: usize,
         message: &Message,
-        project: &mut Option<String>,
+        project: &mut LineProject<'_>,
     ) -> bool {
         match message {
             Message::ProjectPriority { prio, rsf, rt, rs } => {

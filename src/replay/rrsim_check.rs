@@ -1228,7 +1228,8 @@ fn bounded(
     replayed.resources = resources;
     let replayed = Decision::FetchState(replayed);
     // Reported only where the comparison will show it off.
-    let printed = Decision::FetchState(dump.clone()).fields();
+    let printed_decision = Decision::FetchState(dump.clone());
+    let printed = printed_decision.fields();
     let shows = printed
         .iter()
         .zip(replayed.fields())
@@ -1580,7 +1581,8 @@ mod tests {
     /// The printed fields the recomputed block does not agree with.
     fn disagreeing(events: &[LogEvent], printed: &FetchDump, rule: GpuCpuRule) -> Vec<String> {
         let (decision, _) = refigured(events, printed, rule).expect("recomputed");
-        let recorded = Decision::FetchState(printed.clone()).fields();
+        let recorded_decision = Decision::FetchState(printed.clone());
+        let recorded = recorded_decision.fields();
         recorded
             .iter()
             .zip(&decision.fields())
