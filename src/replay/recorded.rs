@@ -102,7 +102,6 @@ enum Open {
     Rec,
 }
 
-/// The extraction state machine.
 /// The project column of the line being read, copied out only by the
 /// reader that keeps it (most lines' readers keep none).
 struct LineProject<'e>(Option<&'e str>);
@@ -123,6 +122,7 @@ impl LineProject<'_> {
     }
 }
 
+/// The extraction state machine.
 struct Extractor<'a> {
     events: &'a [LogEvent],
     points: Vec<RecordedPoint>,
