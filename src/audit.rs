@@ -146,14 +146,12 @@ fn parse_logs(
     parse_thread: bool,
     on_event: &mut dyn FnMut(LogEvent),
 ) -> parse::ParseOutcome {
+    // The logs' errors and warnings only: discovery reported its own.
+    let parse_here = |on_event: &mut dyn FnMut(LogEvent)| {
+        parse::parse_discovered(inputs, Vec::new(), log_options, Select::LogsOnly, on_event)
+    };
     if !parse_thread {
-        return parse::parse_discovered(
-            inputs,
-            Vec::new(),
-            log_options,
-            Select::LogsOnly,
-            on_event,
-        );
+        return parse_here(on_event);
     }
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<LogEvent>>(BATCHES_IN_FLIGHT);
@@ -162,22 +160,16 @@ fn parse_logs(
             .name("parse".to_string())
             .spawn_scoped(scope, move || {
                 let mut batch = Vec::with_capacity(BATCH_EVENTS);
-                let outcome = parse::parse_discovered(
-                    inputs,
-                    Vec::new(),
-                    log_options,
-                    Select::LogsOnly,
-                    &mut |event| {
-                        batch.push(event);
-                        if batch.len() == BATCH_EVENTS {
-                            let next = empty_rx
-                                .try_recv()
-                                .unwrap_or_else(|_| Vec::with_capacity(BATCH_EVENTS));
-                            // The audit stops taking only when it panicked.
-                            let _ = full_tx.send(std::mem::replace(&mut batch, next));
-                        }
-                    },
-                );
+                let outcome = parse_here(&mut |event| {
+                    batch.push(event);
+                    if batch.len() == BATCH_EVENTS {
+                        let next = empty_rx
+                            .try_recv()
+                            .unwrap_or_else(|_| Vec::with_capacity(BATCH_EVENTS));
+                        // The audit stops taking only when it panicked.
+                        let _ = full_tx.send(std::mem::replace(&mut batch, next));
+                    }
+                });
                 if !batch.is_empty() {
                     let _ = full_tx.send(batch);
                 }
@@ -186,15 +178,7 @@ fn parse_logs(
         let parser = match parser {
             Ok(parser) => parser,
             // No thread to be had: parsed here, as on one core.
-            Err(_) => {
-                return parse::parse_discovered(
-                    inputs,
-                    Vec::new(),
-                    log_options,
-                    Select::LogsOnly,
-                    on_event,
-                )
-            }
+            Err(_) => return parse_here(on_event),
         };
         for mut batch in full_rx {
             for event in batch.drain(..) {

@@ -125,7 +125,7 @@ pub fn parse_discovered(
         },
         ..ParseOutcome::default()
     };
-    for input in inputs.iter().cloned() {
+    for input in inputs {
         let wanted = match select {
             Select::All => true,
             Select::StateOnly => !is_log_kind(input.kind),
@@ -144,14 +144,14 @@ pub fn parse_discovered(
         };
         let parsed = if is_log_kind(input.kind) {
             parse_log_file(
-                &input,
+                input,
                 options,
                 &mut summary,
                 &mut outcome.trace.meta,
                 on_event,
             )
         } else {
-            parse_other_file(&input, &mut outcome.trace)
+            parse_other_file(input, &mut outcome.trace)
         };
         outcome.errors.extend(parsed.errors);
         outcome.warnings.extend(parsed.warnings);
