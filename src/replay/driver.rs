@@ -393,8 +393,11 @@ impl Comparer {
             ));
         };
         entry.3 = true;
-        match &entry.2 {
-            Made::Ready(replayed) => (**replayed).clone(),
+        match &mut entry.2 {
+            // A used entry is never read again: its decision is moved out.
+            Made::Ready(replayed) => {
+                std::mem::replace(&mut **replayed, Replayed::NotReplayed(String::new()))
+            }
             Made::Fetch(made) => fetch_decision(made, &point.decision, point.time),
         }
     }
