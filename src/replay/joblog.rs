@@ -12,7 +12,7 @@
 //! projects' priorities (`[prio]` lines of `project_priority_init`), each
 //! job's CPU use (its `[rr_sim]` lines), the deadline misses of the pass's
 //! simulation, the usable CPUs (`set_request() … ninst N`), and the
-//! max_concurrent limits announced at start-up ([`pass_hosts_from`]). The
+//! max_concurrent limits announced at start-up ([`hosts_at`]). The
 //! run list itself is made by the client loop over that host
 //! ([`super::runlist_replay`]).
 //!
@@ -250,6 +250,9 @@ struct LogFlagSets {
     /// The flags of the last print (none after a start or reread that has
     /// not printed).
     current: HashSet<String>,
+    /// `task_debug` is in `current`: asked at every line, so kept as it
+    /// changes rather than looked up each time.
+    task_debug_now: bool,
     /// The last line was a `log flags:` line: a next one continues its
     /// print.
     in_print: bool,
@@ -282,10 +285,12 @@ impl LogFlagSets {
                         *self.naming.entry(flag.to_string()).or_default() += 1;
                     }
                 }
+                self.task_debug_now = self.current.contains("task_debug");
             }
             Message::ClientStart { .. } | Message::RereadingConfig { .. } => {
                 self.prints += 1;
                 self.current.clear();
+                self.task_debug_now = false;
                 self.awaiting = true;
                 self.in_print = false;
             }
@@ -313,7 +318,10 @@ impl LogFlagSets {
 
     /// The flag is on now: the last print names it.
     fn on_now(&self, flag: &str) -> bool {
-        self.current.contains(flag)
+        match flag {
+            "task_debug" => self.task_debug_now,
+            _ => self.current.contains(flag),
+        }
     }
 }
 
@@ -1740,7 +1748,7 @@ pub type ReportCheck = Result<(bool, String), String>;
 /// request point.
 pub type RpcReasons = BTreeMap<usize, RpcReason>;
 
-/// What the log tells of the poll's RPCs ([`report_checks`]).
+/// What the log tells of the poll's RPCs ([`ReportChecks`]).
 #[derive(Debug, Default)]
 pub struct LogFacts {
     /// Each piggyback choice's check.
@@ -1760,63 +1768,96 @@ pub struct LogFacts {
 /// which rests on report deadlines the log does not print, is not checked);
 /// "Project initialization" needs a project not contacted before in the
 /// log; user, project and account-manager requests hold by their reason.
-pub fn report_checks(events: &[LogEvent], points: &[RecordedPoint], facts: &JobFacts) -> LogFacts {
-    report_checks_from(events, points, facts, None, 0)
+/// Each is judged on the jobs as told just before its line, read with the
+/// window's other readings ([`hosts_at`]).
+struct ReportChecks {
+    reasons: RpcReasons,
+    /// The piggyback choices (line, project), in line order.
+    starts: Vec<(usize, String)>,
+    next: usize,
+    /// The piggyback requests' lines, in order, and the next one's place.
+    requests: Vec<usize>,
+    next_request: usize,
+    /// The projects attached in the session up to the window's end.
+    attached_here: BTreeSet<String>,
+    out: BTreeMap<usize, ReportCheck>,
+    zero_rec: BTreeMap<usize, BTreeSet<String>>,
 }
 
-/// [`report_checks`] for the points from `from` on, the lines before it
-/// told by `carry` (a window of a long session).
-pub fn report_checks_from(
-    events: &[LogEvent],
-    points: &[RecordedPoint],
-    facts: &JobFacts,
-    carry: Option<&JobCarry>,
-    from: usize,
-) -> LogFacts {
-    let mut reasons = RpcReasons::new();
-    let points: Vec<&RecordedPoint> = points.iter().filter(|p| p.event_idx >= from).collect();
-    for p in points.iter().filter(|p| p.piggyback) {
-        let project = match &p.decision {
-            Decision::Choice(Some(project)) => Some(project.as_str()),
-            Decision::Request { .. } => p.project.as_deref(),
-            _ => None,
-        };
-        if let Some(reason) = project.and_then(|project| rpc_reason(events, p.event_idx, project)) {
-            reasons.insert(p.event_idx, reason);
+impl ReportChecks {
+    /// The checks of the points from `from` on, the lines before it told
+    /// by `carry`.
+    fn new(
+        events: &[LogEvent],
+        points: &[RecordedPoint],
+        carry: Option<&JobCarry>,
+        from: usize,
+    ) -> Self {
+        let mut reasons = RpcReasons::new();
+        let points: Vec<&RecordedPoint> = points
+            .iter()
+            .filter(|p| p.event_idx >= from && p.piggyback)
+            .collect();
+        for p in &points {
+            let project = match &p.decision {
+                Decision::Choice(Some(project)) => Some(project.as_str()),
+                Decision::Request { .. } => p.project.as_deref(),
+                _ => None,
+            };
+            if let Some(reason) =
+                project.and_then(|project| rpc_reason(events, p.event_idx, project))
+            {
+                reasons.insert(p.event_idx, reason);
+            }
+        }
+        let starts = points
+            .iter()
+            .filter_map(|p| match &p.decision {
+                Decision::Choice(Some(project)) => Some((p.event_idx, project.clone())),
+                _ => None,
+            })
+            .collect();
+        let mut requests: Vec<usize> = points
+            .iter()
+            .filter(|p| matches!(p.decision, Decision::Request { .. }))
+            .map(|p| p.event_idx)
+            .collect();
+        requests.sort_unstable();
+        requests.dedup();
+        let mut attached_here: BTreeSet<String> =
+            carry.map(|c| c.attached.clone()).unwrap_or_default();
+        attached_here.extend(
+            events[from.min(events.len())..]
+                .iter()
+                .filter_map(initialized_project)
+                .map(str::to_string),
+        );
+        ReportChecks {
+            reasons,
+            starts,
+            next: 0,
+            requests,
+            next_request: 0,
+            attached_here,
+            out: BTreeMap::new(),
+            zero_rec: BTreeMap::new(),
         }
     }
-    let starts: Vec<(usize, String)> = points
-        .iter()
-        .filter_map(|p| match &p.decision {
-            Decision::Choice(Some(project)) if p.piggyback => Some((p.event_idx, project.clone())),
-            _ => None,
-        })
-        .collect();
-    let mut out = BTreeMap::new();
-    let mut zero_rec = BTreeMap::new();
-    let requests: BTreeSet<usize> = points
-        .iter()
-        .filter(|p| p.piggyback && matches!(p.decision, Decision::Request { .. }))
-        .map(|p| p.event_idx)
-        .collect();
-    let mut attached_here: BTreeSet<String> = carry.map(|c| c.attached.clone()).unwrap_or_default();
-    attached_here.extend(
-        events[from.min(events.len())..]
-            .iter()
-            .filter_map(initialized_project)
-            .map(str::to_string),
-    );
-    // The jobs on the host at a start on a state file (done and not yet
-    // reported among them) come from the state files and job logs.
-    let mut tracker = carry
-        .and_then(|c| c.report.clone())
-        .unwrap_or_else(|| Tracker::with_facts(facts));
-    let mut next = starts.iter().peekable();
-    for (idx, event) in events.iter().enumerate().skip(from) {
+
+    /// The last line a check is made at.
+    fn last_line(&self) -> Option<usize> {
+        let start = self.starts.last().map(|(idx, _)| *idx);
+        start.max(self.requests.last().copied())
+    }
+
+    /// The checks at line `idx`, on the jobs as told before it.
+    fn before(&mut self, idx: usize, tracker: &Tracker) {
         // A project none of whose tasks ran since a fresh start has a REC
         // of exactly 0: printed priorities of -0.000 of two such projects
         // are true ties.
-        if requests.contains(&idx) && tracker.started {
+        let request = self.requests.get(self.next_request) == Some(&idx);
+        self.next_request += usize::from(request);
+        if request && tracker.started {
             let ran: HashSet<&str> = tracker
                 .tasks
                 .iter()
@@ -1825,29 +1866,32 @@ pub fn report_checks_from(
                 .collect();
             // Attached in this log (its initialization RPC is in it): REC
             // starts at 0 and only the project's own tasks raise it.
-            let never: BTreeSet<String> = attached_here
+            let never: BTreeSet<String> = self
+                .attached_here
                 .iter()
                 .filter(|p| !ran.contains(p.as_str()))
                 .cloned()
                 .collect();
-            zero_rec.insert(idx, never);
+            self.zero_rec.insert(idx, never);
         }
-        while let Some((start, project)) = next.peek().filter(|(s, _)| *s == idx) {
-            next.next();
-            let check = rpc_check(reasons.get(start), &tracker, project);
-            out.insert(*start, check);
+        while let Some((start, project)) = self.starts.get(self.next).filter(|(s, _)| *s == idx) {
+            self.next += 1;
+            let check = rpc_check(self.reasons.get(start), tracker, project);
+            self.out.insert(*start, check);
         }
-        tracker.see(event);
     }
-    LogFacts {
-        reports: out,
-        rpc_reasons: reasons,
-        zero_rec,
+
+    fn finish(self) -> LogFacts {
+        LogFacts {
+            reports: self.out,
+            rpc_reasons: self.reasons,
+            zero_rec: self.zero_rec,
+        }
     }
 }
 
 /// One piggyback choice's check, by the reason its RPC gave and the jobs
-/// as told at its line ([`report_checks_from`]).
+/// as told at its line ([`ReportChecks`]).
 fn rpc_check(reason: Option<&RpcReason>, tracker: &Tracker, project: &str) -> ReportCheck {
     match reason {
         None => Err("the log shows no `Sending scheduler request` line for this pass's RPC"
@@ -2286,11 +2330,10 @@ pub fn priority_order(entries: &[RunListEntry]) -> Option<(Vec<RunListEntry>, St
 /// reported line, and the projects attached in the session so far.
 #[derive(Clone, Debug, Default)]
 pub struct JobCarry {
-    /// The run lists' reading (with the trace's job facts); `None` before
-    /// the first line.
+    /// The jobs' reading (with the trace's job facts) that the run lists,
+    /// simulations and piggyback checks of the next window start from;
+    /// `None` before the first line.
     run: Option<Tracker>,
-    /// The piggyback checks' reading (with the trace's job facts).
-    report: Option<Tracker>,
     /// Projects whose `Project initialization` request the session showed.
     attached: BTreeSet<String>,
 }
@@ -2299,9 +2342,6 @@ impl JobCarry {
     /// Reads the next line of the session.
     pub fn see(&mut self, event: &LogEvent, facts: &JobFacts) {
         self.run
-            .get_or_insert_with(|| Tracker::with_facts(facts))
-            .see(event);
-        self.report
             .get_or_insert_with(|| Tracker::with_facts(facts))
             .see(event);
         if let Some(project) = initialized_project(event) {
@@ -2367,23 +2407,72 @@ pub struct PassHost {
     pub tasks_untold: Option<String>,
 }
 
-/// At each run-list point from `from` on (keyed by its line), the host and
-/// pass its run list rests on, or what the record lacks there.
-pub fn pass_hosts_from(
+/// The host as a window's lines tell it at each line its checks rest on,
+/// read in one pass over the window: at each simulation point from `from`
+/// on (one the log does not cut before), at each run-list point with the
+/// pass its run list rests on (or, at each, what the record lacks), and
+/// the piggyback checks ([`ReportChecks`]).
+#[derive(Debug)]
+pub struct HostsAt {
+    /// At each simulation's line.
+    pub views: BTreeMap<usize, Result<HostView, String>>,
+    /// At each run list's line.
+    pub passes: BTreeMap<usize, Result<PassHost, String>>,
+    /// The piggyback checks.
+    pub log: LogFacts,
+}
+
+/// [`HostsAt`] of the window whose reported lines start at `from`, the
+/// lines before it told by `carry`.
+pub fn hosts_at(
     events: &[LogEvent],
     points: &[RecordedPoint],
     facts: &JobFacts,
     carry: Option<&JobCarry>,
     from: usize,
-) -> BTreeMap<usize, Result<PassHost, String>> {
-    let starts: Vec<usize> = points
-        .iter()
-        .filter(|p| p.event_idx >= from && matches!(p.decision, Decision::RunList(_)))
-        .map(|p| p.event_idx)
-        .collect();
-    at_lines(events, facts, carry, from, &starts, |tracker, idx| {
-        pass_host(tracker, read_pass(events, idx))
-    })
+) -> HostsAt {
+    let at = |keep: fn(&RecordedPoint) -> bool| -> Vec<usize> {
+        let mut lines: Vec<usize> = points
+            .iter()
+            .filter(|p| p.event_idx >= from && keep(p))
+            .map(|p| p.event_idx)
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        lines
+    };
+    let sims = at(|p| !p.cut_before && matches!(p.decision, Decision::RrSim { .. }));
+    let lists = at(|p| matches!(p.decision, Decision::RunList(_)));
+    let mut checks = ReportChecks::new(events, points, carry, from);
+    let last = [sims.last(), lists.last()]
+        .into_iter()
+        .flatten()
+        .copied()
+        .max()
+        .max(checks.last_line());
+    let (mut views, mut passes) = (BTreeMap::new(), BTreeMap::new());
+    let (mut sims, mut lists) = (sims.into_iter().peekable(), lists.into_iter().peekable());
+    // The jobs on the host at a start on a state file (done and not yet
+    // reported among them) come from the state files and job logs.
+    let mut tracker = carry
+        .and_then(|c| c.run.clone())
+        .unwrap_or_else(|| Tracker::with_facts(facts));
+    let end = last.map_or(from, |last| last + 1).min(events.len());
+    for (idx, event) in events.iter().enumerate().take(end).skip(from) {
+        checks.before(idx, &tracker);
+        tracker.see(event);
+        if sims.next_if_eq(&idx).is_some() {
+            views.insert(idx, tracker.view());
+        }
+        if lists.next_if_eq(&idx).is_some() {
+            passes.insert(idx, pass_host(&tracker, read_pass(events, idx)));
+        }
+    }
+    HostsAt {
+        views,
+        passes,
+        log: checks.finish(),
+    }
 }
 
 fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
@@ -2479,30 +2568,28 @@ fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
 
 /// `f` of the jobs as told up to and with each line of `starts` (in
 /// increasing order), the lines before `from` told by `carry`.
-fn at_lines<T>(
+fn at_lines(
     events: &[LogEvent],
     facts: &JobFacts,
     carry: Option<&JobCarry>,
     from: usize,
     starts: &[usize],
-    mut f: impl FnMut(&Tracker, usize) -> T,
-) -> BTreeMap<usize, T> {
-    let mut out = BTreeMap::new();
+    mut f: impl FnMut(&Tracker, usize),
+) {
     let mut tracker = carry
         .and_then(|c| c.run.clone())
         .unwrap_or_else(|| Tracker::with_facts(facts));
     let mut next = starts.iter().copied().peekable();
     for (idx, event) in events.iter().enumerate().skip(from) {
-        tracker.see(event);
-        while next.peek().is_some_and(|&s| s == idx) {
-            next.next();
-            out.insert(idx, f(&tracker, idx));
-        }
         if next.peek().is_none() {
             break;
         }
+        tracker.see(event);
+        while next.peek().is_some_and(|&s| s == idx) {
+            next.next();
+            f(&tracker, idx);
+        }
     }
-    out
 }
 
 /// One job on the host as the log tells it at a line.
@@ -2605,7 +2692,11 @@ pub fn views_at(
     from: usize,
     at: &[usize],
 ) -> BTreeMap<usize, Result<HostView, String>> {
-    at_lines(events, facts, carry, from, at, |tracker, _| tracker.view())
+    let mut views = BTreeMap::new();
+    at_lines(events, facts, carry, from, at, |tracker, idx| {
+        views.insert(idx, tracker.view());
+    });
+    views
 }
 
 /// The usable CPUs, or why this pass's run list cannot be recomputed from

@@ -1525,8 +1525,18 @@ fn checked_from_lines(
     let contexts = selfcheck::link_contexts(points);
     let jobs = carried.map(|c| &c.jobs);
     let job_facts = job_facts(trace);
-    let remade = runlist_replay::remake_from(&trace.events, points, &job_facts, jobs, params, from);
-    let facts = joblog::report_checks_from(&trace.events, points, &job_facts, jobs, from);
+    // The host at each simulation, run list and piggyback choice: one
+    // reading of the window's lines for all three.
+    let hosts = joblog::hosts_at(&trace.events, points, &job_facts, jobs, from);
+    let remade = runlist_replay::remake_from(
+        &trace.events,
+        points,
+        &job_facts,
+        hosts.passes,
+        params,
+        from,
+    );
+    let facts = hosts.log;
     let enforcements = enforcements(
         enforce_check::rederive_from(&trace.events, points, carried.and_then(|c| c.ncpus), from),
         remade.enforcements,
@@ -1544,7 +1554,7 @@ fn checked_from_lines(
         &trace.events,
         points,
         &job_facts,
-        jobs,
+        hosts.views,
         earlier,
         params,
         from,

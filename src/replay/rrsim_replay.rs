@@ -8,7 +8,7 @@
 //! - the jobs in the simulation and their order: every job the log saw
 //!   arrive and not yet done, suspended or postponed, in the client's order
 //!   (by reply, then the MD5 of the name: `sort_results`), read by
-//!   [`super::joblog::views_at`];
+//!   [`super::joblog::hosts_at`];
 //! - the projects' order: the pick takes the project the running process
 //!   allocated last first (the heap compares the PROJECT pointers; §9.1),
 //!   which is the order of the start-up's `URL …` lines, then of the
@@ -95,8 +95,8 @@ const CPU_HALF_UNIT: f64 = 0.005;
 const NCPUS_REACH: usize = 4096;
 
 /// Each recorded simulation from `from` on run again (keyed by its start
-/// line's event index), the lines before `from` told by `carry`: the
-/// host each one's lines tell is reconstructed, and the client loop makes
+/// line's event index), over the host its window's lines tell at it
+/// (`views`: [`super::joblog::hosts_at`]): the client loop makes
 /// the simulations there ([`crate::client_loop::ClientLoop::run_moments`]).
 /// `earlier`: the last simulation of the windows before (its line here,
 /// before `from`, and the jobs as told just before it), made again too,
@@ -105,7 +105,7 @@ pub fn resimulate_from(
     events: &[LogEvent],
     points: &[RecordedPoint],
     facts: &JobFacts,
-    carry: Option<&JobCarry>,
+    mut views: BTreeMap<usize, Result<HostView, String>>,
     earlier: Option<&(usize, JobCarry)>,
     params: &Params,
     from: usize,
@@ -124,12 +124,6 @@ pub fn resimulate_from(
             _ => None,
         })
         .collect();
-    let starts: Vec<usize> = sims
-        .iter()
-        .map(|(idx, _)| *idx)
-        .filter(|&idx| idx >= from)
-        .collect();
-    let mut views = super::joblog::views_at(events, facts, carry, from, &starts);
     if let Some((idx, jobs)) = earlier {
         views.extend(super::joblog::views_at(
             events,
@@ -1707,7 +1701,8 @@ mod tests {
         let events = crate::replay::test_events(text, FileKind::EventLog);
         let points = super::super::recorded::extract(&events);
         let params = Params::default();
-        let out = resimulate_from(&events, &points, facts, None, None, &params, 0);
+        let views = super::super::joblog::hosts_at(&events, &points, facts, None, 0).views;
+        let out = resimulate_from(&events, &points, facts, views, None, &params, 0);
         assert_eq!(out.len(), 1, "{out:?}");
         out.into_values().next().expect("one simulation")
     }

@@ -6,7 +6,7 @@
 //! The host is the one the pass's own simulation tells
 //! ([`super::rrsim_replay`]: its jobs in the client's order, their FLOPs
 //! left, rates and CPU use, their deadlines, the max_concurrent limits),
-//! with what a run list adds ([`super::joblog::pass_hosts_from`]):
+//! with what a run list adds ([`super::joblog::hosts_at`]):
 //! - which of those jobs have their files in (only those are runnable),
 //!   and the tasks, their process states and whether the last enforcement
 //!   scheduled them, in the client's active-task order;
@@ -31,7 +31,7 @@
 
 use super::decision::RunListEntry;
 use super::enforce_replay::{self, EnforcePass, PassEnforcement, Taken};
-use super::joblog::{HostView, JobCarry, JobFacts, PassHost, Recomputed};
+use super::joblog::{HostView, JobFacts, PassHost, Recomputed};
 use super::recorded::RecordedPoint;
 use super::rrsim_replay::{self, Moment};
 use crate::client_loop::{self, anchored::Decide};
@@ -58,17 +58,16 @@ pub struct Remade {
     pub enforcements: BTreeMap<usize, PassEnforcement>,
 }
 
-/// Each recorded scheduling pass from `from` on made again, the lines
-/// before `from` told by `carry`.
+/// Each recorded scheduling pass from `from` on made again over the host
+/// the window's lines tell at it (`hosts`: [`super::joblog::hosts_at`]).
 pub fn remake_from(
     events: &[LogEvent],
     points: &[RecordedPoint],
     facts: &JobFacts,
-    carry: Option<&JobCarry>,
+    hosts: BTreeMap<usize, Result<PassHost, String>>,
     params: &Params,
     from: usize,
 ) -> Remade {
-    let hosts = super::joblog::pass_hosts_from(events, points, facts, carry, from);
     let mut passes = enforce_replay::passes(events, points, from);
     let lines: Vec<usize> = hosts.keys().copied().collect();
     let mut moments: Vec<Result<ListMoment, String>> = hosts
@@ -583,7 +582,8 @@ mod tests {
         for job in ["A_0", "A_1", "B_0"] {
             facts.deadlines.insert(job.into(), 2e9);
         }
-        let out = remake_from(&events, &points, &facts, None, &Params::default(), 0).run_lists;
+        let hosts = super::super::joblog::hosts_at(&events, &points, &facts, None, 0).passes;
+        let out = remake_from(&events, &points, &facts, hosts, &Params::default(), 0).run_lists;
         assert_eq!(out.len(), 1, "{out:?}");
         out.into_values().next().expect("one pass")
     }
@@ -646,7 +646,8 @@ mod tests {
         }
         facts.prefs.time_slice_minutes = Some((60.0, "the test's prefs".into()));
         facts.prefs.leave_in_memory = Some((false, "the test's prefs".into()));
-        let out = remake_from(&events, &points, &facts, None, &Params::default(), 0);
+        let hosts = super::super::joblog::hosts_at(&events, &points, &facts, None, 0).passes;
+        let out = remake_from(&events, &points, &facts, hosts, &Params::default(), 0);
         assert_eq!(out.enforcements.len(), 1, "{out:?}");
         out.enforcements.into_values().next().expect("one pass")
     }

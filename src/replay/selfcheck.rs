@@ -1192,7 +1192,7 @@ impl<'a> SelfCheck<'a> {
     }
 
     /// The project of an RPC the poll made (no choose_project()): checked
-    /// by the reason the log gives it ([`super::joblog::report_checks`]).
+    /// by the reason the log gives it ([`super::joblog::hosts_at`]).
     fn report_choice(&self, point: &RecordedPoint) -> Replayed {
         let Decision::Choice(Some(project)) = &point.decision else {
             return Replayed::NotReplayed("no project".into());
