@@ -2344,10 +2344,23 @@ impl JobCarry {
         self.run
             .get_or_insert_with(|| Tracker::with_facts(facts))
             .see(event);
+        self.see_attach(event);
+    }
+
+    /// Reads the next line's attachment, if it is one.
+    fn see_attach(&mut self, event: &LogEvent) {
         if let Some(project) = initialized_project(event) {
             if !self.attached.contains(project) {
                 self.attached.insert(project.to_string());
             }
+        }
+    }
+
+    /// This carry's attachments with `tracker` as its reading.
+    fn with_tracker(&self, tracker: &Tracker) -> JobCarry {
+        JobCarry {
+            run: Some(tracker.clone()),
+            attached: self.attached.clone(),
         }
     }
 }
@@ -2420,6 +2433,19 @@ pub struct HostsAt {
     pub passes: BTreeMap<usize, Result<PassHost, String>>,
     /// The piggyback checks.
     pub log: LogFacts,
+    /// Where [`ReadTo`] asked: the jobs as told before its `until`, and
+    /// just before its simulation's line.
+    pub read: Option<(JobCarry, Option<JobCarry>)>,
+}
+
+/// How far [`hosts_at`] reads on for the next window: to `until` (not
+/// included), keeping the jobs as told just before the line `last_sim`.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadTo {
+    /// The first line the window does not report.
+    pub until: usize,
+    /// The window's last simulation it reports.
+    pub last_sim: Option<usize>,
 }
 
 /// [`HostsAt`] of the window whose reported lines start at `from`, the
@@ -2430,6 +2456,7 @@ pub fn hosts_at(
     facts: &JobFacts,
     carry: Option<&JobCarry>,
     from: usize,
+    read_to: Option<ReadTo>,
 ) -> HostsAt {
     let at = |keep: fn(&RecordedPoint) -> bool| -> Vec<usize> {
         let mut lines: Vec<usize> = points
@@ -2454,13 +2481,31 @@ pub fn hosts_at(
     let (mut sims, mut lists) = (sims.into_iter().peekable(), lists.into_iter().peekable());
     // The jobs on the host at a start on a state file (done and not yet
     // reported among them) come from the state files and job logs.
-    let mut tracker = carry
-        .and_then(|c| c.run.clone())
+    let mut jobs = carry.cloned().unwrap_or_default();
+    let mut tracker = jobs
+        .run
+        .take()
         .unwrap_or_else(|| Tracker::with_facts(facts));
-    let end = last.map_or(from, |last| last + 1).min(events.len());
+    let mut read = read_to.map(|_| (None, None));
+    let until = read_to.map_or(0, |r| r.until);
+    let end = last
+        .map_or(from, |last| last + 1)
+        .max(until)
+        .min(events.len());
     for (idx, event) in events.iter().enumerate().take(end).skip(from) {
+        if idx == until {
+            if let Some(read) = &mut read {
+                read.0 = Some(jobs.with_tracker(&tracker));
+            }
+        }
+        if read_to.is_some_and(|r| r.last_sim == Some(idx)) {
+            if let Some(read) = &mut read {
+                read.1 = Some(jobs.with_tracker(&tracker));
+            }
+        }
         checks.before(idx, &tracker);
         tracker.see(event);
+        jobs.see_attach(event);
         if sims.next_if_eq(&idx).is_some() {
             views.insert(idx, tracker.view());
         }
@@ -2468,10 +2513,15 @@ pub fn hosts_at(
             passes.insert(idx, pass_host(&tracker, read_pass(events, idx)));
         }
     }
+    let read = read.map(|(at_until, at_sim)| {
+        let at_until = at_until.unwrap_or_else(|| jobs.with_tracker(&tracker));
+        (at_until, at_sim)
+    });
     HostsAt {
         views,
         passes,
         log: checks.finish(),
+        read,
     }
 }
 

@@ -1527,7 +1527,23 @@ fn checked_from_lines(
     let job_facts = job_facts(trace);
     // The host at each simulation, run list and piggyback choice: one
     // reading of the window's lines for all three.
-    let hosts = joblog::hosts_at(&trace.events, points, &job_facts, jobs, from);
+    // Read on to the window's end: the next window takes the jobs over.
+    let read_to = scope.window.and_then(|w| {
+        w.until.map(|until| joblog::ReadTo {
+            until: until.min(trace.events.len()),
+            last_sim: w.last_reported_sim(),
+        })
+    });
+    let mut hosts = joblog::hosts_at(&trace.events, points, &job_facts, jobs, from, read_to);
+    if let (Some(w), Some(to), Some((jobs, at_last_sim))) =
+        (scope.window, read_to, hosts.read.take())
+    {
+        let _ = w.jobs_read.set(window::JobsRead {
+            until: to.until,
+            jobs,
+            at_last_sim,
+        });
+    }
     let remade = runlist_replay::remake_from(
         &trace.events,
         points,

@@ -1701,7 +1701,7 @@ mod tests {
         let events = crate::replay::test_events(text, FileKind::EventLog);
         let points = super::super::recorded::extract(&events);
         let params = Params::default();
-        let views = super::super::joblog::hosts_at(&events, &points, facts, None, 0).views;
+        let views = super::super::joblog::hosts_at(&events, &points, facts, None, 0, None).views;
         let out = resimulate_from(&events, &points, facts, views, None, &params, 0);
         assert_eq!(out.len(), 1, "{out:?}");
         out.into_values().next().expect("one simulation")

@@ -582,7 +582,7 @@ mod tests {
         for job in ["A_0", "A_1", "B_0"] {
             facts.deadlines.insert(job.into(), 2e9);
         }
-        let hosts = super::super::joblog::hosts_at(&events, &points, &facts, None, 0).passes;
+        let hosts = super::super::joblog::hosts_at(&events, &points, &facts, None, 0, None).passes;
         let out = remake_from(&events, &points, &facts, hosts, &Params::default(), 0).run_lists;
         assert_eq!(out.len(), 1, "{out:?}");
         out.into_values().next().expect("one pass")
@@ -646,7 +646,7 @@ mod tests {
         }
         facts.prefs.time_slice_minutes = Some((60.0, "the test's prefs".into()));
         facts.prefs.leave_in_memory = Some((false, "the test's prefs".into()));
-        let hosts = super::super::joblog::hosts_at(&events, &points, &facts, None, 0).passes;
+        let hosts = super::super::joblog::hosts_at(&events, &points, &facts, None, 0, None).passes;
         let out = remake_from(&events, &points, &facts, hosts, &Params::default(), 0);
         assert_eq!(out.enforcements.len(), 1, "{out:?}");
         out.enforcements.into_values().next().expect("one pass")

@@ -33,6 +33,7 @@ use super::mc_check::printed_buffer;
 use super::recorded::{extract_window, ExtractCarry, RecordedPoint};
 use crate::divergence::DecisionKind;
 use crate::trace::event::LogEvent;
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 /// What one window of a session takes over from the windows before it.
@@ -76,6 +77,21 @@ pub struct Window {
     pub(super) points: Vec<RecordedPoint>,
     /// The extraction's state where the next window's lines start.
     next_extract: Option<ExtractCarry>,
+    /// The jobs as this window's checks read them to `until`, and just
+    /// before its last reported simulation ([`JobsRead`]), when they did.
+    pub(super) jobs_read: OnceCell<JobsRead>,
+}
+
+/// The jobs as a window's checks read them ([`super::joblog::hosts_at`]):
+/// what the next window takes over, so that it is not read again.
+#[derive(Clone, Debug)]
+pub(super) struct JobsRead {
+    /// Read to this line (not included).
+    pub(super) until: usize,
+    /// Just before it.
+    pub(super) jobs: JobCarry,
+    /// Just before the window's last reported simulation.
+    pub(super) at_last_sim: Option<JobCarry>,
 }
 
 impl Window {
@@ -93,6 +109,7 @@ impl Window {
             carry,
             points,
             next_extract: None,
+            jobs_read: OnceCell::new(),
         }
     }
 
@@ -148,9 +165,24 @@ impl Window {
                 carry,
                 points,
                 next_extract,
+                jobs_read: OnceCell::new(),
             },
             next_start,
         ))
+    }
+
+    /// The line of the last simulation this window reports (one the log
+    /// does not cut before).
+    pub(super) fn last_reported_sim(&self) -> Option<usize> {
+        self.points
+            .iter()
+            .rev()
+            .find(|p| {
+                matches!(p.decision, Decision::RrSim { .. })
+                    && !p.cut_before
+                    && self.reports(p.event_idx)
+            })
+            .map(|p| p.event_idx)
     }
 
     /// What the next window (whose lines start where [`Window::plan`]
@@ -168,22 +200,22 @@ impl Window {
         let mut carry = self.carry.clone();
         carry.last_sim = None;
         if let Some(facts) = facts {
-            let last_sim = self
-                .points
-                .iter()
-                .rev()
-                .find(|p| {
-                    matches!(p.decision, Decision::RrSim { .. })
-                        && !p.cut_before
-                        && self.reports(p.event_idx)
-                })
-                .map(|p| p.event_idx)
-                .filter(|&idx| idx >= next_start);
+            let last_sim = self.last_reported_sim().filter(|&idx| idx >= next_start);
+            // The jobs as the checks read them, where they read this far.
+            let read = self.jobs_read.get().filter(|read| read.until == until);
+            if let Some(read) = read {
+                carry.jobs = read.jobs.clone();
+                carry.last_sim = last_sim
+                    .zip(read.at_last_sim.clone())
+                    .map(|(idx, jobs)| (idx - next_start, jobs));
+            }
             for (idx, event) in events.iter().enumerate().take(until).skip(self.from) {
-                if last_sim == Some(idx) {
-                    carry.last_sim = Some((idx - next_start, carry.jobs.clone()));
+                if read.is_none() {
+                    if last_sim == Some(idx) {
+                        carry.last_sim = Some((idx - next_start, carry.jobs.clone()));
+                    }
+                    carry.jobs.see(event, facts);
                 }
-                carry.jobs.see(event, facts);
                 if let Some(n) = printed_ncpus(&event.message) {
                     carry.ncpus = Some(n);
                 }
