@@ -935,9 +935,10 @@ pub fn audit_window(
         policy_reason: policy_reason.clone(),
         ..DivergenceReport::default()
     };
-    let mut points = match window {
-        Some(w) => w.points.clone(),
-        None => recorded::extract(&trace.events),
+    // A window's points are borrowed: copied only where some are dropped.
+    let mut points: std::borrow::Cow<'_, [recorded::RecordedPoint]> = match window {
+        Some(w) => std::borrow::Cow::Borrowed(&w.points),
+        None => std::borrow::Cow::Owned(recorded::extract(&trace.events)),
     };
     if !options.summary {
         report.activity = activity::host_activity(&trace.events, &points, None);
@@ -1004,7 +1005,9 @@ pub fn audit_window(
         // choose_project()'s scan lines restate the block's reasons, and
         // the RPC timing restates recorded deferrals: the anchored replay
         // checks the block and the backoffs themselves.
-        points.retain(|p| !p.decision.restates());
+        if points.iter().any(|p| p.decision.restates()) {
+            points.to_mut().retain(|p| !p.decision.restates());
+        }
     }
     let mut rested_on = Vec::new();
     let (results, divergences, not_replayed) = match state {
@@ -1558,13 +1561,17 @@ fn checked_from_lines(
         remade.enforcements,
     );
     let run_lists = remade.run_lists;
-    let fetch_states = rrsim_check::refigure_from(
+    let (fetch_states, rr_sim_read) = rrsim_check::refigure_to(
         &trace.events,
         points,
         carried.map(|c| &c.rr_sim),
         gpu_cpu_rule(choice),
         from,
+        read_to.map(|to| to.until),
     );
+    if let (Some(w), Some(to), Some(tracker)) = (scope.window, read_to, rr_sim_read) {
+        let _ = w.rr_sim_read.set((to.until, tracker));
+    }
     let earlier = carried.and_then(|c| c.last_sim.as_ref());
     let rr_sims = rrsim_replay::resimulate_from(
         &trace.events,

@@ -839,15 +839,35 @@ pub fn refigure_from(
     rule: GpuCpuRule,
     from: usize,
 ) -> BTreeMap<usize, Refigured> {
+    refigure_to(events, points, carry, rule, from, None).0
+}
+
+/// [`refigure_from`], reading on to `until` (not included) when given:
+/// with the tracker as the lines before it left it, for the next window.
+pub fn refigure_to(
+    events: &[LogEvent],
+    points: &[RecordedPoint],
+    carry: Option<&Tracker>,
+    rule: GpuCpuRule,
+    from: usize,
+    until: Option<usize>,
+) -> (BTreeMap<usize, Refigured>, Option<Tracker>) {
     let mut out = BTreeMap::new();
     let mut tracker = carry.cloned().unwrap_or_default();
+    let mut at_until = None;
     let mut seen = from;
     for point in points.iter().filter(|p| p.event_idx >= from) {
         let Decision::FetchState(dump) = &point.decision else {
             continue;
         };
-        for event in events.get(seen..point.event_idx).unwrap_or_default() {
-            tracker.see(event);
+        if point.event_idx > seen {
+            read_lines(
+                events,
+                &mut tracker,
+                seen..point.event_idx,
+                until,
+                &mut at_until,
+            );
         }
         seen = seen.max(point.event_idx);
         if point.cut_before || point.cut_after || !dump.complete {
@@ -856,7 +876,40 @@ pub fn refigure_from(
         let time = events.get(point.event_idx).and_then(|e| e.time.secs());
         out.insert(point.event_idx, refigure(&tracker, dump, time, rule));
     }
-    out
+    if let Some(until) = until.filter(|_| at_until.is_none()) {
+        read_lines(
+            events,
+            &mut tracker,
+            seen..until,
+            Some(until),
+            &mut at_until,
+        );
+    }
+    (out, at_until)
+}
+
+/// Reads the lines `range` into `tracker`, keeping a copy of it as the
+/// lines before `until` left it when `until` lies in the range (or ends it).
+fn read_lines(
+    events: &[LogEvent],
+    tracker: &mut Tracker,
+    range: std::ops::Range<usize>,
+    until: Option<usize>,
+    at_until: &mut Option<Tracker>,
+) {
+    let mut at = range.start;
+    if let Some(until) = until.filter(|u| range.start <= *u && *u <= range.end) {
+        if at_until.is_none() {
+            for event in events.get(at..until).unwrap_or_default() {
+                tracker.see(event);
+            }
+            *at_until = Some(tracker.clone());
+            at = until;
+        }
+    }
+    for event in events.get(at..range.end).unwrap_or_default() {
+        tracker.see(event);
+    }
 }
 
 /// The tracker after the lines `from..until` (what the next window takes over).

@@ -80,6 +80,9 @@ pub struct Window {
     /// The jobs as this window's checks read them to `until`, and just
     /// before its last reported simulation ([`JobsRead`]), when they did.
     pub(super) jobs_read: OnceCell<JobsRead>,
+    /// The simulations as this window's checks read them to the line
+    /// given (not included), when they did.
+    pub(super) rr_sim_read: OnceCell<(usize, super::rrsim_check::Tracker)>,
 }
 
 /// The jobs as a window's checks read them ([`super::joblog::hosts_at`]):
@@ -110,6 +113,7 @@ impl Window {
             points,
             next_extract: None,
             jobs_read: OnceCell::new(),
+            rr_sim_read: OnceCell::new(),
         }
     }
 
@@ -166,6 +170,7 @@ impl Window {
                 points,
                 next_extract,
                 jobs_read: OnceCell::new(),
+                rr_sim_read: OnceCell::new(),
             },
             next_start,
         ))
@@ -209,6 +214,10 @@ impl Window {
                     .zip(read.at_last_sim.clone())
                     .map(|(idx, jobs)| (idx - next_start, jobs));
             }
+            let rr_sim = self.rr_sim_read.get().filter(|(to, _)| *to == until);
+            if let Some((_, tracker)) = rr_sim {
+                carry.rr_sim = tracker.clone();
+            }
             for (idx, event) in events.iter().enumerate().take(until).skip(self.from) {
                 if read.is_none() {
                     if last_sim == Some(idx) {
@@ -222,7 +231,9 @@ impl Window {
                 if let Some(buffer) = printed_buffer(&event.message) {
                     carry.mc_buffer = Some(buffer);
                 }
-                carry.rr_sim.see(event);
+                if rr_sim.is_none() {
+                    carry.rr_sim.see(event);
+                }
                 carry.backoffs.see(event);
             }
         }
