@@ -1526,27 +1526,8 @@ fn checked_from_lines(
         (scope.trace, scope.options, scope.from(), scope.carried());
     let reports = |idx: usize| scope.reports(idx);
     let contexts = selfcheck::link_contexts(points);
-    let jobs = carried.map(|c| &c.jobs);
     let job_facts = job_facts(trace);
-    // The host at each simulation, run list and piggyback choice: one
-    // reading of the window's lines for all three.
-    // Read on to the window's end: the next window takes the jobs over.
-    let read_to = scope.window.and_then(|w| {
-        w.until.map(|until| joblog::ReadTo {
-            until: until.min(trace.events.len()),
-            last_sim: w.last_reported_sim(),
-        })
-    });
-    let mut hosts = joblog::hosts_at(&trace.events, points, &job_facts, jobs, from, read_to);
-    if let (Some(w), Some(to), Some((jobs, at_last_sim))) =
-        (scope.window, read_to, hosts.read.take())
-    {
-        let _ = w.jobs_read.set(window::JobsRead {
-            until: to.until,
-            jobs,
-            at_last_sim,
-        });
-    }
+    let (hosts, read_to) = window_hosts(scope, points, &job_facts);
     let remade = runlist_replay::remake_from(
         &trace.events,
         points,
@@ -1666,6 +1647,36 @@ fn checked_from_lines(
         divergences.extend(found);
     }
     (results, divergences, not_replayed)
+}
+
+/// The host at each simulation, run list and piggyback choice of the
+/// scope: one reading of its lines for all three ([`joblog::hosts_at`]),
+/// read on to a window's end, where the window keeps the jobs for the next
+/// one; with how far that is.
+fn window_hosts(
+    scope: Scope<'_>,
+    points: &[recorded::RecordedPoint],
+    job_facts: &joblog::JobFacts,
+) -> (joblog::HostsAt, Option<joblog::ReadTo>) {
+    let events = &scope.trace.events;
+    let read_to = scope.window.and_then(|w| {
+        w.until.map(|until| joblog::ReadTo {
+            until: until.min(events.len()),
+            last_sim: w.last_reported_sim(),
+        })
+    });
+    let jobs = scope.carried().map(|c| &c.jobs);
+    let mut hosts = joblog::hosts_at(events, points, job_facts, jobs, scope.from(), read_to);
+    if let (Some(w), Some(to), Some((jobs, at_last_sim))) =
+        (scope.window, read_to, hosts.read.take())
+    {
+        let _ = w.jobs_read.set(window::JobsRead {
+            until: to.until,
+            jobs,
+            at_last_sim,
+        });
+    }
+    (hosts, read_to)
 }
 
 /// The rules one line decides (an MC shortfall, a swap skip, an empty
