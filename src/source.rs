@@ -167,12 +167,7 @@ impl LineIndex {
     pub fn new(text: &[u8]) -> Self {
         let mut line_starts = Vec::with_capacity(text.len() / 40 + 1);
         line_starts.push(0);
-        line_starts.extend(
-            text.iter()
-                .enumerate()
-                .filter(|(_, byte)| **byte == b'\n')
-                .map(|(offset, _)| offset + 1),
-        );
+        line_starts.extend(memchr::memchr_iter(b'\n', text).map(|offset| offset + 1));
         LineIndex { line_starts }
     }
 

@@ -45,12 +45,17 @@ impl Progress {
     /// [`Progress::event`] with what is done to the lines (`reading`, or
     /// `pre-scanning` in a first pass).
     pub fn event_labelled(&mut self, doing: &'static str, event: &LogEvent) {
-        if doing != self.doing {
+        if !self.enabled {
+            return;
+        }
+        // The labels are the callers' literals: the same pointer is the
+        // same label, with no comparison of their text per event.
+        if !std::ptr::eq(doing, self.doing) {
             self.doing = doing;
             self.n_events = 0;
         }
         self.n_events += 1;
-        if !self.enabled || self.n_events % EVENTS_PER_CHECK != 0 {
+        if self.n_events % EVENTS_PER_CHECK != 0 {
             return;
         }
         if self.last_print.elapsed() >= INTERVAL {

@@ -13,6 +13,8 @@ use super::recorded::RecordedPoint;
 use crate::divergence::{DecisionPoint, Divergence};
 use crate::source::Location;
 use crate::trace::LogEvent;
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// What the replay produced for one recorded point.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,10 +24,67 @@ pub enum Replayed {
         /// The decision.
         decision: Decision,
         /// Why the engine decided so (one line).
-        reason: String,
+        reason: Reason,
     },
     /// The replay could not produce this decision, and why.
     NotReplayed(String),
+}
+
+/// Why the engine decided so (one line): its text, or how to write it.
+/// A deferred reason is written only when a report shows it: the reports
+/// of totals drop an agreeing point's reason unread, and writing the
+/// numbers of every replayed decision cost more than comparing them.
+#[derive(Clone)]
+pub enum Reason {
+    /// The text.
+    Text(String),
+    /// What writes the text.
+    Deferred(Arc<dyn Fn() -> String + Send + Sync>),
+}
+
+impl Reason {
+    /// A reason written by `write` when it is read.
+    pub fn deferred(write: impl Fn() -> String + Send + Sync + 'static) -> Self {
+        Reason::Deferred(Arc::new(write))
+    }
+
+    /// The text.
+    pub fn text(&self) -> Cow<'_, str> {
+        match self {
+            Reason::Text(text) => Cow::Borrowed(text),
+            Reason::Deferred(write) => Cow::Owned(write()),
+        }
+    }
+}
+
+impl From<String> for Reason {
+    fn from(text: String) -> Self {
+        Reason::Text(text)
+    }
+}
+
+impl From<&str> for Reason {
+    fn from(text: &str) -> Self {
+        Reason::Text(text.to_string())
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl std::fmt::Debug for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.text(), f)
+    }
+}
+
+impl PartialEq for Reason {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
 }
 
 /// True when two printed values agree within `tolerance` (relative).
@@ -189,7 +248,7 @@ pub fn compare_point_at(
     }
     let recorded_fields = point.decision.fields();
     let divergence =
-        |field: &Field<'_>, recorded: String, replayed: String, reason: &str| Divergence {
+        |field: &Field<'_>, recorded: String, replayed: String, reason: &Reason| Divergence {
             time: point.time,
             time_label: point.time_label.clone(),
             kind,
@@ -277,7 +336,7 @@ pub fn compare_point_at(
         checked: !matches!(replayed, Replayed::NotReplayed(_)),
         location: loc,
         basis: match replayed {
-            Replayed::Decision { reason, .. } => reason.clone(),
+            Replayed::Decision { reason, .. } => reason.to_string(),
             Replayed::NotReplayed(_) => String::new(),
         },
     };

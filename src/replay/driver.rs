@@ -15,7 +15,7 @@
 //! mode from each recorded state dump ([`super::selfcheck`]); the reason says
 //! which mode.
 
-use super::compare::{compare_point_at, Replayed};
+use super::compare::{compare_point_at, Reason, Replayed};
 use super::decision::{
     Decision, FetchDump, PrioEntry, ProjectState, RecEntry, RscRequestLine, RscState, RunListEntry,
     ShareState,
@@ -145,13 +145,16 @@ fn prio_entries(state: &HostState, init: &PriorityInit) -> Vec<PrioEntry> {
         .collect()
 }
 
-fn prio_made(state: &HostState, init: &PriorityInit, now: f64, what: &str) -> Made {
+fn prio_made(state: &HostState, init: &PriorityInit, now: f64, what: &'static str) -> Made {
+    let (rs_sum, rec_sum) = (init.rs_sum, init.rec_sum);
     Made::ready(Replayed::Decision {
         decision: Decision::Priority(prio_entries(state, init)),
-        reason: format!(
-            "§5.4 project_priority_init ({what}) at {now:.0}: rs_sum {:.6}, rec_sum {:.6}",
-            init.rs_sum, init.rec_sum
-        ),
+        reason: Reason::deferred(move || {
+            format!(
+                "§5.4 project_priority_init ({what}) at {now:.0}: rs_sum {rs_sum:.6}, rec_sum \
+                 {rec_sum:.6}"
+            )
+        }),
     })
 }
 
@@ -174,7 +177,10 @@ fn rr_sim_made(state: &HostState, sim: &RrSimOutcome) -> Made {
             misses,
             finish_slack: Vec::new(),
         },
-        reason: format!("§4 rr_simulate at {:.0} ({:?} order)", sim.now, sim.order),
+        reason: {
+            let (now, order) = (sim.now, sim.order);
+            Reason::deferred(move || format!("§4 rr_simulate at {now:.0} ({order:?} order)"))
+        },
     })
 }
 
@@ -205,7 +211,7 @@ fn rec_made(state: &HostState, adjustment: &RecAdjustment, now: f64) -> Option<M
     };
     Some(Made::ready(Replayed::Decision {
         decision,
-        reason: format!("§5.1 adjust_rec at {now:.0}"),
+        reason: Reason::deferred(move || format!("§5.1 adjust_rec at {now:.0}")),
     }))
 }
 
@@ -437,11 +443,15 @@ impl Comparer {
         }
         Made::ready(Replayed::Decision {
             decision: Decision::Enforcement(actions),
-            reason: format!(
-                "§6.3 enforce_run_list at {now:.0}: {:.2} CPUs used, {} skipped",
-                outcome.cpus_used,
-                outcome.skipped.len()
-            ),
+            reason: {
+                let (cpus_used, skipped) = (outcome.cpus_used, outcome.skipped.len());
+                Reason::deferred(move || {
+                    format!(
+                        "§6.3 enforce_run_list at {now:.0}: {cpus_used:.2} CPUs used, {skipped} \
+                         skipped"
+                    )
+                })
+            },
         })
     }
 
@@ -472,10 +482,12 @@ impl Comparer {
             .collect();
         Made::ready(Replayed::Decision {
             decision: Decision::RunList(entries),
-            reason: format!(
-                "§6.2 make_run_list at {now:.0} ({} simulation)",
-                if fresh { "own" } else { "reused" }
-            ),
+            reason: Reason::deferred(move || {
+                format!(
+                    "§6.2 make_run_list at {now:.0} ({} simulation)",
+                    if fresh { "own" } else { "reused" }
+                )
+            }),
         })
     }
 
@@ -511,7 +523,7 @@ impl Comparer {
                 Slot::Choice,
                 Made::ready(Replayed::Decision {
                     decision: Decision::Choice(target),
-                    reason,
+                    reason: reason.into(),
                 }),
             );
             self.push(
@@ -602,7 +614,7 @@ impl Observer for Comparer {
                             secs: secs.floor(),
                             secs_slack: 0.0,
                         },
-                        reason,
+                        reason: reason.into(),
                     }),
                 );
             }
@@ -625,7 +637,8 @@ impl Observer for Comparer {
                         reason: format!(
                             "§7.12 resource_backoff: interval {interval:.0}, drawn factor taken \
                              from the log"
-                        ),
+                        )
+                        .into(),
                     }),
                 );
             }
@@ -735,9 +748,9 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
             };
             Replayed::Decision {
                 decision: Decision::FetchState(dump),
-                reason: format!(
-                    "§7.3 WORK_FETCH::setup at {now:.0} from the replay's own simulation"
-                ),
+                reason: Reason::deferred(move || {
+                    format!("§7.3 WORK_FETCH::setup at {now:.0} from the replay's own simulation")
+                }),
             }
         }
         Decision::Choice(_) => Replayed::Decision {
@@ -750,7 +763,8 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                     .iter()
                     .filter(|note| note.explains_choice())
                     .collect::<Vec<_>>()
-            ),
+            )
+            .into(),
         },
         _ => Replayed::Decision {
             decision: Decision::Request {
@@ -795,7 +809,9 @@ fn fetch_decision(made: &FetchMade, recorded: &Decision, now: f64) -> Replayed {
                     _ => Vec::new(),
                 },
             },
-            reason: format!("§7.8 set_request at {now:.0} for the chosen project"),
+            reason: Reason::deferred(move || {
+                format!("§7.8 set_request at {now:.0} for the chosen project")
+            }),
         },
     }
 }
@@ -852,7 +868,7 @@ mod tests {
         let decision = |decision| {
             Made::ready(Replayed::Decision {
                 decision,
-                reason: String::new(),
+                reason: String::new().into(),
             })
         };
         comparer.push(60.0, Slot::RunList, decision(Decision::RunList(Vec::new())));

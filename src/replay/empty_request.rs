@@ -125,7 +125,7 @@ fn judge(project: &str, rsc: &str, criterion: &str, release: Option<Release>) ->
             rsc: rsc.to_string(),
             chosen,
         },
-        reason,
+        reason: reason.into(),
     }
 }
 
@@ -178,7 +178,7 @@ mod tests {
         let found = checks_from(&events, None, 0);
         assert_eq!(found.len(), 1);
         match &found[0].1 {
-            Replayed::Decision { reason, .. } => assert!(reason.contains("minor shortfall")),
+            Replayed::Decision { reason, .. } => assert!(reason.text().contains("minor shortfall")),
             other => panic!("{other:?}"),
         }
     }

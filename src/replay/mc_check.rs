@@ -167,7 +167,7 @@ impl Rule {
                 rsc: rsc.to_string(),
                 positive,
             },
-            reason,
+            reason: reason.into(),
         };
         if buffer.is_some_and(|b| b <= 0.0) {
             return decided(

@@ -648,7 +648,10 @@ fn audit_6_10_choices(
                      point: &recorded::RecordedPoint,
                      outcome: Result<(decision::Decision, String), &String>| {
         let replayed = match outcome {
-            Ok((decision, reason)) => compare::Replayed::Decision { decision, reason },
+            Ok((decision, reason)) => compare::Replayed::Decision {
+                decision,
+                reason: reason.into(),
+            },
             Err(why) => {
                 *undecided.entry(why.clone()).or_default() += 1;
                 compare::Replayed::NotReplayed(why.clone())
@@ -1428,7 +1431,7 @@ fn audit_6x(
                 if let Some(Ok((decision, reason))) = refigured {
                     let replayed = compare::Replayed::Decision {
                         decision: decision.clone(),
-                        reason: reason.clone(),
+                        reason: reason.clone().into(),
                     };
                     file_point(&mut report, point, &replayed, trace, options);
                     continue;
@@ -1620,7 +1623,7 @@ fn checked_from_lines(
                 match joblog::priority_order(entries) {
                     Some((reordered, reason)) => compare::Replayed::Decision {
                         decision: decision::Decision::RunList(reordered),
-                        reason,
+                        reason: reason.into(),
                     },
                     None => compare::Replayed::NotReplayed(why),
                 }

@@ -550,20 +550,19 @@ impl Prescan {
                 gflops_rate,
                 ..
             } => {
-                let size = self.sizes.entry(job.to_string()).or_default();
-                size.flops.get_or_insert(gflops_left * 1e9);
-                size.rate.get_or_insert(gflops_rate * 1e9);
+                self.update_size(job, |size| {
+                    size.flops.get_or_insert(gflops_left * 1e9);
+                    size.rate.get_or_insert(gflops_rate * 1e9);
+                });
             }
             Message::EmuTaskStart {
                 job,
                 gflops_left: Some(left),
                 ..
             } => {
-                self.sizes
-                    .entry(job.to_string())
-                    .or_default()
-                    .flops
-                    .get_or_insert(left * 1e9);
+                self.update_size(job, |size| {
+                    size.flops.get_or_insert(left * 1e9);
+                });
             }
             Message::PreliminaryJobList => self.preliminary = true,
             Message::FinalJobList => self.preliminary = false,
@@ -571,8 +570,8 @@ impl Prescan {
                 job,
                 uts: Some(uts),
                 ..
-            } if self.preliminary => {
-                self.first_uts.entry(job.to_string()).or_insert(*uts);
+            } if self.preliminary && !self.first_uts.contains_key(job.as_str()) => {
+                self.first_uts.insert(job.to_string(), *uts);
             }
             Message::BackingOff { rsc, secs } => {
                 let key = (project(), rsc.long_name().to_string());
@@ -600,6 +599,20 @@ impl Prescan {
                 own_line: true,
             }),
             _ => {}
+        }
+    }
+
+    /// Updates the size kept for `job`, made on its first line (its name
+    /// copied only then: nearly every `[rr_sim]` line names a job seen
+    /// before).
+    fn update_size(&mut self, job: &str, update: impl FnOnce(&mut JobSize)) {
+        match self.sizes.get_mut(job) {
+            Some(size) => update(size),
+            None => {
+                let mut size = JobSize::default();
+                update(&mut size);
+                self.sizes.insert(job.to_string(), size);
+            }
         }
     }
 

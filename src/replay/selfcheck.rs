@@ -931,7 +931,8 @@ fn rec_from_printed(entries: &[RecEntry], half_life_secs: f64, decay: RecDecay) 
                 ),
                 None => String::new(),
             }
-        ),
+        )
+        .into(),
     }
 }
 
@@ -1070,6 +1071,7 @@ fn rpc_timing(at: f64, until: f64, until_label: &str, user: bool) -> Replayed {
                 "§7.13: the project's scheduler is not contacted before its deferral ends at \
                  {until_label} (min_rpc_time; cs_scheduler.cpp next_project_sched_rpc_pending)"
             )
+            .into()
         },
     }
 }
@@ -1202,7 +1204,8 @@ impl<'a> SelfCheck<'a> {
                 decision: Decision::Choice(holds.then(|| project.clone())),
                 reason: format!(
                     "§7.9/§7.13 the RPC poll, not choose_project(), picked this project: {why}"
-                ),
+                )
+                .into(),
             },
             Some(Err(why)) => Replayed::NotReplayed(why.clone()),
             None => Replayed::NotReplayed(
@@ -1330,7 +1333,7 @@ impl<'a> SelfCheck<'a> {
             Decision::Priority(entries) => match self.priorities.get(&point.event_idx) {
                 Some(Ok((made, reason))) => Replayed::Decision {
                     decision: Decision::Priority(made.clone()),
-                    reason: reason.clone(),
+                    reason: reason.clone().into(),
                 },
                 Some(Err(why)) => match priority_from_printed(entries) {
                     Replayed::Decision { decision, reason } => Replayed::Decision {
@@ -1338,7 +1341,8 @@ impl<'a> SelfCheck<'a> {
                         reason: format!(
                             "{reason} (from the pass's own printed inputs: the client loop did \
                              not make it: {why})"
-                        ),
+                        )
+                        .into(),
                     },
                     other => other,
                 },
@@ -1352,7 +1356,7 @@ impl<'a> SelfCheck<'a> {
                             secs: *secs,
                             secs_slack: *secs_slack,
                         },
-                        reason: rule.clone(),
+                        reason: rule.clone().into(),
                     },
                     Err(why) => Replayed::NotReplayed(format!("backoff: {why}")),
                 }
@@ -1399,7 +1403,7 @@ impl<'a> SelfCheck<'a> {
         let idx = point.event_idx;
         let decided = |decision, reason: &String| Replayed::Decision {
             decision,
-            reason: reason.clone(),
+            reason: reason.clone().into(),
         };
         Some(match &point.decision {
             Decision::RunList(_) => match self.run_lists.get(&idx)? {
@@ -1409,7 +1413,10 @@ impl<'a> SelfCheck<'a> {
             // The figures of the simulation the client loop made again
             // first; else those of the simulation the log printed.
             Decision::FetchState(dump) => match self.rerun_figures(point, dump) {
-                Some((decision, reason)) => Replayed::Decision { decision, reason },
+                Some((decision, reason)) => Replayed::Decision {
+                    decision,
+                    reason: reason.into(),
+                },
                 None => match self.fetch_states.get(&idx)? {
                     Ok((decision, reason)) => decided(decision.clone(), reason),
                     Err(why) => Replayed::NotReplayed(format!(
@@ -1602,7 +1609,7 @@ impl<'a> SelfCheck<'a> {
                 "§7.7 choose_project tests the reason the pass's state block printed for {project}{} \
                  (work_fetch.cpp WORK_FETCH::choose_project)",
                 rsc.map(|r| format!(" and {r}")).unwrap_or_default()
-            ),
+            ).into(),
         }
     }
 
@@ -1743,14 +1750,14 @@ impl<'a> SelfCheck<'a> {
         match &point.decision {
             Decision::Choice(_) => Replayed::Decision {
                 decision: Decision::Choice(choice.chosen),
-                reason,
+                reason: reason.into(),
             },
             _ => Replayed::Decision {
                 decision: Decision::Request {
                     resources: choice.request,
                     set_requests: choice.set_requests,
                 },
-                reason,
+                reason: reason.into(),
             },
         }
     }

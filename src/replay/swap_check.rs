@@ -130,7 +130,7 @@ fn judge(job: &str, swap_gb: f64, left_gb: f64, virtual_size: bool, vm_size: boo
             figure: figure.to_string(),
             over,
         },
-        reason,
+        reason: reason.into(),
     }
 }
 
