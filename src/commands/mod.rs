@@ -92,6 +92,7 @@ pub fn log_options(date_order: DateOrderArg) -> LogOptions {
             DateOrderArg::DayFirst => DateOrder::DayFirst,
             DateOrderArg::MonthFirst => DateOrder::MonthFirst,
         },
+        reading_threads: 0,
     }
 }
 

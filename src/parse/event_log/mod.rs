@@ -45,6 +45,7 @@
 //!
 //! Empty and binary files never get here: discovery rejects them.
 
+pub mod blocks;
 pub mod frame;
 pub mod gui_rpc;
 pub mod lines;
@@ -81,6 +82,10 @@ pub enum DateOrder {
 pub struct LogOptions {
     /// Day/month order of numeric dates in Manager copies.
     pub date_order: DateOrder,
+    /// Threads that parse an emulator log, block by block (the events are
+    /// handed out in file order all the same); 0 or 1 reads it on the
+    /// caller's thread. Other renderings are always read on it.
+    pub reading_threads: usize,
 }
 
 /// What reading one log file found besides its events.
@@ -292,6 +297,30 @@ pub fn read_event_log(
             on_event,
         );
     }
+    if options.reading_threads > 1 && kind == FileKind::EmulatorLog {
+        return blocks::read_in_blocks(path, kind, reader, options, blocks::BLOCK_BYTES, on_event);
+    }
+    let (mut parsed, recovered) = read_lines(path, kind, reader, options, 0, on_event);
+    recovery_warning(&mut parsed, path, recovered);
+    parsed
+}
+
+/// What [`read_lines`] read: its lines' problems, summary and the lines
+/// read through a wiki's link markup.
+type LinesRead = (Parsed<LogFileSummary>, u32);
+
+/// The text lines of `reader`, numbered from `lines_before + 1`, streamed
+/// to `on_event` (the body of [`read_event_log`] once a wiki copy and GUI
+/// RPC replies are set aside).
+fn read_lines(
+    path: &SourcePath,
+    kind: FileKind,
+    reader: &mut dyn BufRead,
+    options: &LogOptions,
+    lines_before: u32,
+    on_event: &mut dyn FnMut(LogEvent),
+) -> LinesRead {
+    let mut parsed = Parsed::ok(LogFileSummary::default());
     let mut layouts = TextLayouts::new(kind, options.date_order);
     if kind == FileKind::ManagerCopy && options.date_order == DateOrder::Auto {
         if let Ok(head) = reader.fill_buf() {
@@ -302,7 +331,7 @@ pub fn read_event_log(
     }
     let mut meta = MetaScanner::new(kind);
     let mut lines = LineReader::new(reader, MAX_LINE_BYTES);
-    let mut line_no: u32 = 0;
+    let mut line_no: u32 = lines_before;
     let mut recovery = Recovery::default();
     let read = lines.for_each_line(&mut |raw| {
         line_no = line_no.saturating_add(1);
@@ -352,23 +381,28 @@ pub fn read_event_log(
             },
         ));
     }
-    if recovery.count > 0 {
+    parsed.value.lines = u64::from(line_no - lines_before);
+    parsed.value.meta = meta.meta;
+    (parsed, recovery.count)
+}
+
+/// The one warning for the lines read through a wiki's link markup, at
+/// the last line.
+fn recovery_warning(parsed: &mut Parsed<LogFileSummary>, path: &SourcePath, count: u32) {
+    if count > 0 {
+        let last = u32::try_from(parsed.value.lines).unwrap_or(u32::MAX);
         parsed.push(ParseError::warning(
-            Location::new(*path, line_no, 1),
+            Location::new(*path, last, 1),
             ParseErrorKind::Invalid {
                 message: format!(
-                    "{} line(s) read through a wiki's link markup (`[tag](tag])` or a \
+                    "{count} line(s) read through a wiki's link markup (`[tag](tag])` or a \
                      bare `[` in place of the tag, `[b](a)` for `[a b]`): each was recognised \
                      by trying the known tags; check them with `boinc-audit parse --format \
-                     ndjson`",
-                    recovery.count
+                     ndjson`"
                 ),
             },
         ));
     }
-    parsed.value.lines = u64::from(line_no);
-    parsed.value.meta = meta.meta;
-    parsed
 }
 
 /// The frame of a line in any layout (the fast shapes having failed); a
