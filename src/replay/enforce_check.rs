@@ -416,6 +416,96 @@ fn check(pass: &Pass, recorded: &[String], earlier_ncpus: Option<u32>) -> Rederi
     Ok((actions, reason))
 }
 
+/// The rule behind a verdict on one job, written only when a note needs
+/// it (most verdicts agree with the pass's own line and are never shown).
+#[derive(Clone, Copy, Debug)]
+enum Why {
+    /// CPUs committed (before the job) and the job's own use.
+    OverUserLimit {
+        used: f64,
+        job: f64,
+        ncpus: u32,
+    },
+    AllCommitted {
+        used: f64,
+        ncpus: u32,
+    },
+    GpuOvercommit {
+        used: f64,
+        job: f64,
+        ncpus: u32,
+    },
+    SwapTooBig {
+        figure: f64,
+        left: f64,
+    },
+    SwapFits {
+        figure: f64,
+        left: f64,
+    },
+    RamTooBig {
+        ws: f64,
+        left: f64,
+    },
+    RamGrows {
+        before: f64,
+        left: f64,
+    },
+    RamFits {
+        ws: f64,
+        left: f64,
+    },
+    WithinUserLimit {
+        used: f64,
+        job: f64,
+        ncpus: u32,
+    },
+    Below {
+        used: f64,
+        job: f64,
+        ncpus: u32,
+    },
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Why::OverUserLimit { used, job, ncpus } => write!(
+                f,
+                "{used:.2} + {job:.2} CPUs exceed the user's limit of {ncpus}"
+            ),
+            Why::AllCommitted { used, ncpus } => write!(
+                f,
+                "{used:.2} >= {ncpus} CPUs committed: a CPU job is skipped"
+            ),
+            Why::GpuOvercommit { used, job, ncpus } => write!(
+                f,
+                "{used:.2} + {job:.2} CPUs exceed {ncpus} + 1: the GPU job is skipped"
+            ),
+            Why::SwapTooBig { figure, left } => {
+                write!(f, "{figure:.2} GB > {left:.2} GB of swap left")
+            }
+            Why::SwapFits { figure, left } => {
+                write!(f, "{figure:.2} GB fits in {left:.2} GB of swap left")
+            }
+            Why::RamTooBig { ws, left } => write!(f, "{ws:.2}MB > {left:.2}MB of RAM left"),
+            Why::RamGrows { before, left } => write!(
+                f,
+                "the RAM left grows within the pass ({before:.2}MB, then {left:.2}MB): the \
+                 RAM check's line does not hold"
+            ),
+            Why::RamFits { ws, left } => write!(f, "{ws:.2}MB fits in {left:.2}MB of RAM left"),
+            Why::WithinUserLimit { used, job, ncpus } => write!(
+                f,
+                "{used:.2} + {job:.2} CPUs are within the user's limit of {ncpus}"
+            ),
+            Why::Below { used, job, ncpus } => {
+                write!(f, "{used:.2} + {job:.2} CPUs: below {ncpus}, the job runs")
+            }
+        }
+    }
+}
+
 /// Whether the scan runs `job` (reached with `used` CPUs committed) and
 /// the rule that says so; `Err` names the comparison the rounding leaves
 /// open.
@@ -426,9 +516,9 @@ fn verdict(
     ncpus: u32,
     user_limit: &mut bool,
     ram_left: &mut Option<f64>,
-) -> Result<(bool, String), &'static str> {
+) -> Result<(bool, Why), &'static str> {
     let n = f64::from(ncpus);
-    let total = format!("{:.2} + {:.2}", used.sum, job.ncpus);
+    let (sum, own) = (used.sum, job.ncpus);
     // Today's client: with the user's CPU limit in force, a job that would
     // take the total over it is skipped (first, before the other rules).
     if let Some(Outcome::UserCpuLimit) = outcome {
@@ -439,7 +529,11 @@ fn verdict(
             Some(true) => {
                 return Ok((
                     false,
-                    format!("{total} CPUs exceed the user's limit of {ncpus}"),
+                    Why::OverUserLimit {
+                        used: sum,
+                        job: own,
+                        ncpus,
+                    },
                 ))
             }
             Some(false) => {}
@@ -448,21 +542,17 @@ fn verdict(
     }
     match used.at_least(0.0, n) {
         None => return Err("whether every CPU is committed"),
-        Some(true) if !job.gpu => {
-            return Ok((
-                false,
-                format!(
-                    "{:.2} >= {ncpus} CPUs committed: a CPU job is skipped",
-                    used.sum
-                ),
-            ))
-        }
+        Some(true) if !job.gpu => return Ok((false, Why::AllCommitted { used: sum, ncpus })),
         Some(true) => match used.at_least(job.ncpus, n + 1.0 + 1e-6) {
             None => return Err("the GPU job's CPU overcommit"),
             Some(true) => {
                 return Ok((
                     false,
-                    format!("{total} CPUs exceed {ncpus} + 1: the GPU job is skipped"),
+                    Why::GpuOvercommit {
+                        used: sum,
+                        job: own,
+                        ncpus,
+                    },
                 ))
             }
             Some(false) => {}
@@ -473,37 +563,42 @@ fn verdict(
         // Printed at 2 decimals: a figure above the swap left never
         // prints below it. (Which figure it is: swap_check.)
         if figure >= left {
-            return Ok((false, format!("{figure:.2} GB > {left:.2} GB of swap left")));
+            return Ok((false, Why::SwapTooBig { figure, left }));
         }
-        return Ok((
-            true,
-            format!("{figure:.2} GB fits in {left:.2} GB of swap left"),
-        ));
+        return Ok((true, Why::SwapFits { figure, left }));
     }
     if let Some(&Outcome::TooBig(ws, left)) = outcome {
         let holds = ws > left - 0.01 && ram_left.is_none_or(|before| left <= before + 0.01);
         let before = ram_left.replace(left);
         if holds {
-            return Ok((false, format!("{ws:.2}MB > {left:.2}MB of RAM left")));
+            return Ok((false, Why::RamTooBig { ws, left }));
         }
         return Ok((
             true,
             match before {
-                Some(before) if left > before + 0.01 => format!(
-                    "the RAM left grows within the pass ({before:.2}MB, then {left:.2}MB): \
-                     the RAM check's line does not hold"
-                ),
-                _ => format!("{ws:.2}MB fits in {left:.2}MB of RAM left"),
+                Some(before) if left > before + 0.01 => Why::RamGrows { before, left },
+                _ => Why::RamFits { ws, left },
             },
         ));
     }
     if let Some(Outcome::UserCpuLimit) = outcome {
         return Ok((
             true,
-            format!("{total} CPUs are within the user's limit of {ncpus}"),
+            Why::WithinUserLimit {
+                used: sum,
+                job: own,
+                ncpus,
+            },
         ));
     }
-    Ok((true, format!("{total} CPUs: below {ncpus}, the job runs")))
+    Ok((
+        true,
+        Why::Below {
+            used: sum,
+            job: own,
+            ncpus,
+        },
+    ))
 }
 
 /// The recorded actions with their `schedule JOB` entries replaced by

@@ -1431,7 +1431,7 @@ fn audit_6x(
                 if let Some(Ok((decision, reason))) = refigured {
                     let replayed = compare::Replayed::Decision {
                         decision: decision.clone(),
-                        reason: reason.clone().into(),
+                        reason: reason.clone(),
                     };
                     file_point(&mut report, point, &replayed, trace, options);
                     continue;

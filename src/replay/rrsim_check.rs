@@ -69,6 +69,7 @@
 //!
 //! Architecture Invariant: pure; reads events, keeps one simulation's lines.
 
+use super::compare::Reason;
 use super::decision::{Decision, FetchDump, RscSlack, RscState};
 use super::enforce_check::printed_ncpus;
 use super::recorded::RecordedPoint;
@@ -827,7 +828,7 @@ impl Tracker {
 }
 
 /// A block's figures recomputed, with the rule; or why not.
-pub type Refigured = Result<(Decision, String), String>;
+pub type Refigured = Result<(Decision, Reason), String>;
 
 /// Every whole work-fetch state block from `from` on, its figures
 /// recomputed from the simulation before it (keyed by the block's event
@@ -1300,7 +1301,8 @@ fn bounded(
              shares, reasons and busy times restated, not recomputed",
             outside.join(", "),
             notes.join("; ")
-        ),
+        )
+        .into(),
     ))
 }
 
@@ -1342,8 +1344,11 @@ fn refigure(tracker: &Tracker, dump: &FetchDump, time: Option<f64>, rule: GpuCpu
         .collect::<Result<Vec<_>, _>>()?;
     let mut replayed = dump.clone();
     replayed.resources = resources;
-    let reason = fetch_state_reason(pass, old, buf, &notes);
-    Ok((Decision::FetchState(replayed), reason))
+    let reason = StateReason::of(pass, old, buf, notes);
+    Ok((
+        Decision::FetchState(replayed),
+        Reason::deferred(move || reason.to_string()),
+    ))
 }
 
 /// The simulation a block reports, closed, when the log lets it be
@@ -1401,7 +1406,7 @@ struct Block<'a> {
 
 impl Block<'_> {
     /// One resource's figures recomputed, with a note of what they rest on.
-    fn resource(&self, printed: &RscState, notes: &mut Vec<String>) -> Result<RscState, String> {
+    fn resource(&self, printed: &RscState, notes: &mut Vec<RscNote>) -> Result<RscState, String> {
         let rsc = resource_of(printed)?;
         let mut outcomes = Vec::new();
         for gpu_cpu in gpu_cpu_ways(&rsc, self.rule, self.gpu, self.has_gpu_jobs) {
@@ -1441,26 +1446,22 @@ impl Block<'_> {
         let (busy, busy_slack) = match f.busy {
             Some(b) => (b, 0.0),
             None => {
-                notes.push(format!(
-                    "{} busy time restated (deadline misses: it rests on remaining runtimes the \
-                     log does not print)",
-                    printed.rsc
-                ));
+                notes.push(RscNote::BusyRestated {
+                    rsc: printed.rsc.clone(),
+                });
                 (printed.busy, 0.0)
             }
         };
-        notes.push(format!(
-            "{}: {n} instances ({source}){}: idle now {:.2} to {:.2}, shortfall {:.2} to {:.2}, \
-             saturated {:.2}{}",
-            printed.rsc,
+        notes.push(RscNote::Figures {
+            rsc: printed.rsc.clone(),
+            n,
+            source,
             gpu_note,
-            f.nidle.0,
-            f.nidle.1,
-            f.shortfall.0,
-            f.shortfall.1,
-            f.saturated,
-            f.busy.map(|b| format!(", busy {b:.2}")).unwrap_or_default()
-        ));
+            nidle: f.nidle,
+            shortfall: f.shortfall,
+            saturated: f.saturated,
+            busy: f.busy,
+        });
         Ok(RscState {
             nidle,
             shortfall,
@@ -1524,48 +1525,138 @@ impl Block<'_> {
     }
 }
 
-/// What a block's recomputed figures rested on.
-fn fetch_state_reason(pass: &Pass, old: bool, buf: f64, notes: &[String]) -> String {
-    let (section, functions, restated) = if pass.six {
-        (
-            "policy-legacy B",
-            "rr_sim.cpp CLIENT_STATE::rr_simulation, work_fetch.cpp \
-             RSC_WORK_FETCH::accumulate_shortfall and update_saturated_time at 6.10.60",
-            "the projects' shares and debts",
-        )
-    } else {
-        (
-            "§4.5/§4.6",
-            "rr_sim.cpp RR_SIM::simulate, work_fetch.cpp RSC_WORK_FETCH::update_stats",
-            "the projects' REC, priorities, shares and reasons",
-        )
-    };
-    format!(
-        "{section} the figures of the simulation printed before the block ({} step(s), {} job(s), \
-         buffer {buf:.2} s; {functions}), within the roundings of its printed times and usages{}: \
-         {}; {restated} restated, not recomputed",
-        pass.steps.len(),
-        pass.seen.len(),
-        if pass.six {
-            " (6.6-6.12 lines: each step ends `after` its printed start; every job's CPUs \
-             counted)"
-                .to_string()
-        } else if old {
-            format!(
+/// What one resource's recomputed figures rested on (a block's reason
+/// is written only when a report reads it).
+enum RscNote {
+    /// Its busy time is restated.
+    BusyRestated { rsc: String },
+    /// Its instance count and figures.
+    Figures {
+        rsc: String,
+        n: f64,
+        source: String,
+        gpu_note: &'static str,
+        nidle: (f64, f64),
+        shortfall: (f64, f64),
+        saturated: f64,
+        busy: Option<f64>,
+    },
+}
+
+impl std::fmt::Display for RscNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RscNote::BusyRestated { rsc } => write!(
+                f,
+                "{rsc} busy time restated (deadline misses: it rests on remaining runtimes the \
+                 log does not print)"
+            ),
+            RscNote::Figures {
+                rsc,
+                n,
+                source,
+                gpu_note,
+                nidle,
+                shortfall,
+                saturated,
+                busy,
+            } => {
+                write!(
+                    f,
+                    "{rsc}: {n} instances ({source}){gpu_note}: idle now {:.2} to {:.2}, \
+                     shortfall {:.2} to {:.2}, saturated {saturated:.2}",
+                    nidle.0, nidle.1, shortfall.0, shortfall.1,
+                )?;
+                match busy {
+                    Some(busy) => write!(f, ", busy {busy:.2}"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// What a block's recomputed figures rested on: the simulation's shape
+/// and each resource's note.
+struct StateReason {
+    six: bool,
+    old: bool,
+    rebuilt: bool,
+    steps: usize,
+    jobs: usize,
+    buf: f64,
+    now: f64,
+    end_slack: f64,
+    notes: Vec<RscNote>,
+}
+
+impl StateReason {
+    fn of(pass: &Pass, old: bool, buf: f64, notes: Vec<RscNote>) -> Self {
+        StateReason {
+            six: pass.six,
+            old,
+            rebuilt: pass.rebuilt,
+            steps: pass.steps.len(),
+            jobs: pass.seen.len(),
+            buf,
+            now: pass.now,
+            end_slack: pass.end_slack(),
+            notes,
+        }
+    }
+}
+
+impl std::fmt::Display for StateReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (section, functions, restated) = if self.six {
+            (
+                "policy-legacy B",
+                "rr_sim.cpp CLIENT_STATE::rr_simulation, work_fetch.cpp \
+                 RSC_WORK_FETCH::accumulate_shortfall and update_saturated_time at 6.10.60",
+                "the projects' shares and debts",
+            )
+        } else {
+            (
+                "§4.5/§4.6",
+                "rr_sim.cpp RR_SIM::simulate, work_fetch.cpp RSC_WORK_FETCH::update_stats",
+                "the projects' REC, priorities, shares and reasons",
+            )
+        };
+        write!(
+            f,
+            "{section} the figures of the simulation printed before the block ({} step(s), {} \
+             job(s), buffer {:.2} s; {functions}), within the roundings of its printed times and \
+             usages",
+            self.steps, self.jobs, self.buf,
+        )?;
+        if self.six {
+            f.write_str(
+                " (6.6-6.12 lines: each step ends `after` its printed start; every job's CPUs \
+                 counted)",
+            )?;
+        } else if self.old {
+            write!(
+                f,
                 " (7.0-7.4 lines: each pick printed whole; the last step ends when its job has \
                  run its GFLOPs at its rate, at {:.2} ± {:.2} s)",
-                pass.now,
-                pass.end_slack()
-            )
-        } else if pass.rebuilt {
-            " (`finishes` lines only, rrsim_detail off: each job ran its GFLOPs at its rate up \
-             to its end, from the pick time that fits, or may run from the first of several)"
-                .to_string()
-        } else {
-            String::new()
-        },
-        notes.join("; ")
-    )
+                self.now, self.end_slack
+            )?;
+        } else if self.rebuilt {
+            f.write_str(
+                " (`finishes` lines only, rrsim_detail off: each job ran its GFLOPs at its rate \
+                 up to its end, from the pick time that fits, or may run from the first of \
+                 several)",
+            )?;
+        }
+        f.write_str(": ")?;
+        for (k, note) in self.notes.iter().enumerate() {
+            if k > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{note}")?;
+        }
+        write!(f, "; {restated} restated, not recomputed")
+    }
 }
 
 #[cfg(test)]
@@ -1858,7 +1949,7 @@ mod tests {
         let printed = dump(&[("CPU", 3496.0, 0.0, 3600.0, 0.0)]);
         assert!(disagreeing(&events, &printed, GpuCpuRule::Unknown).is_empty());
         let (_, why) = refigured(&events, &printed, GpuCpuRule::Unknown).expect("followed");
-        assert!(why.contains("7.0-7.4 lines"), "{why}");
+        assert!(why.text().contains("7.0-7.4 lines"), "{why}");
         let printed = dump(&[("CPU", 3596.0, 0.0, 3600.0, 0.0)]);
         assert_eq!(
             disagreeing(&events, &printed, GpuCpuRule::Unknown),
@@ -1900,7 +1991,7 @@ mod tests {
         ]);
         assert!(disagreeing(&events, &printed, GpuCpuRule::Unknown).is_empty());
         let (_, why) = refigured(&events, &printed, GpuCpuRule::Unknown).expect("followed");
-        assert!(why.contains("6.6-6.12 lines"), "{why}");
+        assert!(why.text().contains("6.6-6.12 lines"), "{why}");
         // The shortfall with G's CPUs left out (1 x 1000 + 2 x 2000 + 2 x
         // 3048 = 11096) is not 6.10's rule.
         let printed = dump(&[
@@ -1997,7 +2088,7 @@ mod tests {
         let printed = dump(&[("CPU", 7096.0, 0.0, 2000.0, 0.0)]);
         assert!(disagreeing(&events, &printed, GpuCpuRule::Counted).is_empty());
         let (_, reason) = refigured(&events, &printed, GpuCpuRule::Counted).expect("recomputed");
-        assert!(reason.contains("`finishes` lines only"), "{reason}");
+        assert!(reason.text().contains("`finishes` lines only"), "{reason}");
         // Taken as starting at 0 (3000 s run), J2 would leave no CPU idle
         // before 2000 and 3000 short: the printed figures hold it to 1000.
         let printed = dump(&[("CPU", 6096.0, 0.0, 3000.0, 0.0)]);

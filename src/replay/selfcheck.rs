@@ -1418,7 +1418,10 @@ impl<'a> SelfCheck<'a> {
                     reason: reason.into(),
                 },
                 None => match self.fetch_states.get(&idx)? {
-                    Ok((decision, reason)) => decided(decision.clone(), reason),
+                    Ok((decision, reason)) => Replayed::Decision {
+                        decision: decision.clone(),
+                        reason: reason.clone(),
+                    },
                     Err(why) => Replayed::NotReplayed(format!(
                     "fetch_state: from the simulation printed before it: {why}; from the host: \
                      {}",
