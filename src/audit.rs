@@ -119,8 +119,10 @@ pub struct Reading {
     /// The windows of a long session.
     pub sizes: WindowSizes,
     /// The logs are parsed on a thread of their own while the audit takes
-    /// their events ([`parse_logs`]): the same events in the same order,
-    /// on two cores. Off for a fleet, whose workers already use the cores.
+    /// their events ([`parse_logs`]), and an emulator log's pre-scan pass
+    /// on two ([`crate::parse::event_log::blocks`]): the same events in the
+    /// same order, on two cores. Off for a fleet, whose workers already use
+    /// the cores.
     pub parse_thread: bool,
 }
 
@@ -257,8 +259,13 @@ pub fn audit_paths_read(
         // here in order (one thread parsing for this one would hand over
         // more than it saves: 17.5 ms here, 20 ms handed over, on the
         // emulator references).
+        // Only where the audit may use the cores (not a fleet's worker).
         let first_pass = LogOptions {
-            reading_threads: PRESCAN_READING_THREADS,
+            reading_threads: if parse_thread {
+                PRESCAN_READING_THREADS
+            } else {
+                0
+            },
             ..log_options.clone()
         };
         let _ = parse_logs(&inputs, &first_pass, false, &mut |event| {
