@@ -160,3 +160,32 @@ fn boundary_shapes_read_the_same_in_blocks() {
         &[1, 4096, BLOCK_BYTES],
     );
 }
+
+#[test]
+fn a_panic_while_handing_out_ends_the_workers() {
+    // The caller's side panicking mid-log (here its consumer) unwinds
+    // through the hand-out; the workers see no more work and stop, so the
+    // panic reaches the caller instead of the reading hanging.
+    let (_, bytes) = emulator_logs().swap_remove(0);
+    let text = head(&bytes, 200_000);
+    let caught = std::panic::catch_unwind(|| {
+        let path = SourcePath::from("log");
+        let options = LogOptions {
+            reading_threads: 2,
+            ..LogOptions::default()
+        };
+        let mut seen = 0;
+        read_in_blocks(
+            &path,
+            FileKind::EmulatorLog,
+            &mut BufReader::with_capacity(8192, Cursor::new(text)),
+            &options,
+            4096,
+            &mut |_| {
+                seen += 1;
+                assert!(seen < 100, "the consumer gives up");
+            },
+        )
+    });
+    assert!(caught.is_err());
+}

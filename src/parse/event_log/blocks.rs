@@ -65,11 +65,11 @@ impl Log<'_> {
     }
 }
 
-/// One block parsed.
+/// One block parsed (or the panic its parse raised, raised again on the
+/// caller's thread as a reading there would have).
 struct Done {
     index: usize,
-    events: Vec<LogEvent>,
-    read: LinesRead,
+    parsed: std::thread::Result<(Vec<LogEvent>, LinesRead)>,
 }
 
 /// Reads `reader` as [`super::read_event_log`] does, its blocks of about
@@ -109,9 +109,9 @@ pub fn read_in_blocks(
             recovery_warning(&mut parsed, path, recovered);
             return parsed;
         }
-        let parsed = hand_out(log, reader, block_bytes, &work_tx, &done_rx, on_event);
-        drop(work_tx);
-        parsed
+        // The sender goes with the hand-out: however it ends (a panic
+        // included), the workers see no more work and stop.
+        hand_out(log, reader, block_bytes, work_tx, &done_rx, on_event)
     })
 }
 
@@ -123,16 +123,18 @@ fn parse_blocks(log: Log<'_>, work: &Mutex<mpsc::Receiver<Block>>, done: &mpsc::
             Err(_) => return,
         };
         let Ok(block) = next else { return };
-        let mut events = Vec::with_capacity(block.bytes.len() / 48);
-        let read = log.read_lines(
-            &mut io::Cursor::new(&block.bytes[..]),
-            block.lines_before,
-            &mut |event| events.push(event),
-        );
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut events = Vec::with_capacity(block.bytes.len() / 48);
+            let read = log.read_lines(
+                &mut io::Cursor::new(&block.bytes[..]),
+                block.lines_before,
+                &mut |event| events.push(event),
+            );
+            (events, read)
+        }));
         let sent = done.send(Done {
             index: block.index,
-            events,
-            read,
+            parsed,
         });
         if sent.is_err() {
             return;
@@ -146,7 +148,7 @@ fn hand_out(
     log: Log<'_>,
     reader: &mut dyn BufRead,
     block_bytes: usize,
-    work: &mpsc::Sender<Block>,
+    work: mpsc::Sender<Block>,
     done: &mpsc::Receiver<Done>,
     on_event: &mut dyn FnMut(LogEvent),
 ) -> Parsed<LogFileSummary> {
@@ -194,7 +196,10 @@ fn hand_out(
         let Ok(block) = done.recv() else { break };
         waiting.insert(block.index, block);
         while let Some(block) = waiting.remove(&next_out) {
-            let (read, events) = (block.read, block.events);
+            let (events, read) = match block.parsed {
+                Ok(parsed) => parsed,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
             for event in events {
                 on_event(event);
             }
