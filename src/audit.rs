@@ -139,13 +139,13 @@ impl Reading {
 const BATCH_EVENTS: usize = 512;
 const BATCHES_IN_FLIGHT: usize = 4;
 
-/// The events of the logs among `inputs`, in order, to `on_event`: parsed
-/// on this thread, or on a second one (`parse_thread`) that hands them over
-/// in batches, their vectors handed back to be filled again.
 /// Threads that parse an emulator log for the pre-scan (the caller's
 /// thread hands their events to it).
 const PRESCAN_READING_THREADS: usize = 2;
 
+/// The events of the logs among `inputs`, in order, to `on_event`: parsed
+/// on this thread, or on a second one (`parse_thread`) that hands them over
+/// in batches, their vectors handed back to be filled again.
 fn parse_logs(
     inputs: &[parse::discover::Input],
     log_options: &LogOptions,
@@ -254,12 +254,12 @@ pub fn audit_paths_read(
     let mut toggle_prescans = Prescans::<UserToggles>::new();
     if anchored || harness || toggled {
         // Its errors and warnings are the second pass's. The pre-scan takes
-        // an event in far less time than its parse: an emulator log is
-        // parsed block by block on two threads, and its events are handed
-        // here in order (one thread parsing for this one would hand over
-        // more than it saves: 17.5 ms here, 20 ms handed over, on the
-        // emulator references).
-        // Only where the audit may use the cores (not a fleet's worker).
+        // an event in far less time than its parse, so the parse is what to
+        // share: an emulator log is parsed block by block on two threads and
+        // its events are handed here in order (a single parsing thread
+        // handed over more than it saved: 20 ms against 17.5 ms here, on the
+        // emulator references). Only where the audit may use the cores
+        // (not in a fleet's worker).
         let first_pass = LogOptions {
             reading_threads: if parse_thread {
                 PRESCAN_READING_THREADS
