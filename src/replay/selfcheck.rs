@@ -601,6 +601,17 @@ pub fn piggyback(
                     && !backed_off(&p.project)
             })
             .collect();
+        // A rival printed above is above whatever the digits dropped
+        // (rounding keeps the order), and it sorts before this project
+        // whatever order the ties at this project's value take: it alone
+        // decides, and a tie matters only when no such rival can fetch.
+        if let Some(better) = rivals.iter().find(|p| p.prio > me.prio) {
+            notes.push(format!(
+                "{}: better project {} (prio {:.3} > {:.3})",
+                rsc.rsc, better.project, better.prio, me.prio
+            ));
+            continue;
+        }
         let exact = |p: &str| exact_zero(p) && exact_zero(project);
         if let Some(tie) = rivals
             .iter()
@@ -610,13 +621,6 @@ pub fn piggyback(
                 "{} and {project} tie at the printed priority {:.3}: whether {} is the better project for {} is below the block's precision",
                 tie.project, me.prio, tie.project, rsc.rsc
             ));
-        }
-        if let Some(better) = rivals.iter().find(|p| p.prio > me.prio) {
-            notes.push(format!(
-                "{}: better project {} (prio {:.3} > {:.3})",
-                rsc.rsc, better.project, better.prio, me.prio
-            ));
-            continue;
         }
         let (line, inst_slack) = set_request(dump, inputs, project, r)?;
         if let Some(slot) = out.request.get_mut(r) {
