@@ -209,6 +209,10 @@ struct Tracker {
     /// This client created its state file (`Creating new client state
     /// file`): every project's REC started at exactly 0.
     fresh_state: bool,
+    /// Projects whose tasks a restart dropped as exited (the tasks no
+    /// longer tracked, but their REC no longer 0); cleared with a new
+    /// state file.
+    ran_before_restart: HashSet<String>,
     /// The log's first start read a state file the log does not see made,
     /// and its release restores neither RPC deferrals nor work-fetch
     /// backoffs ([`super::restart`]): with the state files' settings, each
@@ -532,6 +536,7 @@ impl Tracker {
                 self.cpu_backoff.clear();
                 self.flag_sets.restart();
                 self.acct_mgr_reply = false;
+                self.ran_before_restart.clear();
                 self.fresh_state = true;
             }
             other => {
@@ -725,6 +730,11 @@ impl Tracker {
         } else {
             // A restart: the client restores each unfinished task
             // without a process, as preempted (ACTIVE_TASK_SET::init).
+            for task in self.tasks.iter().filter(|t| t.state == TaskState::Exited) {
+                if let Some(job) = self.jobs.iter().find(|j| j.name == task.job) {
+                    self.ran_before_restart.insert(job.project.clone());
+                }
+            }
             self.tasks.retain(|t| t.state != TaskState::Exited);
             for task in &mut self.tasks {
                 task.state = TaskState::Uninitialized;
@@ -1863,12 +1873,17 @@ impl ReportChecks {
                 .iter()
                 .filter_map(|t| tracker.jobs.iter().find(|j| j.name == t.job))
                 .map(|j| j.project.as_str())
+                .chain(tracker.ran_before_restart.iter().map(String::as_str))
                 .collect();
-            // Attached in this log (its initialization RPC is in it): REC
-            // starts at 0 and only the project's own tasks raise it.
+            // Attached in this log (its initialization RPC is in it), or
+            // any project of a client that made its state file in this
+            // log (CreatingStateFile: every REC starts at 0): only the
+            // project's own tasks raise it.
+            let fresh = tracker.fresh_state.then_some(&tracker.projects);
             let never: BTreeSet<String> = self
                 .attached_here
                 .iter()
+                .chain(fresh.into_iter().flatten())
                 .filter(|p| !ran.contains(p.as_str()))
                 .cloned()
                 .collect();
