@@ -1770,6 +1770,9 @@ pub struct LogFacts {
     /// priorities among them are true ties, which piggyback_work_request()
     /// passes over).
     pub zero_rec: BTreeMap<usize, BTreeSet<String>>,
+    /// The projects the state files and replies give a resource share of
+    /// exactly 0 (backup projects).
+    pub zero_shares: BTreeSet<String>,
 }
 
 /// Every piggyback choice point's check (keyed by its event index): an RPC
@@ -1896,11 +1899,17 @@ impl ReportChecks {
         }
     }
 
-    fn finish(self) -> LogFacts {
+    fn finish(self, facts: &JobFacts) -> LogFacts {
         LogFacts {
             reports: self.out,
             rpc_reasons: self.reasons,
             zero_rec: self.zero_rec,
+            zero_shares: facts
+                .shares
+                .keys()
+                .filter(|p| facts.zero_share(p))
+                .cloned()
+                .collect(),
         }
     }
 }
@@ -2195,6 +2204,12 @@ pub struct PrefsFacts {
 }
 
 impl JobFacts {
+    /// The state files and replies give `project` a resource share of
+    /// exactly 0 (one value only).
+    pub fn zero_share(&self, project: &str) -> bool {
+        self.shares.get(project) == Some(&Some(0.0))
+    }
+
     /// The host's FLOPS per CPU in force at `now` (Unix seconds): that of
     /// the latest benchmark the state files give before it, or why it is
     /// not known.
@@ -2535,7 +2550,7 @@ pub fn hosts_at(
     HostsAt {
         views,
         passes,
-        log: checks.finish(),
+        log: checks.finish(&tracker.facts),
         read,
     }
 }
@@ -2555,9 +2570,16 @@ fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
                 .into(),
         );
     }
-    if let Some(zero) = pass.prio.iter().find(|p| p.2 <= 0.0) {
+    // A printed share fraction of 0 is a zero resource share (a backup
+    // project: priority -1000 - REC fraction, a step not divided by it),
+    // where the state files and replies say so.
+    if let Some(zero) = pass
+        .prio
+        .iter()
+        .find(|p| p.2 <= 0.0 && !tracker.facts.zero_share(&p.0))
+    {
         return Err(format!(
-            "project {} has a zero resource share: its priority step is not recomputed",
+            "project {} prints a share fraction of 0, but no state file or reply gives it a              zero resource share: its priority step is not recomputed",
             zero.0
         ));
     }

@@ -74,7 +74,9 @@ pub fn remake_from(
         .into_iter()
         .map(|(idx, host)| {
             let pass = passes.remove(&idx);
-            host.and_then(|h| list_moment(events, facts, h, pass))
+            host.and_then(|h| {
+                list_moment(events, facts, h, pass, params.zero_share_priority_offset)
+            })
         })
         .collect();
     let made = run_loop(&mut moments, params);
@@ -135,6 +137,7 @@ fn list_moment(
     facts: &JobFacts,
     host: PassHost,
     pass: Option<EnforcePass>,
+    zero_share_offset: f64,
 ) -> Result<ListMoment, String> {
     let mut sim = rrsim_replay::prepare(events, host.sim_start, &host.view, facts)?;
     if sim.ncpus != host.ncpus {
@@ -171,11 +174,23 @@ fn list_moment(
     }
     let prio = state
         .projects
-        .iter()
+        .iter_mut()
         .map(|project| {
             let printed = host.prio.iter().find(|p| p.0 == project.name.as_str());
+            let zero = facts.zero_share(project.name.as_str());
+            if zero {
+                project.resource_share = 0.0;
+            }
             printed.map_or_else(ProjectPrio::default, |&(_, prio, rsf)| ProjectPrio {
-                rec_temp: -prio * rsf,
+                // A zero share's priority is -offset - REC fraction
+                // (PROJECT::compute_sched_priority), the others' -REC
+                // fraction over the share fraction: the REC fraction
+                // (its sum taken as 1) is what each printed says.
+                rec_temp: if zero {
+                    -(prio + zero_share_offset)
+                } else {
+                    -prio * rsf
+                },
                 share_frac: rsf,
                 sched_priority: prio,
             })
@@ -411,11 +426,15 @@ fn judge(
             prio_slack: slack[p],
         });
         let rsf = state.projects[p].prio.share_frac;
-        let step = job.usage.avg_ncpus / (step_ncpus * 24.0 * rsf);
         if slack[p] == 0.0 {
             slack[p] = base[p];
         }
-        slack[p] += step * PRINTED_HALF_UNIT / rsf;
+        // A zero share's step is not divided by the printed fraction: no
+        // uncertainty of it carried.
+        if state.projects[p].resource_share != 0.0 {
+            let step = job.usage.avg_ncpus / (step_ncpus * 24.0 * rsf);
+            slack[p] += step * PRINTED_HALF_UNIT / rsf;
+        }
     }
     slack_at.push(slack);
     let mut ties = Vec::new();

@@ -642,21 +642,29 @@ pub fn piggyback(
 }
 
 /// WORK_FETCH::set_initial_work_request(): a project's first RPC asks for
-/// 1 s of each resource (none under "no new tasks"), whatever the
-/// piggyback computed, since nothing is known of its jobs' runtimes yet.
-fn initial_request(dump: &FetchDump, project: &str) -> Choice {
+/// 1 s of each resource (none under "no new tasks", nor for a project of
+/// zero resource share), whatever the piggyback computed, since nothing is
+/// known of its jobs' runtimes yet.
+fn initial_request(dump: &FetchDump, project: &str, zero_share: bool) -> Choice {
     let no_new_work = dump
         .projects
         .iter()
         .any(|p| p.project == project && p.reason.contains("no new tasks"));
+    let why = if zero_share {
+        " (its resource share is 0)"
+    } else if no_new_work {
+        " (no new tasks)"
+    } else {
+        ""
+    };
+    let secs = if zero_share || no_new_work { 0 } else { 1 };
     same_request(
         dump,
         project,
-        if no_new_work { 0.0 } else { 1.0 },
+        f64::from(secs),
         format!(
-            "§7.9 set_initial_work_request(): {project}'s initialization RPC asks for {} s of \
-             each resource and no instances",
-            if no_new_work { 0 } else { 1 }
+            "§7.9 set_initial_work_request(): {project}'s initialization RPC asks for {secs} s \
+             of each resource and no instances{why}"
         ),
     )
 }
@@ -1714,7 +1722,7 @@ impl<'a> SelfCheck<'a> {
                 // initial request replaces what it asked for.
                 Ok(choice) if initial => Choice {
                     set_requests: choice.set_requests,
-                    ..initial_request(dump, project)
+                    ..initial_request(dump, project, self.facts.zero_shares.contains(project))
                 },
                 Ok(choice) => choice,
                 Err(why) => return Replayed::NotReplayed(why),
