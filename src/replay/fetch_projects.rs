@@ -417,8 +417,10 @@ fn priority(
     let (start, start_slack) = match base.iter().find(|e| e.project == name) {
         Some(entry) => (entry.prio, HALF_MICRO),
         // project_priority_init leaves a suspended project at 0 and
-        // prints no line for it.
-        None if inputs.suspended.contains(name) => (0.0, 0.0),
+        // prints no line for it; with a resource-share sum of 0 (only
+        // backup projects can fetch) it leaves every project at 0 and
+        // prints none.
+        None if inputs.suspended.contains(name) || base.is_empty() => (0.0, 0.0),
         None => return Err("the fetch-mode `[prio]` pass printed no line for it".into()),
     };
     if let Some(jobs) = inputs.unprinted.get(name).filter(|j| !j.is_empty()) {

@@ -2810,11 +2810,24 @@ fn recompute_inputs(tracker: &Tracker, pass: &Pass) -> Result<u32, String> {
         );
     }
     if pass.prio.is_empty() && tracker.jobs.iter().any(|j| tracker.job_runnable(j)) {
-        return Err(
+        // With every runnable project of zero share, project_priority_init
+        // sums no share and prints nothing, priority_debug on or off.
+        let backup_only = tracker
+            .jobs
+            .iter()
+            .filter(|j| tracker.job_runnable(j))
+            .all(|j| tracker.facts.zero_share(&j.project));
+        return Err(if backup_only {
+            "this pass prints no `[prio]` lines: every runnable job is of a project of zero \
+             resource share (no share to sum: every priority starts at 0, then -1000 less the \
+             REC fraction after each step); a run list of backup projects alone is not \
+             recomputed yet"
+                .into()
+        } else {
             "this pass prints no `[prio]` lines (priority_debug off?): the projects' \
-                    priorities decide the run list"
-                .into(),
-        );
+             priorities decide the run list"
+                .into()
+        });
     }
     if let Some(task) = tracker
         .tasks

@@ -1587,7 +1587,7 @@ fn checked_from_lines(
     .with_rec_half_life(rec_half_life_secs(trace, state.is_some()))
     .with_rec_decays(selfcheck::rec_decays(points))
     .with_priorities(prio_replay::by_point(&trace.events, points, &sim_prios))
-    .with_prio_passes(points)
+    .with_prio_passes(points, &trace.events)
     .with_rr_sims(rr_sims)
     .with_backoffs(backoff_check::ranges_from(
         &trace.events,

@@ -22,6 +22,8 @@ use super::decision::{
 use super::recorded::{RecordedPoint, UNRESOLVED};
 use crate::divergence::DecisionKind;
 use crate::policy::state::HostState;
+use crate::trace::message::{Message, SimReason};
+use crate::trace::LogEvent;
 use std::collections::{BTreeMap, HashMap};
 
 /// The inputs beside the dump.
@@ -30,6 +32,8 @@ pub struct ChoiceInputs<'a> {
     pub ninst: &'a [u32],
     /// `nused_total(project, resource)`: instances the project's jobs use in the simulation.
     pub nused_total: &'a dyn Fn(&str, &str) -> f64,
+    /// The project's resource share is 0 (a backup project).
+    pub zero_share: &'a dyn Fn(&str) -> bool,
 }
 
 /// The result: chosen project, its request per resource, the set_request lines, and why.
@@ -180,28 +184,28 @@ pub fn choose(dump: &FetchDump, inputs: &ChoiceInputs<'_>) -> Choice {
                     continue;
                 }
             }
-            let (line, inst_slack) = match set_request(dump, inputs, &project.project, r) {
-                Ok(line) => line,
+            let asked = match set_request(dump, inputs, &project.project, r) {
+                Ok(asked) => asked,
                 Err(why) => return undecided(why),
             };
             if let Some(slot) = request.get_mut(r) {
-                slot.secs = line.req_secs;
-                slot.inst = line.req_inst;
-                slot.inst_slack = inst_slack;
+                slot.secs = asked.secs;
+                slot.inst = asked.inst;
+                slot.inst_slack = asked.inst_slack;
             }
-            set_requests.push(line);
+            set_requests.extend(asked.line);
         }
         if request.iter().any(|r| r.secs > 0.0) {
             let trigger_rsc = &dump.resources[trigger];
+            let asked = if (inputs.zero_share)(&project.project) {
+                "a backup project (share 0) asks 1 s and one job per idle instance".to_string()
+            } else {
+                format!("req_secs = shortfall {:.2}", trigger_rsc.shortfall)
+            };
             let reason = format!(
                 "§7.7: {} is the highest-priority project (prio {:.3}) without a project reason; \
-                 trigger {} saturated {:.2} < work_buf_min {:.2}; §7.8 req_secs = shortfall {:.2}",
-                project.project,
-                project.prio,
-                trigger_rsc.rsc,
-                trigger_rsc.saturated,
-                buf_min,
-                trigger_rsc.shortfall
+                 trigger {} saturated {:.2} < work_buf_min {:.2}; §7.8 {asked}",
+                project.project, project.prio, trigger_rsc.rsc, trigger_rsc.saturated, buf_min,
             );
             return Choice {
                 chosen: Some(project.project.clone()),
@@ -237,8 +241,18 @@ fn set_request(
     inputs: &ChoiceInputs<'_>,
     project: &str,
     r: usize,
-) -> Result<(SetRequestLine, f64), String> {
+) -> Result<Asked, String> {
     let rsc = &dump.resources[r];
+    // A backup project asks one job per idle instance, and set_request()
+    // returns before its line.
+    if (inputs.zero_share)(project) {
+        return Ok(Asked {
+            line: None,
+            secs: 1.0,
+            inst: rsc.nidle,
+            inst_slack: HALF_CENT,
+        });
+    }
     let mc = if dump.mc_projects.iter().any(|p| p == project) {
         Some(mc_shortfall(dump, project, &rsc.rsc)?)
     } else {
@@ -280,7 +294,23 @@ fn set_request(
         req_inst,
         req_secs,
     };
-    Ok((line, inst_slack))
+    Ok(Asked {
+        line: Some(line),
+        secs: req_secs,
+        inst: req_inst,
+        inst_slack,
+    })
+}
+
+/// What RSC_WORK_FETCH::set_request() asks of one resource.
+struct Asked {
+    /// The `set_request()` line it prints (none for a backup project).
+    line: Option<SetRequestLine>,
+    /// Seconds asked.
+    secs: f64,
+    /// Instances asked, and how far the printed figures leave them open.
+    inst: f64,
+    inst_slack: f64,
 }
 
 /// A pass's state block on the client loop's figures ([`SelfCheck::loop_block`]).
@@ -622,17 +652,17 @@ pub fn piggyback(
                 tie.project, me.prio, tie.project, rsc.rsc
             ));
         }
-        let (line, inst_slack) = set_request(dump, inputs, project, r)?;
+        let asked = set_request(dump, inputs, project, r)?;
         if let Some(slot) = out.request.get_mut(r) {
-            slot.secs = line.req_secs;
-            slot.inst = line.req_inst;
-            slot.inst_slack = inst_slack;
+            slot.secs = asked.secs;
+            slot.inst = asked.inst;
+            slot.inst_slack = asked.inst_slack;
         }
         notes.push(format!(
             "{}: saturated {:.2} < buffer {:.2}, highest priority: req_secs = shortfall {:.2}",
             rsc.rsc, rsc.saturated, buf_total, rsc.shortfall
         ));
-        out.set_requests.push(line);
+        out.set_requests.extend(asked.line);
     }
     out.reason = format!(
         "§7.9 piggyback_work_request() for {project}: {}",
@@ -1113,6 +1143,9 @@ pub struct SelfCheck<'a> {
     priorities: BTreeMap<usize, super::prio_replay::Made>,
     /// Each priority pass as printed (keyed by its first line).
     prio_passes: BTreeMap<usize, Vec<PrioEntry>>,
+    /// Each `[rr_sim] doing sim: work fetch` line (7.16 on), and whether
+    /// the simulation was reused (`already did at this time` after it).
+    fetch_sims: BTreeMap<usize, bool>,
     /// Per work-fetch choice or request (event index), whether it rested
     /// on the client loop's figures ([`SelfCheck::loop_block`]), noted by
     /// [`SelfCheck::replay`] so that [`SelfCheck::rested_on`] need not
@@ -1163,6 +1196,7 @@ impl<'a> SelfCheck<'a> {
             loop_rested: Default::default(),
             priorities: BTreeMap::new(),
             prio_passes: BTreeMap::new(),
+            fetch_sims: BTreeMap::new(),
         }
     }
 
@@ -1174,8 +1208,9 @@ impl<'a> SelfCheck<'a> {
     }
 
     /// The priority passes as printed: a work-fetch block's project lines
-    /// rest on the fetch-mode pass before it.
-    pub fn with_prio_passes(mut self, points: &[RecordedPoint]) -> Self {
+    /// rest on the fetch-mode pass before it, which follows the block's
+    /// `doing sim: work fetch` line where the log prints one.
+    pub fn with_prio_passes(mut self, points: &[RecordedPoint], events: &[LogEvent]) -> Self {
         self.prio_passes = points
             .iter()
             .filter(|p| !p.cut_before)
@@ -1184,7 +1219,67 @@ impl<'a> SelfCheck<'a> {
                 _ => None,
             })
             .collect();
+        self.fetch_sims = events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                matches!(
+                    e.message,
+                    Message::DoingSim {
+                        why: SimReason::WorkFetch
+                    }
+                )
+            })
+            .map(|(idx, _)| {
+                let reused = events
+                    .get(idx + 1)
+                    .is_some_and(|e| matches!(e.message, Message::SimAlreadyDone));
+                (idx, reused)
+            })
+            .collect();
         self
+    }
+
+    /// The fetch-mode `[prio]` pass a block at `block` rests on, after
+    /// the simulation at `sim`: `Some(&[])` where the pass printed no line
+    /// (project_priority_init with a resource-share sum of 0 sets every
+    /// priority to 0 and prints nothing), `None` where the lines do not
+    /// tell which pass it is.
+    fn fetch_pass(&self, sim: usize, block: usize) -> Option<&[PrioEntry]> {
+        let Some((&line, &reused)) = self.fetch_sims.range(sim..block).next_back() else {
+            // No `doing sim` line (before 7.16): the simulation prints its
+            // own pass first, the fetch-mode pass follows its end.
+            let passes: Vec<&Vec<PrioEntry>> = self
+                .prio_passes
+                .range(sim + 1..block)
+                .map(|(_, pass)| pass)
+                .collect();
+            return match passes.as_slice() {
+                [_, .., last] => Some(last.as_slice()),
+                _ => None,
+            };
+        };
+        let passes: Vec<&Vec<PrioEntry>> = self
+            .prio_passes
+            .range(line + 1..block)
+            .map(|(_, pass)| pass)
+            .collect();
+        // priority_debug on since the last block's simulation: some pass
+        // printed between the two (else a pass printing nothing is no
+        // sign of anything).
+        let since = self
+            .fetch_sims
+            .range(..line)
+            .next_back()
+            .map_or(0, |(&at, _)| at);
+        let printing = self.prio_passes.range(since..line).next().is_some();
+        match (reused, passes.as_slice()) {
+            (_, []) if printing => Some(&[]),
+            (true, [pass]) | (false, [_, pass]) => Some(pass.as_slice()),
+            // One pass after a simulation that ran: its own, or the
+            // fetch-mode one with its own printing nothing.
+            _ => None,
+        }
     }
 
     /// The simulations run again ([`super::rrsim_replay::resimulate_from`]).
@@ -1463,17 +1558,7 @@ impl<'a> SelfCheck<'a> {
     fn rerun_figures(&self, point: &RecordedPoint, dump: &FetchDump) -> Option<(Decision, String)> {
         let (&sim, last) = self.rr_sims.range(..point.event_idx).next_back()?;
         let rerun = last.as_ref().ok()?;
-        // The simulation prints its own pass first; the fetch-mode pass
-        // follows its end.
-        let passes: Vec<&Vec<PrioEntry>> = self
-            .prio_passes
-            .range(sim + 1..point.event_idx)
-            .map(|(_, pass)| pass)
-            .collect();
-        let base = match passes.as_slice() {
-            [_, .., last] => Some(last.as_slice()),
-            _ => None,
-        };
+        let base = self.fetch_pass(sim, point.event_idx);
         super::rrsim_replay::fetch_state(rerun, dump, point.time, base)
     }
 
@@ -1664,9 +1749,12 @@ impl<'a> SelfCheck<'a> {
                 .find(|s| s.rsc == rsc)
                 .map_or(0.0, |s| s.nused_total)
         };
+        let zero_shares = &self.facts.zero_shares;
+        let zero_share = |project: &str| zero_shares.contains(project);
         let inputs = ChoiceInputs {
             ninst: &ninst,
             nused_total: &nused,
+            zero_share: &zero_share,
         };
         let initial = self.initial_rpc(point);
         let looped = self.loop_block(point, context.dump);
@@ -2021,6 +2109,7 @@ mod tests {
         let inputs = ChoiceInputs {
             ninst: &[4],
             nused_total: &zero,
+            zero_share: &|_| false,
         };
         let choice = choose(&dump, &inputs);
         assert_eq!(choice.chosen.as_deref(), Some("Alpha"));
@@ -2068,6 +2157,7 @@ mod tests {
         let inputs = ChoiceInputs {
             ninst: &[3],
             nused_total: &zero,
+            zero_share: &|_| false,
         };
         let choice = choose(&dump, &inputs);
         assert_eq!(choice.chosen.as_deref(), Some("A"));
