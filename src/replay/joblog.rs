@@ -2579,7 +2579,8 @@ fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
         .find(|p| p.2 <= 0.0 && !tracker.facts.zero_share(&p.0))
     {
         return Err(format!(
-            "project {} prints a share fraction of 0, but no state file or reply gives it a              zero resource share: its priority step is not recomputed",
+            "project {} prints a share fraction of 0, but no state file or reply gives it a \
+             zero resource share: its priority step is not recomputed",
             zero.0
         ));
     }

@@ -177,7 +177,9 @@ fn list_moment(
         .iter_mut()
         .map(|project| {
             let printed = host.prio.iter().find(|p| p.0 == project.name.as_str());
-            let zero = facts.zero_share(project.name.as_str());
+            // A zero share the state files give and the pass prints.
+            let zero =
+                facts.zero_share(project.name.as_str()) && printed.is_none_or(|p| p.2 == 0.0);
             if zero {
                 project.resource_share = 0.0;
             }
