@@ -1246,24 +1246,21 @@ impl<'a> SelfCheck<'a> {
     /// priority to 0 and prints nothing), `None` where the lines do not
     /// tell which pass it is.
     fn fetch_pass(&self, sim: usize, block: usize) -> Option<&[PrioEntry]> {
+        let passes_after = |from: usize| -> Vec<&[PrioEntry]> {
+            self.prio_passes
+                .range(from + 1..block)
+                .map(|(_, pass)| pass.as_slice())
+                .collect()
+        };
         let Some((&line, &reused)) = self.fetch_sims.range(sim..block).next_back() else {
             // No `doing sim` line (before 7.16): the simulation prints its
             // own pass first, the fetch-mode pass follows its end.
-            let passes: Vec<&Vec<PrioEntry>> = self
-                .prio_passes
-                .range(sim + 1..block)
-                .map(|(_, pass)| pass)
-                .collect();
-            return match passes.as_slice() {
-                [_, .., last] => Some(last.as_slice()),
+            return match passes_after(sim).as_slice() {
+                [_, .., last] => Some(last),
                 _ => None,
             };
         };
-        let passes: Vec<&Vec<PrioEntry>> = self
-            .prio_passes
-            .range(line + 1..block)
-            .map(|(_, pass)| pass)
-            .collect();
+        let passes = passes_after(line);
         // priority_debug on since the last block's simulation: some pass
         // printed between the two (else a pass printing nothing is no
         // sign of anything).
@@ -1275,7 +1272,7 @@ impl<'a> SelfCheck<'a> {
         let printing = self.prio_passes.range(since..line).next().is_some();
         match (reused, passes.as_slice()) {
             (_, []) if printing => Some(&[]),
-            (true, [pass]) | (false, [_, pass]) => Some(pass.as_slice()),
+            (true, [pass]) | (false, [_, pass]) => Some(pass),
             // One pass after a simulation that ran: its own, or the
             // fetch-mode one with its own printing nothing.
             _ => None,
