@@ -25,6 +25,7 @@
 //! Architecture Invariant: pure; reads the events and the recorded points.
 
 use super::decision::{Decision, RunListEntry};
+use super::prio_replay::HALF_MICRO;
 use super::recorded::RecordedPoint;
 use crate::resource::ResourceType;
 use crate::trace::event::LogEvent;
@@ -2433,6 +2434,10 @@ pub struct PassHost {
     pub downloaded: HashSet<String>,
     /// `(project, printed priority, resource-share fraction)`, in print order.
     pub prio: Vec<(String, f64, f64)>,
+    /// With no `[prio]` line printed, every runnable project being of zero
+    /// share: `(project, REC fraction, its uncertainty)`
+    /// ([`backup_fractions`]).
+    pub backup: Vec<(String, f64, f64)>,
     /// Per project: the CPU deadline misses the pass's simulation printed.
     pub misses: HashMap<String, i64>,
     /// The pass's simulation's start line.
@@ -2598,9 +2603,14 @@ fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
                     && pass.printed.contains(&j.name))
         })
         .collect();
+    let backup = if pass.prio.is_empty() && !runnable.is_empty() {
+        backup_fractions(tracker, &runnable)?
+    } else {
+        Vec::new()
+    };
     if let Some(job) = runnable
         .iter()
-        .find(|j| !pass.prio.iter().any(|p| p.0 == j.project))
+        .find(|j| backup.is_empty() && !pass.prio.iter().any(|p| p.0 == j.project))
     {
         return Err(format!(
             "{} has a runnable job but no `[prio]` line in this pass",
@@ -2640,6 +2650,7 @@ fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
         tasks,
         downloaded,
         prio: pass.prio,
+        backup,
         misses: pass.misses,
         sim_start,
         printed: pass.printed,
@@ -2652,6 +2663,83 @@ fn pass_host(tracker: &Tracker, pass: Pass) -> Result<PassHost, String> {
                 .to_string()
         }),
     })
+}
+
+/// The REC fractions of a pass whose every runnable project is of zero
+/// share (backup projects), each with its uncertainty.
+/// project_priority_init then sums no share, prints no `[prio]` line and
+/// leaves every priority at exactly 0; a step sets the picked project's to
+/// -1000 less its REC fraction: its REC over the sum of the runnable
+/// projects' (a sum of 0 taken as 1). One project alone has a fraction of
+/// 1, or 0 where its REC is exactly 0. Two or more have the fractions of
+/// their RECs as printed (six decimals), within what those digits leave;
+/// a fraction no printed REC bounds is anywhere in [0, 1] (an uncertainty
+/// of 1). They order nothing while each project's first pick is still to
+/// come: every other is at 0 then, ties going in project order.
+fn backup_fractions(
+    tracker: &Tracker,
+    runnable: &[&TrackedJob],
+) -> Result<Vec<(String, f64, f64)>, String> {
+    let mut projects: Vec<&str> = runnable.iter().map(|j| j.project.as_str()).collect();
+    projects.sort_unstable();
+    projects.dedup();
+    if projects.iter().any(|p| !tracker.facts.zero_share(p)) {
+        // Not backup projects alone: the pass's missing `[prio]` lines
+        // are told by the caller.
+        return Ok(Vec::new());
+    }
+    // A backup project's job whose files may be in (task_debug off) and
+    // that the run list does not print may make its project runnable, and
+    // count in the sum (a project with a share would have printed the
+    // `[prio]` lines).
+    let unsure = tracker.jobs.iter().find(|j| {
+        j.files_hi == Files::Downloaded
+            && tracker.job_runnable_but_files(j)
+            && tracker.facts.zero_share(&j.project)
+            && !projects.contains(&j.project.as_str())
+    });
+    if let Some(job) = unsure {
+        return Err(format!(
+            "this pass prints no `[prio]` lines (every runnable project of zero share); whether \
+             {}'s files were in, making its project runnable and its REC part of the sum the \
+             REC fractions divide by, is not told (task_debug off)",
+            job.name
+        ));
+    }
+    // Each REC and its half unit: exactly 0 on a state file the client
+    // made, where none of the project's tasks ran since.
+    let recs: Option<Vec<(f64, f64)>> = projects
+        .iter()
+        .map(|p| {
+            if tracker.fresh_state && !tracker.touched.contains(*p) {
+                Some((0.0, 0.0))
+            } else {
+                tracker.recs.get(*p).map(|&rec| (rec, HALF_MICRO))
+            }
+        })
+        .collect();
+    let (sum, sum_half) = recs
+        .iter()
+        .flatten()
+        .fold((0.0, 0.0), |(s, h), r| (s + r.0, h + r.1));
+    let fractions: Vec<(f64, f64)> = match recs {
+        Some(recs) if sum == 0.0 && sum_half == 0.0 => recs.iter().map(|_| (0.0, 0.0)).collect(),
+        Some(recs) if recs.len() == 1 && sum > sum_half => vec![(1.0, 0.0)],
+        // |r/S - r0/S0| <= (half(r) + f0 * half(S)) / (S0 - half(S)).
+        Some(recs) if sum > sum_half => recs
+            .iter()
+            .map(|&(rec, half)| {
+                let f = rec / sum;
+                (f, (half + f * sum_half) / (sum - sum_half))
+            })
+            .collect(),
+        _ => projects.iter().map(|_| (1.0, 1.0)).collect(),
+    };
+    Ok(projects
+        .iter()
+        .zip(fractions)
+        .map(|(p, (f, half))| ((*p).to_string(), f, half))
+        .collect())
 }
 
 /// `f` of the jobs as told up to and with each line of `starts` (in
@@ -2810,25 +2898,20 @@ fn recompute_inputs(tracker: &Tracker, pass: &Pass) -> Result<u32, String> {
                 .into(),
         );
     }
-    if pass.prio.is_empty() && tracker.jobs.iter().any(|j| tracker.job_runnable(j)) {
-        // With every runnable project of zero share, project_priority_init
-        // sums no share and prints nothing, priority_debug on or off.
-        let backup_only = tracker
+    if pass.prio.is_empty()
+        && tracker
             .jobs
             .iter()
-            .filter(|j| tracker.job_runnable(j))
-            .all(|j| tracker.facts.zero_share(&j.project));
-        return Err(if backup_only {
-            "this pass prints no `[prio]` lines: every runnable job is of a project of zero \
-             resource share (no share to sum: every priority starts at 0, then -1000 less the \
-             REC fraction after each step); a run list of backup projects alone is not \
-             recomputed yet"
-                .into()
-        } else {
+            .any(|j| tracker.job_runnable(j) && !tracker.facts.zero_share(&j.project))
+    {
+        // With every runnable project of zero share, project_priority_init
+        // sums no share and prints nothing ([`backup_fractions`]); here one
+        // has a share.
+        return Err(
             "this pass prints no `[prio]` lines (priority_debug off?): the projects' \
              priorities decide the run list"
-                .into()
-        });
+                .into(),
+        );
     }
     if let Some(task) = tracker
         .tasks

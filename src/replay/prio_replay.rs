@@ -34,7 +34,7 @@ use crate::trace::message::{Message, SimReason};
 use std::collections::{BTreeMap, HashSet};
 
 /// Half a unit of a printed REC (`%f`).
-const HALF_MICRO: f64 = 0.5e-6;
+pub(super) const HALF_MICRO: f64 = 0.5e-6;
 
 /// A priority pass made again, or why the loop could not make it.
 pub type Made = Result<(Vec<PrioEntry>, String), String>;

@@ -198,6 +198,23 @@ fn list_moment(
             })
         })
         .collect();
+    let mut prio: Vec<ProjectPrio> = prio;
+    // Backup projects alone: every priority 0, a share of 0, the REC
+    // fraction each step adds to (`backup_fractions`).
+    for (project, rec_frac, _) in &host.backup {
+        if let Some(p) = state
+            .projects
+            .iter()
+            .position(|p| p.name == project.as_str())
+        {
+            state.projects[p].resource_share = 0.0;
+            prio[p] = ProjectPrio {
+                rec_temp: *rec_frac,
+                share_frac: 0.0,
+                sched_priority: 0.0,
+            };
+        }
+    }
     state.given_priorities = Some(GivenPriorities { rec_sum: 1.0, prio });
     // The EDF part counts down the pass's printed deadline misses: a
     // simulation remade within the printed digits may tip a job's finish
@@ -396,15 +413,32 @@ fn judge(
     // (none where its REC is exactly 0: the priority is then exactly 0),
     // and each step's share of the printed resource-share fraction's half
     // unit. Before its first step an entry prints the very value its pass
-    // printed: no uncertainty against that.
+    // printed: no uncertainty against that. Backup projects alone start at
+    // exactly 0, and their steps carry their REC fraction's uncertainty
+    // ([`PassHost::backup`]).
+    let backup = |p: &str| moment.host.backup.iter().find(|b| b.0 == p).map(|b| b.2);
     let base: Vec<f64> = state
         .projects
         .iter()
         .map(|p| {
-            if moment.host.view.untouched.contains(p.name.as_str()) {
+            if let Some(half) = backup(p.name.as_str()) {
+                half
+            } else if moment.host.view.untouched.contains(p.name.as_str()) {
                 0.0
             } else {
                 PRINTED_HALF_UNIT
+            }
+        })
+        .collect();
+    let start: Vec<f64> = state
+        .projects
+        .iter()
+        .zip(&base)
+        .map(|(p, &b)| {
+            if backup(p.name.as_str()).is_some() {
+                0.0
+            } else {
+                b
             }
         })
         .collect();
@@ -451,7 +485,7 @@ fn judge(
                 let s = &slack_at[at.min(slack_at.len() - 1)];
                 // Two priorities both exact (RECs exactly 0, no step yet)
                 // tie exactly: the client's order decides, as the loop's.
-                let open = s[chosen].max(base[chosen]) + s[rival].max(base[rival]);
+                let open = s[chosen].max(start[chosen]) + s[rival].max(start[rival]);
                 if open > 0.0 && margin <= open {
                     return Err(format!(
                         "projects {} and {} tie at the printed priority {:.6}: which one the \

@@ -1330,8 +1330,10 @@ impl<'a> SelfCheck<'a> {
                 "the client loop's make_run_list over the host the log tells at the pass: jobs \
                  arrived, downloaded and their tasks, the pass's simulation made again, the \
                  printed priorities (ties within their digits not decided; those of RECs exactly \
-                 0 exact, in the process's project order), the printed deadline-miss counts the \
-                 EDF part counts down, the usable CPUs and \
+                 0 exact, in the process's project order; with backup projects' jobs alone, \
+                 no priorities printed, each 0, then less its REC fraction from the printed \
+                 RECs, its digits carried), the printed \
+                 deadline-miss counts the EDF part counts down, the usable CPUs and \
                  max_concurrent limits, deadlines from the replies"
             }
             Decision::RunList(_) => {
