@@ -344,8 +344,9 @@ pub enum Pass {
 /// A session ends where the next begins: a `Starting BOINC client` or
 /// `SIMULATION START` line after other lines (the client restarted; the
 /// .old and current logs of a host concatenated), the emulator's clock
-/// going back, or the times switching between the emulator's seconds and
-/// dates (another run appended). Nothing a client decides carries over a
+/// going back, a wall clock going back by more than a day, or the times
+/// switching between the emulator's seconds and dates (another run
+/// appended). Nothing a client decides carries over a
 /// restart but what its state file holds, so each session is replayed by
 /// itself, under the rules of the release its own start-up line names;
 /// except that the same release started again later on the same wall
@@ -949,10 +950,14 @@ impl<'a> Sessions<'a> {
     }
 }
 
+/// How far back a wall clock may go within one session: beyond, the lines
+/// are another log appended.
+const WALL_CLOCK_BACK_SECS: f64 = 86_400.0;
+
 /// Where a log's client sessions begin ([`Sessions`]): a `Starting BOINC
 /// client` or `SIMULATION START` line after other lines, the emulator's
-/// clock going back, or the times switching between the emulator's seconds
-/// and dates.
+/// clock going back, a wall clock going back by more than a day, or the
+/// times switching between the emulator's seconds and dates.
 #[derive(Clone, Copy, Debug)]
 struct SessionSplit {
     /// The emulator's clock at the last event, if it runs one.
@@ -1002,7 +1007,17 @@ impl SessionSplit {
                     self.last_clock == Clock::Wall
                         || self.last_simulated.is_some_and(|last| *t < last)
                 }
-                (_, EventTime::Local(_) | EventTime::Unix(_)) => self.last_clock == Clock::Emulator,
+                // Another clock, or a wall clock gone back by more than a
+                // day (another log appended: a client's clock set back
+                // moves by hours).
+                (_, EventTime::Local(_) | EventTime::Unix(_)) => {
+                    self.last_clock == Clock::Emulator
+                        || event
+                            .time
+                            .secs()
+                            .zip(self.last_wall)
+                            .is_some_and(|(now, last)| now < last - WALL_CLOCK_BACK_SECS)
+                }
                 (_, EventTime::None) => false,
             };
         match event.time {

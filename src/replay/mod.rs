@@ -306,9 +306,19 @@ fn guessed_release(trace: &Trace) -> (Option<Release>, String, bool) {
     }
     let settled = ltd || v7_2 || make_run_list || (schedule_cpus && (choose_time || scanning));
     let (release, why) = if ltd {
+        let six_six = matches!(
+            choice_6_10::ltd_wording(&trace.events),
+            Some(choice_6_10::LtdWording::V6_6)
+        );
         (
             Some(Release(6, 10, 60)),
-            "guessed from the wording: [wfd] LTD lines (6.x)".into(),
+            if six_six {
+                "guessed from the wording: [wfd] debt lines with 6.6-6.8's `[debt] CPU debt` \
+                 and `chosen:` lines"
+                    .into()
+            } else {
+                "guessed from the wording: [wfd] LTD lines (6.x)".into()
+            },
         )
     } else if v7_2 {
         (
