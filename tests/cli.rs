@@ -179,6 +179,18 @@ fn audit_json_contract_on_the_default_trace() {
 }
 
 /// Runs `boinc-audit ARGS`, checks the exit code and returns its JSON output.
+/// The folders in `root`, sorted.
+fn sorted_dirs(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 fn run_json(args: &[&str], want: &[i32]) -> serde_json::Value {
     let output = boinc_audit().args(args).output().unwrap();
     let code = output.status.code().unwrap_or(-1);
@@ -528,14 +540,7 @@ fn field_excerpts_say_what_their_cases_expect() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/field");
     let mut seen = 0;
     let mut correct = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(&root)
-        .expect("traces/field")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    entries.sort();
-    for dir in entries {
+    for dir in sorted_dirs(&root) {
         let name = dir.display().to_string();
         let source = std::fs::read_to_string(dir.join("source.txt")).expect("source.txt");
         let expect: toml::Table = std::fs::read_to_string(dir.join("expect.toml"))
@@ -1131,4 +1136,37 @@ fn audit_csv_gives_each_points_basis_with_its_intervals() {
     assert!(checked > 400, "{checked} checked points");
     assert!(looped > 5, "{looped} requests on the loop's figures");
     assert_eq!(initial, 2, "one initialization RPC per project (M, S)");
+}
+
+/// Release 6.6.41's emulator runs (`traces/valid-6.6.41`, its own output):
+/// every work-fetch state block's figures follow from the simulation
+/// printed before it, each job on the harness's one-CPU app version, and
+/// a busy time that sums every deadline miss (6.6), 0 without one. Each
+/// block is checked against the emulator's printed figures, none diverges.
+#[test]
+fn emulator_6_6_41_state_blocks_follow_from_their_simulations() {
+    let runs = sorted_dirs(std::path::Path::new("traces/valid-6.6.41"));
+    assert!(runs.len() >= 2, "{runs:?}");
+    for run in runs {
+        let json = run_json(&["audit", run.to_str().unwrap(), "--format", "json"], &[0]);
+        assert_eq!(
+            json["divergent"],
+            0,
+            "{}: {:#?}",
+            run.display(),
+            json["divergences"]
+        );
+        let blocks = &json["by_kind"]["fetch_state"];
+        let total = blocks["total"].as_u64().unwrap_or(0);
+        assert!(total >= 50, "{}: {total} state blocks", run.display());
+        assert_eq!(blocks["unchecked"], 0, "{}", run.display());
+        assert!(
+            json["policy_reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("6.6-6.8")),
+            "{}: {}",
+            run.display(),
+            json["policy_reason"]
+        );
+    }
 }

@@ -1405,10 +1405,18 @@ fn audit_6x(
             };
             // A state block's figures follow from the 6.x simulation
             // printed whole before it (rr_simulation on).
+            // A 6.x emulator's run (its sim_projects.xml given) runs every
+            // job on one CPU.
+            let mut seen = carried.map(|c| c.rr_sim.clone()).unwrap_or_default();
+            seen.one_cpu_jobs = trace.state.sim_projects.is_some();
+            seen.busy_sums_misses = matches!(
+                choice_6_10::ltd_wording(&trace.events),
+                Some(choice_6_10::LtdWording::V6_6)
+            );
             let fetch_states = rrsim_check::refigure_from(
                 &trace.events,
                 points,
-                carried.map(|c| &c.rr_sim),
+                Some(&seen),
                 rrsim_check::GpuCpuRule::Counted,
                 from,
             );

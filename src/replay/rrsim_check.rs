@@ -268,6 +268,11 @@ struct Pass {
     picks: Option<Picks>,
     /// 6.6-6.12 lines (`rr_sim start: work_buf_total`, `finishes after`).
     six: bool,
+    /// A `starting` line without usage is of a one-CPU job
+    /// ([`Tracker::one_cpu_jobs`]).
+    one_cpu: bool,
+    /// [`Tracker::busy_sums_misses`].
+    busy_sums_misses: bool,
     /// 7.5-on `finishes` lines of a simulation printed without `starting`
     /// lines (rrsim_detail off), in the order printed.
     ends: Vec<End>,
@@ -621,9 +626,18 @@ impl Pass {
                 gflops_left,
                 ..
             } => {
-                let Some(resources) = resources else {
-                    self.broken = Some("its `starting` lines print no resource usage (6.6)".into());
-                    return;
+                let one_cpu = JobResources {
+                    ncpus: 1.0,
+                    coproc: None,
+                };
+                let resources = match resources {
+                    Some(resources) => resources,
+                    None if self.one_cpu => &one_cpu,
+                    None => {
+                        self.broken =
+                            Some("its `starting` lines print no resource usage (6.6)".into());
+                        return;
+                    }
                 };
                 if self.seen.len() >= MAX_JOBS {
                     self.broken = Some(format!("it holds more than {MAX_JOBS} jobs"));
@@ -751,6 +765,13 @@ pub struct Tracker {
     gpu: GpuState,
     /// The last second a scheduling pass listed a GPU job in its run list.
     gpu_job_listed: Option<f64>,
+    /// Every job uses one CPU: a 6.x emulator's run, whose harness binds
+    /// each job to its app's one CPU version (6.6's `starting` lines print
+    /// no usage).
+    pub one_cpu_jobs: bool,
+    /// 6.6's busy time: every deadline miss adds its remaining time
+    /// (`RSC_WORK_FETCH::update_busy_time`), which no line prints.
+    pub busy_sums_misses: bool,
 }
 
 impl Tracker {
@@ -805,6 +826,8 @@ impl Tracker {
                     time: event.time.secs(),
                     buf_total: *work_buf_total,
                     six: true,
+                    one_cpu: self.one_cpu_jobs,
+                    busy_sums_misses: self.busy_sums_misses,
                     ..Pass::default()
                 });
             }
@@ -1033,7 +1056,12 @@ fn figures(
         .map(|u| (u + HALF_CENT).floor())
         .sum();
     let unknown_misses = pass.misses.iter().any(|j| !pass.seen.contains_key(j));
-    let busy = (!unknown_misses && covered < n).then_some(0.0);
+    let busy = if pass.busy_sums_misses {
+        // 6.6: 0 without a miss, else the misses' remaining times.
+        pass.misses.is_empty().then_some(0.0)
+    } else {
+        (!unknown_misses && covered < n).then_some(0.0)
+    };
     let within = |v: f64, (lo, hi): (f64, f64)| v >= lo - HALF_CENT && v <= hi + HALF_CENT;
     let misfits = [
         within(printed.nidle, nidle),
