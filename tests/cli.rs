@@ -1143,6 +1143,8 @@ fn audit_csv_gives_each_points_basis_with_its_intervals() {
 /// printed before it, each job on the harness's one-CPU app version, and
 /// a busy time that sums every deadline miss (6.6), 0 without one. Each
 /// block is checked against the emulator's printed figures, none diverges.
+/// A pass that chooses no project is decided where the printed runnable
+/// share leaves no project out (6.6's starved pair then has no candidate).
 #[test]
 fn emulator_6_6_41_state_blocks_follow_from_their_simulations() {
     let runs = sorted_dirs(std::path::Path::new("traces/valid-6.6.41"));
@@ -1160,6 +1162,16 @@ fn emulator_6_6_41_state_blocks_follow_from_their_simulations() {
         let total = blocks["total"].as_u64().unwrap_or(0);
         assert!(total >= 50, "{}: {total} state blocks", run.display());
         assert_eq!(blocks["unchecked"], 0, "{}", run.display());
+        let choices = &json["by_kind"]["work_fetch_choice"];
+        let (total, open) = (
+            choices["total"].as_u64().unwrap_or(0),
+            choices["unchecked"].as_u64().unwrap_or(u64::MAX),
+        );
+        assert!(
+            total >= 50 && open * 20 <= total,
+            "{}: {open} of {total} choices not checked",
+            run.display()
+        );
         assert!(
             json["policy_reason"]
                 .as_str()

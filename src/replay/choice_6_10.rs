@@ -160,6 +160,10 @@ struct RscLine {
     shortfall: f64,
     nidle: f64,
     saturated: f64,
+    /// `RS fetchable F runnable R`: the resource shares of the projects
+    /// that may fetch, and of those with a runnable job.
+    rs_fetchable: f64,
+    rs_runnable: f64,
 }
 
 /// A share line: `[wfd] RSC: fetch share F LTD L backoff dt D int I FLAGS`.
@@ -383,12 +387,16 @@ impl Reader {
                 shortfall,
                 nidle,
                 saturated,
+                rs_fetchable,
+                runnable,
                 ..
             } => self.block().resources.push(RscLine {
                 rsc: rsc.clone(),
                 shortfall: *shortfall,
                 nidle: *nidle,
                 saturated: *saturated,
+                rs_fetchable: *rs_fetchable,
+                rs_runnable: *runnable,
             }),
             Message::LtdFetchShare {
                 rsc,
@@ -728,7 +736,46 @@ fn printed_exclusion(
     if overworked_counts && flags.overworked {
         return Some(format!("{project}: overworked"));
     }
+    if block.wording == LtdWording::V6_6
+        && matches!(criterion, ChooseCriterion::Starved)
+        && every_project_runnable(block)
+    {
+        return Some(format!(
+            "{project}: has a runnable job (the printed CPU runnable share leaves no \
+             project's share out)"
+        ));
+    }
     None
+}
+
+/// 6.6: whether every project has a runnable job, by the block's CPU line
+/// and share lines. When every project may fetch (each prints a CPU fetch
+/// share of at least 0.01), a project without a runnable job would leave
+/// its share out of the runnable sum: at least its printed fraction (less
+/// half a cent) of the fetchable sum. A runnable sum above what that
+/// allows, the `%.2f` roundings counted, leaves none out.
+fn every_project_runnable(block: &Block) -> bool {
+    let Some(cpu) = block.resources.iter().find(|r| r.rsc == ResourceType::Cpu) else {
+        return false;
+    };
+    let fractions: Option<Vec<f64>> = projects(block)
+        .iter()
+        .map(|(p, _)| {
+            block
+                .shares
+                .iter()
+                .find(|s| s.project == *p && s.rsc == ResourceType::Cpu)
+                .map(|s| s.share)
+        })
+        .collect();
+    let Some(fractions) = fractions.filter(|f| !f.is_empty()) else {
+        return false;
+    };
+    let least = fractions.iter().copied().fold(f64::INFINITY, f64::min);
+    let sum: f64 = fractions.iter().sum();
+    let all_fetch = least >= 0.01 && (sum - 1.0).abs() <= HALF_CENT * fractions.len() as f64;
+    let least_left_out = (least - HALF_CENT) * (cpu.rs_fetchable - HALF_CENT);
+    all_fetch && cpu.rs_runnable - HALF_CENT > cpu.rs_fetchable + HALF_CENT - least_left_out
 }
 
 /// The projects of the block with their overall debt, in the client's
